@@ -1,0 +1,66 @@
+// buildApp wires the HTTP surfaces to one schema and one database. It does not listen:
+// main.ts does, and the tests call it directly.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { Authenticator } from './auth/authenticate.ts';
+import { RateLimits } from './auth/rate-limit.ts';
+import type { Config } from './config.ts';
+import type { Database } from './db/client.ts';
+import { AppError } from './errors.ts';
+import { authenticateAndLimit } from './http/auth.ts';
+import { bodyErrors, parseJson, requireJson } from './http/body.ts';
+import { sendFailure } from './http/failure.ts';
+import { createGraphqlHandler } from './http/graphql.ts';
+import { redirectPlainHttp } from './http/https.ts';
+import { requestId } from './http/request-id.ts';
+import { loadOperations } from './rest/operations.ts';
+import { restRouter } from './rest/router.ts';
+import type { Context } from './schema/context.ts';
+import { schema } from './schema/index.ts';
+
+export interface AppDeps {
+  db: Database;
+  config: Pick<Config, 'trustProxy' | 'graphiql'>;
+  logger: Logger;
+  redis?: Redis | null;
+}
+
+export function buildApp(deps: AppDeps) {
+  const { db, config, logger } = deps;
+  const authenticator = new Authenticator(db.prisma);
+  const limits = new RateLimits(deps.redis ?? null);
+  const contextFor = (_req: Request, res: Response): Context => ({
+    prisma: db.prisma,
+    caller: res.locals.caller!,
+    requestId: res.locals.requestId,
+    warnings: [],
+  });
+  const onInternalError = (err: unknown, req: Request) => logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  if (config.trustProxy) app.set('trust proxy', /^\d+$/.test(config.trustProxy) ? Number(config.trustProxy) : config.trustProxy);
+
+  app.use(requestId);
+  if (config.trustProxy) app.use(redirectPlainHttp);
+
+  const yoga = createGraphqlHandler({ schema, contextFor, graphiql: config.graphiql, logger });
+  const guard = authenticateAndLimit(authenticator, limits);
+  // The GraphiQL page itself needs no key; the queries it sends do.
+  const graphiqlPage = (req: Request) => config.graphiql && req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html';
+  app.use('/graphql', (req, res, next) => (graphiqlPage(req) ? next() : guard(req, res, next)), (req, res) => yoga(req, res));
+
+  const rest = restRouter({ schema, operations: loadOperations(schema), contextFor, onInternalError });
+  app.use(['/v1', '/api/v1'], guard, requireJson, parseJson, bodyErrors, rest);
+
+  app.use((req, res) => sendFailure(req, res, new AppError('not_found', `No route ${req.method} ${req.path}`)));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    onInternalError(err, req);
+    if (res.headersSent) return;
+    sendFailure(req, res, new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it'));
+  });
+
+  return { app, yoga, authenticator };
+}

@@ -1,0 +1,99 @@
+// Turns an Authorization header into the caller's identity, or a 401.
+import type { Db } from '../db/client.ts';
+import { AppError } from '../errors.ts';
+import { hashApiKey, KEY_PATTERN } from './keys.ts';
+import type { Grant, Scope } from './scopes.ts';
+
+export interface Caller extends Grant {
+  keyId: string;
+  keyName: string;
+  /** The workspace whose data the key acts on: the live one or its sandbox twin. */
+  workspaceId: string;
+  /** The live workspace: owner of users, custom fields and the plan. */
+  accountId: string;
+  plan: string;
+  currency: string;
+  sandbox: boolean;
+  userId: string | null;
+  expiresAt: Date | null;
+}
+
+const HEADER = /^Bearer (\S+)$/;
+
+/** Extracts the key from `Bearer <key>`; anything else (extra spaces, other schemes) is null. */
+export function parseAuthorization(header: string | undefined): string | null {
+  if (!header) return null;
+  const m = HEADER.exec(header);
+  return m && KEY_PATTERN.test(m[1]) ? m[1] : null;
+}
+
+const unauthorized = (message: string) => new AppError('unauthorized', message);
+
+// Verified keys are cached briefly: a key lookup per request would dominate cheap reads.
+// Expiry is still checked on every request; revocation reaches other instances within CACHE_MS.
+const CACHE_MS = 5_000;
+const LAST_USED_EVERY_MS = 60_000;
+
+export class Authenticator {
+  private cache = new Map<string, { caller: Caller; until: number }>();
+  private lastUsedWrites = new Map<string, number>();
+
+  constructor(private prisma: Db) {}
+
+  async authenticate(header: string | undefined): Promise<Caller> {
+    if (!header) throw unauthorized('Missing API key: send "Authorization: Bearer <key>"');
+    const key = parseAuthorization(header);
+    if (!key) throw unauthorized('Malformed Authorization header: expected "Bearer <key>"');
+    const hash = hashApiKey(key);
+    const now = Date.now();
+    let caller = this.cache.get(hash);
+    if (!caller || caller.until < now) {
+      const found = await this.load(hash);
+      if (!found) {
+        this.cache.delete(hash);
+        throw unauthorized('Invalid or revoked API key');
+      }
+      caller = { caller: found, until: now + CACHE_MS };
+      this.cache.set(hash, caller);
+    }
+    if (caller.caller.expiresAt && caller.caller.expiresAt.getTime() <= now) throw unauthorized('The API key has expired');
+    this.touch(caller.caller.keyId, now);
+    return caller.caller;
+  }
+
+  /** Drops cached identities so a revocation made in this process applies at once. */
+  forget(): void {
+    this.cache.clear();
+  }
+
+  private async load(hash: string): Promise<Caller | null> {
+    const key = await this.prisma.apiKey.findUnique({
+      where: { hash },
+      include: { workspace: { select: { id: true, plan: true, currency: true, sandbox: { select: { id: true } } } } },
+    });
+    if (!key || key.revokedAt) return null;
+    const sandboxId = key.workspace.sandbox?.id;
+    if (key.sandbox && !sandboxId) return null;
+    return {
+      keyId: key.id,
+      keyName: key.name,
+      scope: key.scope as Scope,
+      permissions: key.permissions,
+      workspaceId: key.sandbox ? sandboxId! : key.workspaceId,
+      accountId: key.workspaceId,
+      plan: key.workspace.plan,
+      currency: key.workspace.currency,
+      sandbox: key.sandbox,
+      userId: key.userId,
+      expiresAt: key.expiresAt,
+    };
+  }
+
+  private touch(keyId: string, now: number): void {
+    const last = this.lastUsedWrites.get(keyId) ?? 0;
+    if (now - last < LAST_USED_EVERY_MS) return;
+    this.lastUsedWrites.set(keyId, now);
+    // Best effort: a failed bookkeeping write must not fail the request.
+    this.prisma.apiKey.update({ where: { id: keyId }, data: { lastUsedAt: new Date(now) } }).catch(() => {});
+  }
+}

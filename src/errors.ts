@@ -1,0 +1,55 @@
+// One error vocabulary for every surface: a coded AppError is thrown by rules and
+// resolvers; REST maps the code to an HTTP status, GraphQL to `extensions.code`.
+import { GraphQLError } from 'graphql';
+
+export const ERROR_STATUS = {
+  malformed_request: 400,
+  validation_error: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unprocessable_entity: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorDetails = Record<string, string[]>;
+
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details?: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+export const notFound = (what: string) => new AppError('not_found', `${what} not found`);
+
+export function validationError(details: ErrorDetails, message = 'The request has invalid fields'): AppError {
+  return new AppError('validation_error', message, details);
+}
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && code in ERROR_STATUS;
+}
+
+/** The GraphQL form of an AppError: message plus `extensions { code, status, details }`. */
+export function toGraphQLError(err: AppError): GraphQLError {
+  return new GraphQLError(err.message, {
+    extensions: { code: err.code, status: err.status, ...(err.details ? { details: err.details } : {}) },
+  });
+}

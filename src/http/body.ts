@@ -1,0 +1,29 @@
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '../errors.ts';
+import { sendFailure } from './failure.ts';
+
+export const BODY_LIMIT = '1mb';
+
+const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+
+/** Only JSON bodies are accepted; a body of another type is a 415. */
+export function requireJson(req: Request, res: Response, next: NextFunction): void {
+  if (hasBody(req) && !req.is(['application/json', 'application/*+json'])) {
+    req.resume();
+    return sendFailure(req, res, new AppError('unsupported_media_type', 'Send request bodies as JSON with Content-Type: application/json'));
+  }
+  next();
+}
+
+export const parseJson = express.json({ limit: BODY_LIMIT, strict: false });
+
+/** Maps body-parser failures to the API's errors: bad JSON is a 400, too large a 413. */
+export function bodyErrors(err: unknown, req: Request, res: Response, next: NextFunction): void {
+  const type = (err as { type?: string }).type;
+  if (type === 'entity.parse.failed') return sendFailure(req, res, new AppError('malformed_request', 'The request body is not valid JSON'));
+  if (type === 'entity.too.large') return sendFailure(req, res, new AppError('payload_too_large', `The request body is larger than ${BODY_LIMIT}`));
+  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
+    return sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
+  }
+  next(err);
+}

@@ -1,0 +1,58 @@
+// /graphql over HTTP (graphql-yoga), sharing the schema, context and errors with REST.
+import type { Request, Response } from 'express';
+import { GraphQLError, type GraphQLSchema } from 'graphql';
+import { createYoga, type Plugin } from 'graphql-yoga';
+import type { Logger } from 'pino';
+import { AppError, toGraphQLError } from '../errors.ts';
+import type { Context } from '../schema/context.ts';
+
+type ServerContext = { req: Request; res: Response };
+
+function maskError(error: unknown): Error {
+  if (error instanceof GraphQLError) {
+    const original = error.originalError;
+    if (original instanceof AppError) {
+      const masked = toGraphQLError(original);
+      return new GraphQLError(masked.message, { nodes: error.nodes, path: error.path, extensions: masked.extensions });
+    }
+    if (!original || original instanceof GraphQLError) return error;
+  }
+  return new GraphQLError('An unexpected error occurred; quote the request id when reporting it', {
+    extensions: { code: 'internal_error', status: 500 },
+  });
+}
+
+/** Adds `extensions.warnings` when a resolver left notes for the client. */
+const warningsPlugin: Plugin<Context> = {
+  onExecute: ({ args }) => ({
+    onExecuteDone: ({ result, setResult }) => {
+      const warnings = (args.contextValue as Context).warnings;
+      if (!warnings?.length || !result || Symbol.asyncIterator in result) return;
+      setResult({ ...result, extensions: { ...result.extensions, warnings } });
+    },
+  }),
+};
+
+export function createGraphqlHandler(opts: {
+  schema: GraphQLSchema;
+  contextFor: (req: Request, res: Response) => Context;
+  graphiql: boolean;
+  logger: Logger;
+}) {
+  return createYoga<ServerContext, Context>({
+    schema: opts.schema,
+    graphqlEndpoint: '/graphql',
+    graphiql: opts.graphiql ? { title: 'CRM GraphQL', headers: JSON.stringify({ Authorization: 'Bearer crm_live_...' }) } : false,
+    landingPage: false,
+    context: ({ req, res }) => opts.contextFor(req, res),
+    maskedErrors: {
+      maskError: (error) => {
+        const masked = maskError(error);
+        if ((masked as GraphQLError).extensions?.code === 'internal_error') opts.logger.error({ err: error }, 'graphql resolver failed');
+        return masked;
+      },
+    },
+    plugins: [warningsPlugin],
+    logging: false,
+  });
+}

@@ -1,0 +1,73 @@
+// Starts the service: database (migrations applied), first-start workspace, HTTP(S) listeners.
+import fs from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { buildApp } from './app.ts';
+import { config } from './config.ts';
+import { DatabaseBusyError, openDatabase } from './db/client.ts';
+import { applyMigrations } from './db/migrate.ts';
+import { ensureDefaultWorkspace } from './admin/workspaces.ts';
+import { redirectEverything } from './http/https.ts';
+import { createLogger } from './logger.ts';
+
+const logger = createLogger(config.logLevel);
+
+async function start() {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((err) => {
+    if (err instanceof DatabaseBusyError) {
+      logger.fatal(err.message);
+      process.exit(1);
+    }
+    throw err;
+  });
+  const applied = await applyMigrations(db.adapter);
+  if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+
+  const first = await ensureDefaultWorkspace(db.prisma);
+  if (first) {
+    // Printed once, on the first start only: the key is not stored in a readable form.
+    process.stdout.write(
+      `\nCreated workspace "${first.workspace.name}" (${first.workspace.id}) with user ${first.user.email}.\n` +
+        `Full-access API key (shown only this once):\n\n    ${first.key.key}\n\n`,
+    );
+  }
+
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
+
+  const { app } = buildApp({ db, config, logger, redis });
+  const servers: http.Server[] = [];
+  if (config.tlsCertFile && config.tlsKeyFile) {
+    const tls = { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) };
+    servers.push(https.createServer(tls, app).listen(config.port, config.host));
+    const plainPort = config.httpRedirectPort ?? 80;
+    servers.push(http.createServer(express().use(redirectEverything(config.port))).listen(plainPort, config.host));
+    logger.info(`CRM service on https://${config.host}:${config.port} (plain HTTP on ${plainPort} redirects)`);
+  } else {
+    servers.push(http.createServer(app).listen(config.port, config.host));
+    logger.info(
+      `CRM service on http://${config.host}:${config.port} (plain HTTP; set TLS_CERT_FILE/TLS_KEY_FILE or run behind a TLS proxy with TRUST_PROXY) ` +
+        `using ${db.kind === 'pglite' ? `the embedded database in ${config.dataDir}` : 'PostgreSQL'}`,
+    );
+  }
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await redis?.quit().catch(() => {});
+    await db.close();
+    process.exit(0);
+  };
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+start().catch((err) => {
+  logger.fatal({ err }, 'failed to start');
+  process.exit(1);
+});

@@ -1,0 +1,113 @@
+// Serves the route table: matches method and path, turns the request into GraphQL variables,
+// runs the route's operation in-process and wraps the result in the API's envelopes.
+import type { NextFunction, Request, Response } from 'express';
+import { execute, getNamedType, isObjectType, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { AppError, validationError } from '../errors.ts';
+import type { Context } from '../schema/context.ts';
+import { sendData, sendError } from './envelope.ts';
+import { routes, type RestRoute } from './routes.ts';
+import { toAppError } from './errors.ts';
+
+interface CompiledRoute extends RestRoute {
+  pattern: RegExp;
+  paramNames: string[];
+  document: DocumentNode;
+  /** Top-level field of the operation, whose value is the response. */
+  field: string;
+  /** For `fields=`: the names a client may ask for. */
+  selectable: Set<string>;
+}
+
+function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string, DocumentNode>): CompiledRoute {
+  const document = operations.get(route.operation);
+  if (!document) throw new Error(`Route ${route.method} ${route.path} names unknown operation ${route.operation}`);
+  const paramNames: string[] = [];
+  const pattern = new RegExp(
+    '^' + route.path.replace(/:(\w+)/g, (_m, name: string) => (paramNames.push(name), '([^/]+)')) + '/?$',
+  );
+  const op = document.definitions.find((d): d is OperationDefinitionNode => d.kind === 'OperationDefinition')!;
+  const first = op.selectionSet.selections[0];
+  const field = first.kind === 'Field' ? (first.alias ?? first.name).value : '';
+  const root = op.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
+  let type = getNamedType(root!.getFields()[field].type);
+  if (route.list && isObjectType(type)) type = getNamedType(type.getFields().nodes.type);
+  const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
+  return { ...route, pattern, paramNames, document, field, selectable };
+}
+
+function pickFields(value: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: value.id };
+  for (const f of fields) if (f in value) out[f] = value[f];
+  return out;
+}
+
+function parseFields(route: CompiledRoute, raw: unknown): string[] | null {
+  if (!route.fields || raw === undefined || raw === '') return null;
+  const names = String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !route.selectable.has(n));
+  if (unknown.length) throw validationError({ fields: [`unknown field(s): ${unknown.join(', ')}`] });
+  return names;
+}
+
+export interface RestOptions {
+  schema: GraphQLSchema;
+  operations: Map<string, DocumentNode>;
+  contextFor: (req: Request, res: Response) => Context;
+  onInternalError: (err: unknown, req: Request) => void;
+}
+
+export function restRouter(opts: RestOptions) {
+  const compiled = routes.map((r) => compile(r, opts.schema, opts.operations));
+
+  return async function handleRest(req: Request, res: Response, _next: NextFunction): Promise<void> {
+    const path = req.path;
+    let route: CompiledRoute | undefined;
+    let match: RegExpExecArray | null = null;
+    const allowed = new Set<string>();
+    for (const r of compiled) {
+      const m = r.pattern.exec(path);
+      if (!m) continue;
+      if (r.method === req.method) {
+        route = r;
+        match = m;
+        break;
+      }
+      allowed.add(r.method);
+    }
+    if (!route || !match) {
+      if (allowed.size) {
+        res.setHeader('Allow', [...allowed].join(', '));
+        return sendError(res, new AppError('method_not_allowed', `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}`));
+      }
+      return sendError(res, new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`));
+    }
+    try {
+      const params = Object.fromEntries(route.paramNames.map((n, i) => [n, decodeURIComponent(match![i + 1])]));
+      let body: unknown = req.body;
+      if (route.method === 'POST' || route.method === 'PUT') {
+        if (body === undefined) body = {};
+        if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+          throw new AppError('malformed_request', 'The request body must be a JSON object');
+        }
+      }
+      const fields = parseFields(route, req.query.fields);
+      const variableValues = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
+      const ctx = opts.contextFor(req, res);
+      const result = await execute({ schema: opts.schema, document: route.document, variableValues, contextValue: ctx });
+      if (result.errors?.length) throw toAppError(result.errors[0]);
+      const value = (result.data as Record<string, any>)[route.field];
+      const extra: Record<string, unknown> = {};
+      if (ctx.warnings.length) extra.warnings = ctx.warnings;
+      const status = typeof route.status === 'function' ? route.status(value) : (route.status ?? 200);
+      if (route.list) {
+        const nodes = fields ? value.nodes.map((n: Record<string, unknown>) => pickFields(n, fields)) : value.nodes;
+        return sendData(res, status, nodes, { total: value.total, limit: value.limit, has_more: value.has_more, next_cursor: value.next_cursor, ...extra });
+      }
+      return sendData(res, status, fields ? pickFields(value, fields) : value, extra);
+    } catch (err) {
+      const appErr = err instanceof AppError ? err : null;
+      if (!appErr || appErr.code === 'internal_error') opts.onInternalError(err, req);
+      return sendError(res, appErr ?? new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it'));
+    }
+  };
+}

@@ -1,0 +1,75 @@
+// The REST API as a table, read like the specification's endpoint tables: method, path,
+// the GraphQL operation it runs (src/rest/operations/*.graphql), where variables come from,
+// and the success status. Nothing here touches the database.
+import { validationError } from '../errors.ts';
+
+export interface RouteRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface RestRoute {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  path: string;
+  operation: string;
+  variables?: (r: RouteRequest) => Record<string, unknown>;
+  /** Success status, or a function of the result (bulk answers 207 when some rows failed). */
+  status?: number | ((data: any) => number);
+  /** The response is a page: `data` is its nodes, `meta` its cursor fields. */
+  list?: boolean;
+  /** Honours `?fields=a,b` (id is always kept). */
+  fields?: boolean;
+}
+
+const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'fields'];
+
+function text(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? String(v[v.length - 1]) : String(v);
+}
+
+/** `limit` must be a whole number; range checks happen in the operation. */
+export function intParam(query: Record<string, unknown>, name: string): number | undefined {
+  const raw = text(query[name]);
+  if (raw === undefined) return undefined;
+  if (!/^-?\d+$/.test(raw.trim())) throw validationError({ [name]: ['must be an integer'] });
+  return Number(raw);
+}
+
+/** Paging variables, plus the remaining query parameters as `filter` when asked. */
+export const page =
+  (extra: (r: RouteRequest) => Record<string, unknown> = () => ({}), withFilter = false) =>
+  (r: RouteRequest) => {
+    const vars: Record<string, unknown> = { limit: intParam(r.query, 'limit'), cursor: text(r.query.cursor), sort: text(r.query.sort), ...extra(r) };
+    if (withFilter) vars.filter = Object.fromEntries(Object.entries(r.query).filter(([k]) => !PAGE_PARAMS.includes(k)));
+    return vars;
+  };
+
+const id = (r: RouteRequest) => ({ id: r.params.id });
+const idAndBody = (r: RouteRequest) => ({ id: r.params.id, input: r.body });
+const body = (r: RouteRequest) => ({ input: r.body });
+const contactId = (r: RouteRequest) => ({ contactId: r.params.id });
+
+export const routes: RestRoute[] = [
+  // Contacts
+  { method: 'GET', path: '/contacts', operation: 'ListContacts', variables: page(undefined, true), list: true, fields: true },
+  { method: 'GET', path: '/contacts/search', operation: 'SearchContacts', variables: page((r) => ({ q: text(r.query.q) ?? '' })), list: true, fields: true },
+  { method: 'POST', path: '/contacts/bulk', operation: 'BulkCreateContacts', variables: body, status: (d: { failed: number }) => (d.failed ? 207 : 201) },
+  { method: 'POST', path: '/contacts/merge', operation: 'MergeContacts', variables: body },
+  { method: 'POST', path: '/contacts', operation: 'CreateContact', variables: body, status: 201 },
+  { method: 'GET', path: '/contacts/:id', operation: 'GetContact', variables: id, fields: true },
+  { method: 'PUT', path: '/contacts/:id', operation: 'UpdateContact', variables: idAndBody },
+  { method: 'DELETE', path: '/contacts/:id', operation: 'DeleteContact', variables: id },
+  { method: 'GET', path: '/contacts/:id/notes', operation: 'ListContactNotes', variables: page(contactId), list: true },
+  { method: 'POST', path: '/contacts/:id/notes', operation: 'CreateContactNote', variables: (r) => ({ contactId: r.params.id, input: r.body }), status: 201 },
+  { method: 'GET', path: '/contacts/:id/timeline', operation: 'ContactTimeline', variables: page(contactId), list: true },
+
+  // Deals and pipelines
+
+  // Tasks
+
+  // Activities
+
+  // Users
+];

@@ -1,0 +1,32 @@
+// The Pothos builder: plugins and scalars only. Types live in one module per domain.
+import SchemaBuilder from '@pothos/core';
+import PrismaPlugin from '@pothos/plugin-prisma';
+import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
+import type PrismaTypes from '../db/generated/pothos-types.ts';
+import { getDatamodel } from '../db/generated/pothos-types.ts';
+import type { Context } from './context.ts';
+
+export const builder = new SchemaBuilder<{
+  Context: Context;
+  PrismaTypes: PrismaTypes;
+  Scalars: {
+    DateTime: { Input: Date; Output: Date | string };
+    JSON: { Input: unknown; Output: unknown };
+    JSONObject: { Input: Record<string, unknown>; Output: object };
+  };
+}>({
+  plugins: [PrismaPlugin],
+  prisma: {
+    client: (ctx) => ctx.prisma,
+    dmmf: getDatamodel(),
+    // Relations are selected by the resolvers that load parents; warn in development if one is missed.
+    onUnusedQuery: null,
+  },
+});
+
+builder.addScalarType('DateTime', DateTimeResolver);
+builder.addScalarType('JSON', JSONResolver);
+builder.addScalarType('JSONObject', JSONObjectResolver);
+
+builder.queryType({});
+builder.mutationType({});

@@ -1,0 +1,31 @@
+// GraphQL list pages: `{ nodes, total, limit, has_more, next_cursor }` (the REST list meta).
+import type { ObjectRef } from '@pothos/core';
+import { builder } from '../builder.ts';
+import type { Page } from './pagination.ts';
+
+export function pageType<T>(name: string, node: ObjectRef<any, T>) {
+  return builder.objectRef<Page<T>>(name).implement({
+    description: `A page of ${node.name}. Pass next_cursor as cursor to get the next one.`,
+    fields: (t) => ({
+      nodes: t.field({ type: [node], resolve: (p) => p.nodes }),
+      total: t.int({ description: 'Rows matching the filters, on all pages.', resolve: (p) => p.total() }),
+      limit: t.exposeInt('limit'),
+      has_more: t.exposeBoolean('hasMore'),
+      next_cursor: t.exposeString('nextCursor', { nullable: true }),
+    }),
+  });
+}
+
+export const DeleteResult = builder.objectRef<{ id: string; deleted: true }>('DeleteResult').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    deleted: t.exposeBoolean('deleted'),
+  }),
+});
+
+/** Arguments every list query takes. */
+export const pageArgs = (t: any) => ({
+  limit: t.arg.int({ description: 'Page size, 1 to 100 (default 25).' }),
+  cursor: t.arg.string({ description: 'next_cursor of the previous page.' }),
+  sort: t.arg.string({ description: 'Comma-separated fields; a leading - sorts descending.' }),
+});

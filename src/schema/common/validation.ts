@@ -1,0 +1,37 @@
+// Input validation with zod, reported in the API's error vocabulary:
+// 400 validation_error with `details` mapping each field to its messages.
+import { z } from 'zod';
+import { validationError, type ErrorDetails } from '../../errors.ts';
+
+export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ''): ErrorDetails {
+  const details: ErrorDetails = {};
+  for (const issue of issues) {
+    const key = prefix + (issue.path.length ? issue.path.map(String).join('.') : '_');
+    const missing = issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+    (details[key] ??= []).push(missing ? 'is required' : issue.message);
+  }
+  return details;
+}
+
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) throw validationError(issuesToDetails(result.error.issues));
+  return result.data;
+}
+
+// Shared field rules (limits from the product decisions).
+export const name255 = z.string().trim().max(255, 'must be at most 255 characters');
+export const optionalText = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullable().optional();
+export const tagList = z
+  .array(z.string().trim().min(1, 'tags must not be empty').max(64, 'tags must be at most 64 characters'))
+  .max(50, 'at most 50 tags')
+  .transform((tags) => [...new Set(tags)]);
+/** ISO 8601 date (YYYY-MM-DD) or date-time, as a Date. */
+export const isoDateOrTime = z
+  .string()
+  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or date-time')
+  .transform((s) => new Date(s));
+/** Comma-separated list from a query string, or an array from GraphQL. */
+export const csvList = z.union([z.string(), z.array(z.string())]).transform((v) =>
+  (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean),
+);

@@ -1,0 +1,175 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { AppError, notFound } from '../../errors.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { recordEvent } from '../../webhooks/events.ts';
+import { builder } from '../builder.ts';
+import { actorOf, type Context } from '../context.ts';
+import { DeleteResult } from '../common/page.ts';
+import { issuesToDetails, parseInput } from '../common/validation.ts';
+import { bulkInput, contactCreateInput, contactUpdateInput, mergeInput } from './contact.inputs.ts';
+import { contactRecord } from './contact.record.ts';
+import { ContactType } from './contact.type.ts';
+import { createContact, emailTaken, isUniqueViolation, updateContact } from './contact.write.ts';
+import { mergeContacts } from './merge.rules.ts';
+
+async function inTransaction<T>(ctx: Context, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+  try {
+    return await ctx.prisma.$transaction(work);
+  } catch (err) {
+    if (isUniqueViolation(err)) throw emailTaken();
+    throw err;
+  }
+}
+
+interface BulkError {
+  index: number;
+  email: string | null;
+  error: { code: string; message: string; details?: Record<string, string[]> };
+}
+
+const BulkErrorType = builder.objectRef<BulkError>('BulkContactError').implement({
+  fields: (t) => ({
+    index: t.exposeInt('index'),
+    email: t.exposeString('email', { nullable: true }),
+    error: t.field({ type: 'JSONObject', resolve: (e) => e.error }),
+  }),
+});
+
+const BulkResult = builder
+  .objectRef<{ created: number; failed: number; errors: BulkError[]; contacts: Prisma.ContactGetPayload<object>[] }>('BulkContactResult')
+  .implement({
+    fields: (t) => ({
+      created: t.exposeInt('created'),
+      failed: t.exposeInt('failed'),
+      errors: t.field({ type: [BulkErrorType], resolve: (r) => r.errors }),
+      contacts: t.field({ type: [ContactType], resolve: (r) => r.contacts }),
+    }),
+  });
+
+function bulkError(index: number, row: unknown, err: unknown): BulkError {
+  const email = row && typeof row === 'object' && typeof (row as { email?: unknown }).email === 'string' ? (row as { email: string }).email : null;
+  if (err instanceof AppError) return { index, email, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+  throw err;
+}
+
+builder.mutationFields((t) => ({
+  createContact: t.field({
+    type: ContactType,
+    description: 'Creates a contact. `input` takes the REST body fields (first_name and email required).',
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'write');
+      const input = parseInput(contactCreateInput, args.input);
+      return inTransaction(ctx, (tx) => createContact(tx, ctx, input));
+    },
+  }),
+  updateContact: t.field({
+    type: ContactType,
+    description: 'Partial update: only the fields given change.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'write');
+      const input = parseInput(contactUpdateInput, args.input);
+      return inTransaction(ctx, (tx) => updateContact(tx, ctx, String(args.id), input));
+    },
+  }),
+  deleteContact: t.field({
+    type: DeleteResult,
+    description: 'Deletes a contact with its notes and deal associations. Irreversible.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'write');
+      const id = String(args.id);
+      return inTransaction(ctx, async (tx) => {
+        const contact = await tx.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
+        if (!contact) throw notFound('Contact');
+        await tx.contact.delete({ where: { id } });
+        await recordEvent(tx, {
+          workspaceId: contact.workspaceId,
+          type: 'contact.deleted',
+          entityType: 'contact',
+          entityId: id,
+          contactId: id,
+          data: { contact: contactRecord(contact) },
+          actor: actorOf(ctx),
+        });
+        return { id, deleted: true as const };
+      });
+    },
+  }),
+  bulkCreateContacts: t.field({
+    type: BulkResult,
+    description: 'Creates up to 100 contacts; each row succeeds or fails on its own.',
+    args: { input: t.arg({ type: 'JSONObject', required: true, description: '{ contacts: [...] }' }) },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'write');
+      const { contacts: rows } = parseInput(bulkInput, args.input);
+      const result = { created: 0, failed: 0, errors: [] as BulkError[], contacts: [] as Prisma.ContactGetPayload<object>[] };
+      for (const [index, row] of rows.entries()) {
+        try {
+          const parsed = contactCreateInput.safeParse(row);
+          if (!parsed.success) throw new AppError('validation_error', 'The contact has invalid fields', issuesToDetails(parsed.error.issues));
+          result.contacts.push(await inTransaction(ctx, (tx) => createContact(tx, ctx, parsed.data)));
+          result.created++;
+        } catch (err) {
+          result.errors.push(bulkError(index, row, err));
+          result.failed++;
+        }
+      }
+      return result;
+    },
+  }),
+  mergeContacts: t.field({
+    type: ContactType,
+    description: 'Merges the secondary contact into the primary, then deletes the secondary.',
+    args: { input: t.arg({ type: 'JSONObject', required: true, description: '{ primary_id, secondary_id, merge_strategy }' }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'write');
+      const input = parseInput(mergeInput, args.input);
+      if (input.primary_id === input.secondary_id) {
+        throw new AppError('unprocessable_entity', 'A contact cannot be merged with itself', { secondary_id: ['must differ from primary_id'] });
+      }
+      return inTransaction(ctx, async (tx) => {
+        const ws = ctx.caller.workspaceId;
+        const [primary, secondary] = await Promise.all([
+          tx.contact.findFirst({ where: { id: input.primary_id, workspaceId: ws } }),
+          tx.contact.findFirst({ where: { id: input.secondary_id, workspaceId: ws } }),
+        ]);
+        if (!primary || !secondary) throw notFound('Contact');
+        const merged = mergeContacts(primary, secondary, input.merge_strategy);
+        await moveRelated(tx, primary.id, secondary.id);
+        await tx.contact.delete({ where: { id: secondary.id } });
+        const { address, customFields, ...rest } = merged;
+        const result = await tx.contact.update({
+          where: { id: primary.id },
+          data: { ...rest, customFields: customFields as Prisma.InputJsonObject, address: (address ?? undefined) as Prisma.InputJsonObject | undefined },
+        });
+        await recordEvent(tx, {
+          workspaceId: ws,
+          type: 'contact.merged',
+          entityType: 'contact',
+          entityId: primary.id,
+          contactId: primary.id,
+          data: { contact: contactRecord(result), merged_contact: contactRecord(secondary), merge_strategy: input.merge_strategy },
+          actor: actorOf(ctx),
+        });
+        return result;
+      });
+    },
+  }),
+}));
+
+/** Deals, associations, activities, notes, tasks and timeline of the secondary move to the primary. */
+async function moveRelated(tx: Prisma.TransactionClient, primaryId: string, secondaryId: string) {
+  await tx.note.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
+  await tx.deal.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
+  await tx.activity.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
+  await tx.task.updateMany({ where: { relatedToType: 'contact', relatedToId: secondaryId }, data: { relatedToId: primaryId } });
+  await tx.event.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
+  // A deal linked to both keeps the primary's association; the secondary's is dropped with it.
+  const primaryDeals = await tx.dealContact.findMany({ where: { contactId: primaryId }, select: { dealId: true } });
+  await tx.dealContact.updateMany({
+    where: { contactId: secondaryId, dealId: { notIn: primaryDeals.map((d) => d.dealId) } },
+    data: { contactId: primaryId },
+  });
+}

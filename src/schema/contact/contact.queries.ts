@@ -1,0 +1,117 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { notFound } from '../../errors.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+import { findPage, offsetCursor, offsetFromCursor, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { parseInput } from '../common/validation.ts';
+import { contactFilter, searchInput } from './contact.inputs.ts';
+import { ContactPage, ContactType } from './contact.type.ts';
+
+export const CONTACT_SORT: SortSpec = {
+  default: '-created_at',
+  fields: {
+    created_at: { field: 'createdAt', type: 'date' },
+    updated_at: { field: 'updatedAt', type: 'date' },
+    first_name: { field: 'firstName', type: 'string' },
+    last_name: { field: 'lastName', type: 'string', nullable: true },
+    company: { field: 'company', type: 'string', nullable: true },
+  },
+};
+
+/** Loads a contact of the caller's workspace or answers 404 (also for other workspaces' ids). */
+export async function findContact(db: Pick<Context['prisma'], 'contact'>, ctx: Context, id: string) {
+  const contact = await db.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
+  if (!contact) throw notFound('Contact');
+  return contact;
+}
+
+function contactWhere(ctx: Context, filter: unknown): Prisma.ContactWhereInput {
+  const f = parseInput(contactFilter, filter ?? {});
+  const where: Prisma.ContactWhereInput = { workspaceId: ctx.caller.workspaceId };
+  if (f.status) where.status = f.status;
+  if (f.source) where.source = f.source;
+  if (f.assigned_to) where.assignedToId = f.assigned_to;
+  if (f.tags?.length) where.tags = { hasEvery: f.tags };
+  if (f.company) where.company = { contains: f.company, mode: 'insensitive' };
+  if (f.created_after || f.created_before) where.createdAt = { gte: f.created_after, lte: f.created_before };
+  if (f.updated_after) where.updatedAt = { gte: f.updated_after };
+  return where;
+}
+
+builder.queryFields((t) => ({
+  contact: t.prismaField({
+    type: ContactType,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'read');
+      const contact = await ctx.prisma.contact.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      if (!contact) throw notFound('Contact');
+      return contact;
+    },
+  }),
+  contacts: t.field({
+    type: ContactPage,
+    description: 'Contacts of the workspace, filtered, sorted and paginated by cursor.',
+    args: {
+      filter: t.arg({ type: 'JSONObject', description: 'status, source, assigned_to, tags, company, created_after, created_before, updated_after' }),
+      sort: t.arg.string({ description: 'created_at, updated_at, first_name, last_name, company; prefix - for descending' }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'read');
+      const where = contactWhere(ctx, args.filter);
+      return findPage({
+        limit: parseLimit(args.limit),
+        keys: parseSort(args.sort, CONTACT_SORT),
+        cursor: args.cursor,
+        where,
+        fetch: (q) => ctx.prisma.contact.findMany(q as Prisma.ContactFindManyArgs),
+        count: (w) => ctx.prisma.contact.count({ where: w }),
+      });
+    },
+  }),
+  searchContacts: t.field({
+    type: ContactPage,
+    description: 'Full-text search over names, emails, companies and custom field values; best match first.',
+    args: { q: t.arg.string({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'read');
+      const { q } = parseInput(searchInput, { q: args.q });
+      const limit = parseLimit(args.limit);
+      const offset = offsetFromCursor(args.cursor);
+      const query = toPrefixQuery(q);
+      const ws = ctx.caller.workspaceId;
+      const hits = await ctx.prisma.$queryRaw<{ id: string }[]>`
+        SELECT id FROM contacts
+        WHERE workspace_id = ${ws} AND search_vector @@ to_tsquery('simple', ${query})
+        ORDER BY ts_rank(search_vector, to_tsquery('simple', ${query})) DESC, created_at DESC, id
+        LIMIT ${limit + 1} OFFSET ${offset}`;
+      const ids = hits.slice(0, limit).map((h) => h.id);
+      const rows = await ctx.prisma.contact.findMany({ where: { id: { in: ids } } });
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const hasMore = hits.length > limit;
+      return {
+        nodes: ids.map((id) => byId.get(id)).filter((c) => c !== undefined),
+        limit,
+        hasMore,
+        nextCursor: hasMore ? offsetCursor(offset + limit) : null,
+        total: async () => {
+          const [{ n }] = await ctx.prisma.$queryRaw<{ n: number }[]>`
+            SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ${ws} AND search_vector @@ to_tsquery('simple', ${query})`;
+          return n;
+        },
+      };
+    },
+  }),
+}));
+
+/** Every word must match, each as a prefix, so "gra hop" finds "Grace Hopper". */
+export function toPrefixQuery(q: string): string {
+  return q
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => `'${word.replace(/\\/g, '\\\\').replace(/'/g, "''")}':*`)
+    .join(' & ');
+}

@@ -1,0 +1,111 @@
+// The writes shared by the contact mutations: each runs inside the caller's transaction
+// and records its events there.
+import { Prisma } from '../../db/generated/client/client.ts';
+import { AppError, validationError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { recordEvent } from '../../webhooks/events.ts';
+import { actorOf, type Context } from '../context.ts';
+import { assertActiveUser } from '../user/user.rules.ts';
+import type { ContactCreateInput, ContactUpdateInput } from './contact.inputs.ts';
+import { contactRecord } from './contact.record.ts';
+import { applyCustomFields, droppedWarning } from './custom-fields.rules.ts';
+import { tagChanges } from './merge.rules.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export function isUniqueViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2002';
+}
+
+export const emailTaken = () => new AppError('conflict', 'A contact with this email already exists in the workspace', { email: ['is already taken'] });
+
+async function customFieldsFor(tx: Tx, ctx: Context, input: Record<string, unknown> | undefined, existing?: Record<string, unknown>) {
+  if (!input) return existing;
+  const defs = await tx.customFieldDefinition.findMany({ where: { workspaceId: ctx.caller.accountId } });
+  const { values, dropped, errors } = applyCustomFields(defs, input, existing);
+  if (Object.keys(errors).length) throw validationError(errors);
+  if (dropped.length) ctx.warnings.push(droppedWarning(dropped));
+  return values;
+}
+
+export async function createContact(tx: Tx, ctx: Context, input: ContactCreateInput) {
+  await assertActiveUser(tx, ctx, input.assigned_to, 'assigned_to');
+  const customFields = await customFieldsFor(tx, ctx, input.custom_fields);
+  const contact = await tx.contact.create({
+    data: {
+      id: newId('con'),
+      workspaceId: ctx.caller.workspaceId,
+      firstName: input.first_name,
+      lastName: input.last_name ?? null,
+      email: input.email,
+      phone: input.phone ?? null,
+      company: input.company ?? null,
+      jobTitle: input.job_title ?? null,
+      status: input.status ?? 'lead',
+      source: input.source ?? 'api',
+      tags: input.tags ?? [],
+      assignedToId: input.assigned_to ?? null,
+      customFields: (customFields ?? {}) as Prisma.InputJsonObject,
+      address: input.address ?? undefined,
+    },
+  });
+  await recordEvent(tx, {
+    workspaceId: contact.workspaceId,
+    type: 'contact.created',
+    entityType: 'contact',
+    entityId: contact.id,
+    contactId: contact.id,
+    data: { contact: contactRecord(contact) },
+    actor: actorOf(ctx),
+  });
+  return contact;
+}
+
+const FIELD_MAP = {
+  first_name: 'firstName',
+  last_name: 'lastName',
+  email: 'email',
+  phone: 'phone',
+  company: 'company',
+  job_title: 'jobTitle',
+  status: 'status',
+  source: 'source',
+  tags: 'tags',
+  assigned_to: 'assignedToId',
+  address: 'address',
+} as const;
+
+export async function updateContact(tx: Tx, ctx: Context, id: string, input: ContactUpdateInput) {
+  const before = await tx.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
+  if (!before) throw new AppError('not_found', 'Contact not found');
+  if (input.first_name === null || input.email === null) throw validationError({ [input.first_name === null ? 'first_name' : 'email']: ['cannot be null'] });
+  await assertActiveUser(tx, ctx, input.assigned_to, 'assigned_to');
+  const data: Record<string, unknown> = {};
+  for (const [api, field] of Object.entries(FIELD_MAP)) {
+    const value = input[api as keyof typeof FIELD_MAP];
+    if (value !== undefined) data[field] = value;
+  }
+  // A JSON column is cleared with DbNull; a plain null would mean the JSON value null.
+  if (input.address === null) data.address = Prisma.DbNull;
+  const customFields = await customFieldsFor(tx, ctx, input.custom_fields, before.customFields as Record<string, unknown>);
+  if (input.custom_fields) data.customFields = customFields;
+  const after = await tx.contact.update({ where: { id }, data: data as Prisma.ContactUpdateInput });
+
+  const changed = Object.entries(FIELD_MAP)
+    .filter(([api, field]) => input[api as keyof typeof FIELD_MAP] !== undefined && JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+    .map(([api]) => api);
+  if (input.custom_fields && JSON.stringify(before.customFields) !== JSON.stringify(after.customFields)) changed.push('custom_fields');
+  if (changed.length === 0) return after;
+
+  const record = contactRecord(after);
+  const base = { workspaceId: after.workspaceId, entityType: 'contact' as const, entityId: id, contactId: id, actor: actorOf(ctx) };
+  const previous = Object.fromEntries(changed.map((api) => [api, (contactRecord(before) as Record<string, unknown>)[api] ?? null]));
+  await recordEvent(tx, { ...base, type: 'contact.updated', data: { contact: record, changes: changed, previous: previous as Prisma.InputJsonObject } });
+  if (before.status !== after.status) {
+    await recordEvent(tx, { ...base, type: 'contact.status_changed', data: { contact: record, previous_status: before.status, status: after.status } });
+  }
+  const tags = tagChanges(before.tags, after.tags);
+  if (tags.added.length) await recordEvent(tx, { ...base, type: 'contact.tag_added', data: { contact: record, tags: tags.added } });
+  if (tags.removed.length) await recordEvent(tx, { ...base, type: 'contact.tag_removed', data: { contact: record, tags: tags.removed } });
+  return after;
+}

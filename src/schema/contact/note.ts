@@ -1,0 +1,73 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { newId } from '../../ids.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { recordEvent } from '../../webhooks/events.ts';
+import { builder } from '../builder.ts';
+import { actorOf } from '../context.ts';
+import { pageType } from '../common/page.ts';
+import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { parseInput } from '../common/validation.ts';
+import { noteInput } from './contact.inputs.ts';
+import { findContact } from './contact.queries.ts';
+
+export const NoteType = builder.prismaObject('Note', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    contact_id: t.exposeString('contactId'),
+    content: t.exposeString('content', { description: 'Markdown' }),
+    created_by: t.exposeString('createdBy', { nullable: true }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+const NotePage = pageType('NotePage', NoteType);
+const NOTE_SORT: SortSpec = { default: '-created_at', fields: { created_at: { field: 'createdAt', type: 'date' } } };
+
+builder.queryField('contactNotes', (t) =>
+  t.field({
+    type: NotePage,
+    description: 'Notes of a contact, newest first.',
+    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'read');
+      const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
+      return findPage({
+        limit: parseLimit(args.limit),
+        keys: parseSort(args.sort, NOTE_SORT),
+        cursor: args.cursor,
+        where: { contactId: contact.id },
+        fetch: (q) => ctx.prisma.note.findMany(q as Prisma.NoteFindManyArgs),
+        count: (where) => ctx.prisma.note.count({ where }),
+      });
+    },
+  }),
+);
+
+builder.mutationField('createNote', (t) =>
+  t.field({
+    type: NoteType,
+    description: 'Adds a markdown note to a contact. `input`: { content }.',
+    args: { contactId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'write');
+      const { content } = parseInput(noteInput, args.input);
+      return ctx.prisma.$transaction(async (tx) => {
+        const contact = await findContact(tx, ctx, String(args.contactId));
+        const note = await tx.note.create({
+          data: { id: newId('note'), workspaceId: contact.workspaceId, contactId: contact.id, content, createdBy: ctx.caller.userId },
+        });
+        await recordEvent(tx, {
+          workspaceId: contact.workspaceId,
+          type: 'note.created',
+          entityType: 'note',
+          entityId: note.id,
+          contactId: contact.id,
+          data: { note: { id: note.id, contact_id: contact.id, content: note.content, created_at: note.createdAt.toISOString() } },
+          actor: actorOf(ctx),
+        });
+        return note;
+      });
+    },
+  }),
+);

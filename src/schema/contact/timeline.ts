@@ -1,0 +1,67 @@
+// A contact's timeline is read from the event log that also feeds webhooks.
+import { assertAllowed } from '../../auth/scopes.ts';
+import type { Event, Prisma } from '../../db/generated/client/client.ts';
+import { builder } from '../builder.ts';
+import { pageType } from '../common/page.ts';
+import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findContact } from './contact.queries.ts';
+
+type Data = Record<string, any>;
+
+const SUMMARIES: Record<string, (d: Data) => string> = {
+  'contact.created': () => 'Contact created',
+  'contact.updated': (d) => `Updated ${(d.changes ?? []).join(', ')}`,
+  'contact.status_changed': (d) => `Status changed from ${d.previous_status} to ${d.status}`,
+  'contact.tag_added': (d) => `Tagged ${(d.tags ?? []).join(', ')}`,
+  'contact.tag_removed': (d) => `Untagged ${(d.tags ?? []).join(', ')}`,
+  'contact.merged': (d) => `Merged with ${d.merged_contact?.email ?? 'another contact'}`,
+  'contact.deleted': () => 'Contact deleted',
+  'note.created': () => 'Note added',
+  'deal.created': (d) => `Deal "${d.deal?.title}" created`,
+  'deal.contact_added': (d) => `Associated with deal "${d.deal?.title}"${d.role ? ` as ${d.role}` : ''}`,
+  'deal.contact_removed': (d) => `Removed from deal "${d.deal?.title}"`,
+  'deal.stage_changed': (d) => `Deal "${d.deal?.title}" moved to ${d.deal?.stage_name}`,
+  'deal.won': (d) => `Deal "${d.deal?.title}" won`,
+  'deal.lost': (d) => `Deal "${d.deal?.title}" lost`,
+  'activity.logged': (d) => `${d.activity?.type ?? 'Activity'} logged${d.activity?.subject ? `: ${d.activity.subject}` : ''}`,
+  'task.completed': (d) => `Task "${d.task?.title}" completed`,
+};
+
+export function summarize(event: Pick<Event, 'type' | 'data'>): string {
+  const f = SUMMARIES[event.type];
+  return f ? f(event.data as Data) : event.type;
+}
+
+export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement({
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    type: t.exposeString('type', { description: 'The event name, e.g. contact.status_changed' }),
+    occurred_at: t.expose('createdAt', { type: 'DateTime' }),
+    summary: t.string({ resolve: summarize }),
+    data: t.field({ type: 'JSONObject', resolve: (e) => e.data as object }),
+    actor: t.field({ type: 'JSONObject', nullable: true, resolve: (e) => (e.actor as object | null) ?? null }),
+  }),
+});
+
+const TimelinePage = pageType('TimelinePage', TimelineEntry);
+const TIMELINE_SORT: SortSpec = { default: '-occurred_at', fields: { occurred_at: { field: 'createdAt', type: 'date' } } };
+
+builder.queryField('contactTimeline', (t) =>
+  t.field({
+    type: TimelinePage,
+    description: 'What happened to a contact, newest first.',
+    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: t.arg.string() },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'contacts', 'read');
+      const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
+      return findPage({
+        limit: parseLimit(args.limit),
+        keys: parseSort(args.sort, TIMELINE_SORT),
+        cursor: args.cursor,
+        where: { contactId: contact.id, workspaceId: ctx.caller.workspaceId },
+        fetch: (q) => ctx.prisma.event.findMany(q as Prisma.EventFindManyArgs),
+        count: (where) => ctx.prisma.event.count({ where }),
+      });
+    },
+  }),
+);

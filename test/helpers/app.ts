@@ -1,0 +1,118 @@
+// Starts the real app on 127.0.0.1 against a real database: an in-memory PGlite per test
+// file by default, or this run's PostgreSQL schema when DATABASE_URL is set.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { inject } from 'vitest';
+import { Redis } from 'ioredis';
+import { buildApp } from '../../src/app.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { applyMigrations } from '../../src/db/migrate.ts';
+import { createApiKey, createCustomField, createUser, createWorkspace, type KeyInput } from '../../src/admin/workspaces.ts';
+import { createLogger } from '../../src/logger.ts';
+
+export interface Res<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  text: string;
+}
+
+export type Client = (method: string, path: string, body?: unknown, headers?: Record<string, string>) => Promise<Res>;
+
+export function client(base: string, key?: string): Client {
+  return async (method, path, body, headers = {}) => {
+    const h: Record<string, string> = { ...headers };
+    if (key) h.authorization = `Bearer ${key}`;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      h['content-type'] ??= 'application/json';
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const r = await fetch(base + path, { method, headers: h, body: payload, redirect: 'manual' });
+    const text = await r.text();
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: r.status, headers: r.headers, body: parsed, text };
+  };
+}
+
+export async function openTestDatabase(): Promise<Database> {
+  const url = process.env.DATABASE_URL;
+  if (url) return openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 4 });
+  const db = await openDatabase({});
+  await applyMigrations(db.adapter);
+  return db;
+}
+
+export interface TestApp {
+  base: string;
+  db: Database;
+  /** A new live workspace with a full-access key, plus helpers to add keys and users to it. */
+  workspace(opts?: { plan?: string }): Promise<TestWorkspace>;
+  close(): Promise<void>;
+}
+
+export interface TestWorkspace {
+  id: string;
+  key: string;
+  api: Client;
+  addKey(opts: Partial<KeyInput>): Promise<{ id: string; key: string; api: Client }>;
+  addUser(name: string, email?: string): Promise<{ id: string }>;
+  addCustomField(key: string, type: string, options?: string[]): Promise<void>;
+}
+
+export async function startTestApp(opts: { trustProxy?: string } = {}): Promise<TestApp> {
+  const db = await openTestDatabase();
+  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
+  const { app } = buildApp({ db, redis, logger: createLogger('silent'), config: { trustProxy: opts.trustProxy ?? null, graphiql: true } });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  let n = 0;
+  return {
+    base,
+    db,
+    async workspace(wsOpts = {}) {
+      const ws = await createWorkspace(db.prisma, { name: `Test ${++n}`, plan: wsOpts.plan ?? 'enterprise' });
+      const addKey = async (k: Partial<KeyInput>) => {
+        const created = await createApiKey(db.prisma, { workspace: ws.id, name: 'test key', scope: 'full', ...k });
+        return { id: created.id, key: created.key, api: client(base, created.key) };
+      };
+      const main = await addKey({});
+      return {
+        id: ws.id,
+        key: main.key,
+        api: main.api,
+        addKey,
+        addUser: (name, email) => createUser(db.prisma, { workspace: ws.id, name, email: email ?? `${name.replace(/\W/g, '').toLowerCase()}.${Date.now()}${n}@example.com` }),
+        addCustomField: async (key, type, options) => {
+          await createCustomField(db.prisma, { workspace: ws.id, key, type, options });
+        },
+      };
+    },
+    async close() {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+      await redis?.quit();
+      await db.close();
+    },
+  };
+}
+
+/** Unique email addresses for a test file. */
+export const uniqueEmail = (() => {
+  const run = Date.now().toString(36);
+  let i = 0;
+  return (name = 'c') => `${name}.${run}.${++i}@example.com`;
+})();
+
+/** POST /graphql with a key; returns `{ data, errors }`. */
+export async function gql(base: string, key: string, query: string, variables?: Record<string, unknown>) {
+  const r = await client(base, key)('POST', '/graphql', { query, variables });
+  return r.body as { data?: any; errors?: { message: string; extensions?: Record<string, any> }[]; extensions?: Record<string, any> };
+}
