@@ -7,7 +7,7 @@ import { Authenticator } from './auth/authenticate.ts';
 import { RateLimits } from './auth/rate-limit.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
-import { AppError } from './errors.ts';
+import { AppError, internalError } from './errors.ts';
 import { authenticateAndLimit } from './http/auth.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
 import { sendFailure } from './http/failure.ts';
@@ -59,7 +59,7 @@ export function buildApp(deps: AppDeps) {
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     onInternalError(err, req);
     if (res.headersSent) return;
-    sendFailure(req, res, new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it'));
+    sendFailure(req, res, internalError(err));
   });
 
   return { app, yoga, authenticator };

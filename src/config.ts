@@ -26,11 +26,9 @@ export interface Config {
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: string;
-  /** Key for encrypting webhook secrets at rest; derived from the data dir when unset (embedded only). */
-  encryptionKey: string | null;
-  webhookAllowPrivateUrls: boolean;
-  webhookAllowHttp: boolean;
   graphiql: boolean;
+  /** Pause between task scheduler runs (overdue events, reminders); 0 disables the scheduler. */
+  schedulerIntervalMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -49,10 +47,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsCertFile: env.TLS_CERT_FILE || null,
     tlsKeyFile: env.TLS_KEY_FILE || null,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
-    encryptionKey: env.ENCRYPTION_KEY || null,
-    webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS),
-    webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
     graphiql: env.GRAPHIQL !== undefined ? bool(env.GRAPHIQL) : !production,
+    schedulerIntervalMs: int('SCHEDULER_INTERVAL_MS', env.SCHEDULER_INTERVAL_MS, 30_000),
   };
 }
 

@@ -25,8 +25,8 @@ export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details?: ErrorDetails;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
-    super(message);
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.details = details;
@@ -42,6 +42,9 @@ export const notFound = (what: string) => new AppError('not_found', `${what} not
 export function validationError(details: ErrorDetails, message = 'The request has invalid fields'): AppError {
   return new AppError('validation_error', message, details);
 }
+
+export const internalError = (cause?: unknown) =>
+  new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it', undefined, { cause });
 
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && code in ERROR_STATUS;

@@ -11,6 +11,7 @@ import { applyMigrations } from './db/migrate.ts';
 import { ensureDefaultWorkspace } from './admin/workspaces.ts';
 import { redirectEverything } from './http/https.ts';
 import { createLogger } from './logger.ts';
+import { startTaskScheduler } from './jobs/task-scheduler.ts';
 
 const logger = createLogger(config.logLevel);
 
@@ -53,12 +54,15 @@ async function start() {
     );
   }
 
+  const scheduler = startTaskScheduler({ prisma: db.prisma, logger, intervalMs: config.schedulerIntervalMs });
+
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await scheduler.stop();
     await redis?.quit().catch(() => {});
     await db.close();
     process.exit(0);

@@ -2,10 +2,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import lockfile from 'proper-lockfile';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import { PrismaClient } from './generated/client/client.ts';
+import { PrismaClient, type Prisma } from './generated/client/client.ts';
 
 export type Db = PrismaClient;
 
@@ -30,6 +31,8 @@ export interface OpenOptions {
   /** PostgreSQL schema to use instead of public (tests use one per run). */
   schema?: string;
   poolSize?: number;
+  /** Called with every SQL statement the client sends; tests count them to catch N+1 queries. */
+  onQuery?: (event: Prisma.QueryEvent) => void;
 }
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
@@ -39,12 +42,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       { connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, options },
       opts.schema ? { schema: opts.schema } : undefined,
     );
-    const prisma = new PrismaClient({ adapter });
+    const prisma = createClient(adapter, opts.onQuery);
     return { prisma, adapter, kind: 'postgres', close: () => prisma.$disconnect() };
   }
-  const pglite = await openPglite(opts.dataDir ?? null);
+  const { pglite, release } = await openPglite(opts.dataDir ?? null);
   const adapter = new PrismaPGlite(pglite);
-  const prisma = new PrismaClient({ adapter });
+  const prisma = createClient(adapter, opts.onQuery);
   return {
     prisma,
     adapter,
@@ -52,19 +55,40 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
+      await release();
     },
   };
 }
 
-async function openPglite(dir: string | null): Promise<PGlite> {
-  if (!dir) return PGlite.create();
+function createClient(adapter: PrismaPg | PrismaPGlite, onQuery: OpenOptions['onQuery']): PrismaClient {
+  if (!onQuery) return new PrismaClient({ adapter });
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  prisma.$on('query', onQuery);
+  return prisma;
+}
+
+/**
+ * PGlite is single-process and does not itself stop a second process from opening the same
+ * files, which would corrupt them: a lock file guards the directory. A lock left by a crashed
+ * process goes stale and is taken over after STALE_MS.
+ */
+const STALE_MS = 10_000;
+
+async function openPglite(dir: string | null): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
+  if (!dir) return { pglite: await PGlite.create(), release: async () => {} };
   const dbDir = path.join(dir, 'pglite');
   fs.mkdirSync(dbDir, { recursive: true });
+  let release: () => Promise<void>;
   try {
-    return await PGlite.create(dbDir);
+    release = await lockfile.lock(dbDir, { stale: STALE_MS, update: STALE_MS / 2, realpath: false });
   } catch (err) {
-    // A second process opening the same directory fails with a bare ErrnoError (errno 20).
-    if (err && typeof err === 'object' && 'errno' in err) throw new DatabaseBusyError(dir);
+    if ((err as { code?: string }).code === 'ELOCKED') throw new DatabaseBusyError(dir);
+    throw err;
+  }
+  try {
+    return { pglite: await PGlite.create(dbDir), release };
+  } catch (err) {
+    await release();
     throw err;
   }
 }

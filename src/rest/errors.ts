@@ -1,5 +1,5 @@
 import type { GraphQLError } from 'graphql';
-import { AppError, isErrorCode, type ErrorDetails } from '../errors.ts';
+import { AppError, internalError, isErrorCode, type ErrorDetails } from '../errors.ts';
 
 /** The AppError behind a GraphQL execution error; variable errors are validation errors. */
 export function toAppError(err: GraphQLError): AppError {
@@ -8,5 +8,5 @@ export function toAppError(err: GraphQLError): AppError {
   const code = err.extensions?.code;
   if (isErrorCode(code)) return new AppError(code, err.message, err.extensions.details as ErrorDetails | undefined);
   if (!original) return new AppError('validation_error', err.message);
-  return new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it');
+  return internalError(original);
 }

@@ -2,7 +2,7 @@
 // runs the route's operation in-process and wraps the result in the API's envelopes.
 import type { NextFunction, Request, Response } from 'express';
 import { execute, getNamedType, isObjectType, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
-import { AppError, validationError } from '../errors.ts';
+import { AppError, internalError, validationError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
 import { sendData, sendError } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
@@ -105,9 +105,9 @@ export function restRouter(opts: RestOptions) {
       }
       return sendData(res, status, fields ? pickFields(value, fields) : value, extra);
     } catch (err) {
-      const appErr = err instanceof AppError ? err : null;
-      if (!appErr || appErr.code === 'internal_error') opts.onInternalError(err, req);
-      return sendError(res, appErr ?? new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it'));
+      const appErr = err instanceof AppError ? err : internalError(err);
+      if (appErr.code === 'internal_error') opts.onInternalError(appErr.cause ?? err, req);
+      return sendError(res, appErr);
     }
   };
 }

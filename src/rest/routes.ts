@@ -66,10 +66,44 @@ export const routes: RestRoute[] = [
   { method: 'GET', path: '/contacts/:id/timeline', operation: 'ContactTimeline', variables: page(contactId), list: true },
 
   // Deals and pipelines
+  { method: 'GET', path: '/pipelines', operation: 'ListPipelines', variables: page(), list: true },
+  { method: 'POST', path: '/pipelines', operation: 'CreatePipeline', variables: body, status: 201 },
+  { method: 'GET', path: '/pipelines/:id', operation: 'GetPipeline', variables: id },
+  { method: 'PUT', path: '/pipelines/:id', operation: 'UpdatePipeline', variables: idAndBody },
+  { method: 'DELETE', path: '/pipelines/:id', operation: 'DeletePipeline', variables: id },
+  { method: 'GET', path: '/pipelines/:id/stages', operation: 'ListPipelineStages', variables: page((r) => ({ pipelineId: r.params.id })), list: true },
+  { method: 'POST', path: '/pipelines/:id/stages', operation: 'CreateStage', variables: (r) => ({ pipelineId: r.params.id, input: r.body }), status: 201 },
+  { method: 'PUT', path: '/pipelines/:id/stages/:stage_id', operation: 'UpdateStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id, input: r.body }) },
+  { method: 'DELETE', path: '/pipelines/:id/stages/:stage_id', operation: 'DeleteStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id }) },
+  { method: 'GET', path: '/deals', operation: 'ListDeals', variables: page(undefined, true), list: true },
+  { method: 'POST', path: '/deals', operation: 'CreateDeal', variables: body, status: 201 },
+  { method: 'GET', path: '/deals/:id', operation: 'GetDeal', variables: id },
+  { method: 'PUT', path: '/deals/:id', operation: 'UpdateDeal', variables: idAndBody },
+  { method: 'DELETE', path: '/deals/:id', operation: 'DeleteDeal', variables: id },
+  { method: 'PUT', path: '/deals/:id/stage', operation: 'MoveDealStage', variables: idAndBody },
+  { method: 'GET', path: '/deals/:id/contacts', operation: 'ListDealContacts', variables: page((r) => ({ dealId: r.params.id })), list: true },
+  { method: 'POST', path: '/deals/:id/contacts', operation: 'AddDealContact', variables: (r) => ({ dealId: r.params.id, input: r.body }), status: 201 },
+  { method: 'DELETE', path: '/deals/:id/contacts/:contact_id', operation: 'RemoveDealContact', variables: (r) => ({ dealId: r.params.id, contactId: r.params.contact_id }) },
+  { method: 'GET', path: '/contacts/:id/deals', operation: 'ContactDeals', variables: page(contactId), list: true },
 
   // Tasks
+  { method: 'GET', path: '/tasks', operation: 'ListTasks', variables: page(undefined, true), list: true },
+  { method: 'POST', path: '/tasks', operation: 'CreateTask', variables: body, status: 201 },
+  { method: 'GET', path: '/tasks/:id', operation: 'GetTask', variables: id },
+  { method: 'PUT', path: '/tasks/:id/complete', operation: 'CompleteTask', variables: idAndBody },
+  { method: 'PUT', path: '/tasks/:id', operation: 'UpdateTask', variables: idAndBody },
+  { method: 'DELETE', path: '/tasks/:id', operation: 'DeleteTask', variables: id },
 
   // Activities
+  { method: 'GET', path: '/activities', operation: 'ListActivities', variables: page(undefined, true), list: true },
+  { method: 'POST', path: '/activities', operation: 'CreateActivity', variables: body, status: 201 },
+  { method: 'GET', path: '/activities/feed', operation: 'ActivityFeed', variables: page(), list: true },
+  { method: 'GET', path: '/activities/:id', operation: 'GetActivity', variables: id },
+  { method: 'GET', path: '/contacts/:id/activities', operation: 'ListContactActivities', variables: page(contactId), list: true },
+  { method: 'GET', path: '/deals/:id/activities', operation: 'ListDealActivities', variables: page((r) => ({ dealId: r.params.id })), list: true },
 
   // Users
+  { method: 'GET', path: '/users', operation: 'ListUsers', variables: page(undefined, true), list: true },
+  { method: 'GET', path: '/users/:id', operation: 'GetUser', variables: id },
+  { method: 'PUT', path: '/users/:id/notification-preferences', operation: 'UpdateNotificationPreferences', variables: (r) => ({ userId: r.params.id, input: r.body }) },
 ];

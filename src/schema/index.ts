@@ -6,7 +6,19 @@ import './contact/contact.mutations.ts';
 import './contact/note.ts';
 import './contact/timeline.ts';
 // Deals and pipelines
+import './pipeline/pipeline.queries.ts';
+import './pipeline/pipeline.mutations.ts';
+import './pipeline/stage.mutations.ts';
+import './deal/deal.queries.ts';
+import './deal/deal.mutations.ts';
+import './deal/deal-contacts.ts';
 // Tasks
+import './task/task.queries.ts';
+import './task/task.mutations.ts';
 // Activities and users
+import './activity/activity.queries.ts';
+import './activity/activity.mutations.ts';
+import './user/user.queries.ts';
+import './user/user.mutations.ts';
 
 export const schema = builder.toSchema();

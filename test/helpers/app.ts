@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { inject } from 'vitest';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
@@ -40,9 +41,29 @@ export function client(base: string, key?: string): Client {
   };
 }
 
-export async function openTestDatabase(): Promise<Database> {
+/**
+ * The run's database. `isolated` gives PostgreSQL runs a schema of their own (dropped on close),
+ * for tests that damage the database on purpose.
+ */
+export async function openTestDatabase(opts: { isolated?: boolean } = {}): Promise<Database> {
   const url = process.env.DATABASE_URL;
-  if (url) return openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 4 });
+  if (url && !opts.isolated) return openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 4 });
+  if (url) {
+    const schema = `crm_iso_${process.pid}_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const db = await openDatabase({ databaseUrl: url, schema, poolSize: 2 });
+    await applyMigrations(db.adapter);
+    return {
+      ...db,
+      close: async () => {
+        await db.close();
+        await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+        await admin.end();
+      },
+    };
+  }
   const db = await openDatabase({});
   await applyMigrations(db.adapter);
   return db;
@@ -65,8 +86,8 @@ export interface TestWorkspace {
   addCustomField(key: string, type: string, options?: string[]): Promise<void>;
 }
 
-export async function startTestApp(opts: { trustProxy?: string } = {}): Promise<TestApp> {
-  const db = await openTestDatabase();
+export async function startTestApp(opts: { trustProxy?: string; isolated?: boolean } = {}): Promise<TestApp> {
+  const db = await openTestDatabase({ isolated: opts.isolated });
   const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
   const { app } = buildApp({ db, redis, logger: createLogger('silent'), config: { trustProxy: opts.trustProxy ?? null, graphiql: true } });
   const server: Server = await new Promise((resolve) => {

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { validationError } from '../../errors.ts';
 
-export type SortType = 'date' | 'string' | 'number';
+export type SortType = 'date' | 'string' | 'number' | 'bigint';
 
 export interface SortableField {
   /** Prisma field name. */
@@ -76,13 +76,14 @@ function encodeValue(v: unknown): string | number | null {
   if (v === null || v === undefined) return null;
   if (v instanceof Date) return v.toISOString();
   if (typeof v === 'number') return v;
-  return String(v);
+  return String(v); // bigint and decimal travel as strings
 }
 
 function decodeValue(v: string | number | null, type: SortType): unknown {
   if (v === null) return null;
   if (type === 'date') return new Date(String(v));
   if (type === 'number') return Number(v);
+  if (type === 'bigint') return BigInt(v);
   return String(v);
 }
 

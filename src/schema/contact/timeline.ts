@@ -18,6 +18,8 @@ const SUMMARIES: Record<string, (d: Data) => string> = {
   'contact.deleted': () => 'Contact deleted',
   'note.created': () => 'Note added',
   'deal.created': (d) => `Deal "${d.deal?.title}" created`,
+  'deal.updated': (d) => `Deal "${d.deal?.title}" updated: ${(d.changes ?? []).join(', ')}`,
+  'deal.deleted': (d) => `Deal "${d.deal?.title}" deleted`,
   'deal.contact_added': (d) => `Associated with deal "${d.deal?.title}"${d.role ? ` as ${d.role}` : ''}`,
   'deal.contact_removed': (d) => `Removed from deal "${d.deal?.title}"`,
   'deal.stage_changed': (d) => `Deal "${d.deal?.title}" moved to ${d.deal?.stage_name}`,
@@ -44,7 +46,8 @@ export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement
 });
 
 const TimelinePage = pageType('TimelinePage', TimelineEntry);
-const TIMELINE_SORT: SortSpec = { default: '-occurred_at', fields: { occurred_at: { field: 'createdAt', type: 'date' } } };
+// Events of one transaction share a timestamp; the log's sequence keeps their real order.
+const TIMELINE_SORT: SortSpec = { default: '-occurred_at', fields: { occurred_at: { field: 'seq', type: 'bigint' } } };
 
 builder.queryField('contactTimeline', (t) =>
   t.field({

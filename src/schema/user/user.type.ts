@@ -1,4 +1,6 @@
 import { builder } from '../builder.ts';
+import { pageType } from '../common/page.ts';
+import { notificationPreferences } from './preferences.rules.ts';
 
 export const UserType = builder.prismaObject('User', {
   fields: (t) => ({
@@ -6,6 +8,13 @@ export const UserType = builder.prismaObject('User', {
     name: t.exposeString('name'),
     email: t.exposeString('email'),
     active: t.exposeBoolean('active'),
+    notification_preferences: t.field({
+      type: 'JSONObject',
+      description: '{ email, push }: the channels task reminders may use',
+      resolve: (u) => notificationPreferences(u.notificationPreferences),
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });
+
+export const UserPage = pageType('UserPage', UserType);

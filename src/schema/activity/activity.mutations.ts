@@ -1,0 +1,76 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { AppError } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { recordEvent } from '../../webhooks/events.ts';
+import { builder } from '../builder.ts';
+import { actorOf, type Context } from '../context.ts';
+import { parseInput } from '../common/validation.ts';
+import { activityCreateInput, type ActivityCreateInput } from './activity.inputs.ts';
+import { activityRecord, ActivityType } from './activity.type.ts';
+
+type Tx = Prisma.TransactionClient;
+
+/**
+ * An activity records something that already happened, so unknown contacts do not refuse it:
+ * an unknown contact_id (or attendee) is left out and reported in the warnings.
+ */
+async function knownContacts(tx: Tx, ctx: Context, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await tx.contact.findMany({ where: { id: { in: ids }, workspaceId: ctx.caller.workspaceId }, select: { id: true } });
+  return new Set(rows.map((r) => r.id));
+}
+
+async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
+  if (input.deal_id && !(await tx.deal.count({ where: { id: input.deal_id, workspaceId: ctx.caller.workspaceId } }))) {
+    throw new AppError('unprocessable_entity', 'deal_id does not name a deal of this workspace', { deal_id: ['unknown deal'] });
+  }
+  const attendees = input.attendees ?? [];
+  const known = await knownContacts(tx, ctx, [...(input.contact_id ? [input.contact_id] : []), ...attendees]);
+  const contactId = input.contact_id && known.has(input.contact_id) ? input.contact_id : null;
+  if (input.contact_id && !contactId) {
+    ctx.warnings.push(`contact_id "${input.contact_id}" does not name a contact of this workspace; the activity was logged without a contact`);
+  }
+  const unknownAttendees = attendees.filter((a) => !known.has(a));
+  if (unknownAttendees.length) ctx.warnings.push(`attendees not found and left out: ${unknownAttendees.join(', ')}`);
+
+  const activity = await tx.activity.create({
+    data: {
+      id: newId('act'),
+      workspaceId: ctx.caller.workspaceId,
+      type: input.type,
+      subject: input.subject ?? null,
+      description: input.description ?? null,
+      contactId,
+      dealId: input.deal_id ?? null,
+      userId: ctx.caller.userId,
+      duration: input.duration ?? null,
+      outcome: input.outcome ?? null,
+      occurredAt: input.occurred_at ?? new Date(),
+      attendees: attendees.filter((a) => known.has(a)),
+    },
+  });
+  await recordEvent(tx, {
+    workspaceId: activity.workspaceId,
+    type: 'activity.logged',
+    entityType: 'activity',
+    entityId: activity.id,
+    contactId,
+    data: { activity: activityRecord(activity) },
+    actor: actorOf(ctx),
+  });
+  return activity;
+}
+
+builder.mutationField('createActivity', (t) =>
+  t.field({
+    type: ActivityType,
+    description: 'Logs an activity. `input` takes the REST body fields (type required).',
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'activities', 'write');
+      const input = parseInput(activityCreateInput, args.input);
+      return ctx.prisma.$transaction((tx) => logActivity(tx, ctx, input));
+    },
+  }),
+);

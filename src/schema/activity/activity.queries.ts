@@ -1,0 +1,99 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { notFound } from '../../errors.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { parseInput } from '../common/validation.ts';
+import { findContact } from '../contact/contact.queries.ts';
+import { activityFilter } from './activity.inputs.ts';
+import { ActivityPage, ActivityType } from './activity.type.ts';
+
+/** Newest first by when it happened; created_at for "recently logged". */
+export const ACTIVITY_SORT: SortSpec = {
+  default: '-occurred_at',
+  fields: {
+    occurred_at: { field: 'occurredAt', type: 'date' },
+    created_at: { field: 'createdAt', type: 'date' },
+  },
+};
+
+function activityWhere(ctx: Context, filter: unknown): Prisma.ActivityWhereInput {
+  const f = parseInput(activityFilter, filter ?? {});
+  const where: Prisma.ActivityWhereInput = { workspaceId: ctx.caller.workspaceId };
+  if (f.type) where.type = f.type;
+  if (f.contact_id) where.contactId = f.contact_id;
+  if (f.deal_id) where.dealId = f.deal_id;
+  if (f.user_id) where.userId = f.user_id;
+  if (f.date_from || f.date_to) where.occurredAt = { gte: f.date_from, lte: f.date_to };
+  return where;
+}
+
+function activityPage(ctx: Context, where: Prisma.ActivityWhereInput, args: { sort?: string | null; limit?: number | null; cursor?: string | null }) {
+  return findPage({
+    limit: parseLimit(args.limit),
+    keys: parseSort(args.sort, ACTIVITY_SORT),
+    cursor: args.cursor,
+    where: where as Record<string, unknown>,
+    fetch: (q) => ctx.prisma.activity.findMany(q as Prisma.ActivityFindManyArgs),
+    count: (w) => ctx.prisma.activity.count({ where: w }),
+  });
+}
+
+const listArgs = builder.args((t) => ({
+  sort: t.string({ description: 'occurred_at or created_at; prefix - for descending. Default -occurred_at' }),
+  limit: t.int({ description: 'Page size, 1 to 100 (default 25).' }),
+  cursor: t.string({ description: 'next_cursor of the previous page.' }),
+}));
+
+builder.queryFields((t) => ({
+  activity: t.prismaField({
+    type: ActivityType,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      assertAllowed(ctx.caller, 'activities', 'read');
+      const activity = await ctx.prisma.activity.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      if (!activity) throw notFound('Activity');
+      return activity;
+    },
+  }),
+  activities: t.field({
+    type: ActivityPage,
+    description: 'Activities of the workspace, newest first, filtered and paginated by cursor.',
+    args: { filter: t.arg({ type: 'JSONObject', description: 'type, contact_id, deal_id, user_id, date_from, date_to' }), ...listArgs },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'activities', 'read');
+      return activityPage(ctx, activityWhere(ctx, args.filter), args);
+    },
+  }),
+  activityFeed: t.field({
+    type: ActivityPage,
+    description: 'Recent interactions across the workspace, most recent first.',
+    args: listArgs,
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'activities', 'read');
+      return activityPage(ctx, { workspaceId: ctx.caller.workspaceId }, args);
+    },
+  }),
+  contactActivities: t.field({
+    type: ActivityPage,
+    description: 'Activities logged for a contact, newest first.',
+    args: { contactId: t.arg.id({ required: true }), ...listArgs },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'activities', 'read');
+      const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
+      return activityPage(ctx, { workspaceId: ctx.caller.workspaceId, contactId: contact.id }, args);
+    },
+  }),
+  dealActivities: t.field({
+    type: ActivityPage,
+    description: 'Activities logged for a deal, newest first.',
+    args: { dealId: t.arg.id({ required: true }), ...listArgs },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'activities', 'read');
+      const deal = await ctx.prisma.deal.findFirst({ where: { id: String(args.dealId), workspaceId: ctx.caller.workspaceId }, select: { id: true } });
+      if (!deal) throw notFound('Deal');
+      return activityPage(ctx, { workspaceId: ctx.caller.workspaceId, dealId: deal.id }, args);
+    },
+  }),
+}));

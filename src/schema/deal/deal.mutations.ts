@@ -1,0 +1,56 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { builder } from '../builder.ts';
+import { DeleteResult } from '../common/page.ts';
+import { parseInput } from '../common/validation.ts';
+import { recordDealEvent } from './deal.events.ts';
+import { dealCreateInput, dealUpdateInput, moveStageInput } from './deal.inputs.ts';
+import { findDeal } from './deal.queries.ts';
+import { DealType } from './deal.type.ts';
+import { createDeal, moveDealStage, updateDeal } from './deal.write.ts';
+
+builder.mutationFields((t) => ({
+  createDeal: t.field({
+    type: DealType,
+    description: 'Creates an open deal. `input` takes the REST body fields (title and pipeline_id required).',
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'deals', 'write');
+      const input = parseInput(dealCreateInput, args.input);
+      return ctx.prisma.$transaction((tx) => createDeal(tx, ctx, input));
+    },
+  }),
+  updateDeal: t.field({
+    type: DealType,
+    description: 'Partial update, including status (won_reason, lost_reason, competitor) and pipeline or stage changes.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'deals', 'write');
+      const input = parseInput(dealUpdateInput, args.input);
+      return ctx.prisma.$transaction((tx) => updateDeal(tx, ctx, String(args.id), input));
+    },
+  }),
+  moveDealStage: t.field({
+    type: DealType,
+    description: 'Moves a deal to another stage of its pipeline and records it in the stage history. `input`: { stage_id, note? }.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'deals', 'write');
+      const input = parseInput(moveStageInput, args.input);
+      return ctx.prisma.$transaction((tx) => moveDealStage(tx, ctx, String(args.id), input.stage_id, input.note ?? null));
+    },
+  }),
+  deleteDeal: t.field({
+    type: DeleteResult,
+    description: 'Deletes a deal with its contact associations and stage history. Irreversible.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'deals', 'write');
+      return ctx.prisma.$transaction(async (tx) => {
+        const deal = await findDeal(tx, ctx, String(args.id));
+        await tx.deal.delete({ where: { id: deal.id } });
+        await recordDealEvent(tx, ctx, 'deal.deleted', deal);
+        return { id: deal.id, deleted: true as const };
+      });
+    },
+  }),
+}));

@@ -1,0 +1,106 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import { assertAllowed } from '../../auth/scopes.ts';
+import { notFound } from '../../errors.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { parseInput } from '../common/validation.ts';
+import { findContact } from '../contact/contact.queries.ts';
+import { dealFilter } from './deal.inputs.ts';
+import { DealPage, DealType } from './deal.type.ts';
+
+export const DEAL_SORT: SortSpec = {
+  default: '-created_at',
+  fields: {
+    created_at: { field: 'createdAt', type: 'date' },
+    updated_at: { field: 'updatedAt', type: 'date' },
+    value: { field: 'value', type: 'number', nullable: true },
+    expected_close_date: { field: 'expectedCloseDate', type: 'date', nullable: true },
+  },
+};
+
+/** Loads a deal of the caller's workspace, with its stage name, or answers 404. */
+export async function findDeal(db: Pick<Context['prisma'], 'deal'>, ctx: Context, id: string) {
+  const deal = await db.deal.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId }, include: { stage: { select: { name: true } } } });
+  if (!deal) throw notFound('Deal');
+  return deal;
+}
+
+function dealWhere(ctx: Context, filter: unknown): Prisma.DealWhereInput {
+  const f = parseInput(dealFilter, filter ?? {});
+  const where: Prisma.DealWhereInput = { workspaceId: ctx.caller.workspaceId };
+  if (f.pipeline_id) where.pipelineId = f.pipeline_id;
+  if (f.stage_id) where.stageId = f.stage_id;
+  if (f.owner_id) where.ownerId = f.owner_id;
+  if (f.contact_id) where.contactId = f.contact_id;
+  if (f.status) where.status = f.status;
+  if (f.min_value !== undefined || f.max_value !== undefined) where.value = { gte: f.min_value, lte: f.max_value };
+  if (f.expected_close_after || f.expected_close_before) where.expectedCloseDate = { gte: f.expected_close_after, lte: f.expected_close_before };
+  return where;
+}
+
+interface ListArgs {
+  sort?: string | null;
+  limit?: number | null;
+  cursor?: string | null;
+}
+
+/** A page of deals; relations the query asks for under `nodes` are loaded with them, not per deal. */
+function dealPage(ctx: Context, info: GraphQLResolveInfo, args: ListArgs, where: Prisma.DealWhereInput) {
+  return findPage({
+    limit: parseLimit(args.limit),
+    keys: parseSort(args.sort, DEAL_SORT),
+    cursor: args.cursor,
+    where: where as Record<string, unknown>,
+    fetch: (q) => ctx.prisma.deal.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.DealFindManyArgs),
+    count: (w) => ctx.prisma.deal.count({ where: w }),
+  });
+}
+
+const SORT_HELP = 'created_at, updated_at, value, expected_close_date; prefix - for descending';
+
+builder.queryFields((t) => ({
+  deal: t.prismaField({
+    type: DealType,
+    description: 'One deal with its custom fields, associated contacts and stage history.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      assertAllowed(ctx.caller, 'deals', 'read');
+      const deal = await ctx.prisma.deal.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      if (!deal) throw notFound('Deal');
+      return deal;
+    },
+  }),
+  deals: t.field({
+    type: DealPage,
+    description: 'Deals of the workspace, filtered, sorted and paginated by cursor.',
+    args: {
+      filter: t.arg({
+        type: 'JSONObject',
+        description: 'pipeline_id, stage_id, owner_id, contact_id, status, min_value, max_value, expected_close_after, expected_close_before',
+      }),
+      sort: t.arg.string({ description: SORT_HELP }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
+    resolve: (_root, args, ctx, info) => {
+      assertAllowed(ctx.caller, 'deals', 'read');
+      return dealPage(ctx, info, args, dealWhere(ctx, args.filter));
+    },
+  }),
+  contactDeals: t.field({
+    type: DealPage,
+    description: 'Deals a contact is associated with, as primary contact or in another role.',
+    args: { contactId: t.arg.id({ required: true }), sort: t.arg.string({ description: SORT_HELP }), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: async (_root, args, ctx, info) => {
+      assertAllowed(ctx.caller, 'deals', 'read');
+      const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
+      return dealPage(ctx, info, args, {
+        workspaceId: ctx.caller.workspaceId,
+        OR: [{ contactId: contact.id }, { dealContacts: { some: { contactId: contact.id } } }],
+      });
+    },
+  }),
+}));

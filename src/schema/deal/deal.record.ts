@@ -1,0 +1,35 @@
+// The snake_case record of a deal, as events and webhook payloads carry it.
+import type { Deal, Prisma } from '../../db/generated/client/client.ts';
+import { calendarDay } from './deal.type.ts';
+
+export type DealWithStage = Deal & { stage: { name: string } };
+
+/** Loads the stage name with the deal, for `dealRecord`. */
+export const withStageName = { stage: { select: { name: true } } } as const;
+
+export function dealRecord(d: DealWithStage) {
+  return {
+    id: d.id,
+    title: d.title,
+    value: d.value?.toNumber() ?? null,
+    currency: d.currency,
+    pipeline_id: d.pipelineId,
+    stage_id: d.stageId,
+    stage_name: d.stage.name,
+    probability: d.probability,
+    owner_id: d.ownerId,
+    contact_id: d.contactId,
+    expected_close_date: calendarDay(d.expectedCloseDate),
+    status: d.status,
+    won_reason: d.wonReason,
+    lost_reason: d.lostReason,
+    competitor: d.competitor,
+    tags: d.tags,
+    custom_fields: d.customFields as Prisma.InputJsonObject,
+    closed_at: d.closedAt?.toISOString() ?? null,
+    created_at: d.createdAt.toISOString(),
+    updated_at: d.updatedAt.toISOString(),
+  };
+}
+
+export type DealRecord = ReturnType<typeof dealRecord>;

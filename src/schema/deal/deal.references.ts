@@ -1,0 +1,36 @@
+// Checks of what a deal body refers to. An id that is well-formed but names nothing in the
+// workspace is a business-rule error (422), not a missing resource (404).
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { AppError, validationError } from '../../errors.ts';
+import type { Context } from '../context.ts';
+import { applyCustomFields, droppedWarning } from '../contact/custom-fields.rules.ts';
+
+type Tx = Prisma.TransactionClient;
+
+const unknownRef = (field: string, what: string) =>
+  new AppError('unprocessable_entity', `${field} does not name ${what} of this workspace`, { [field]: [`unknown ${what}`] });
+
+export async function assertContactExists(tx: Tx, ctx: Context, contactId: string | null | undefined, field = 'contact_id'): Promise<void> {
+  if (contactId === null || contactId === undefined) return;
+  const contact = await tx.contact.findFirst({ where: { id: contactId, workspaceId: ctx.caller.workspaceId }, select: { id: true } });
+  if (!contact) throw unknownRef(field, 'a contact');
+}
+
+/** The stages of a pipeline of the workspace, in position order. */
+export async function pipelineStages(tx: Tx, ctx: Context, pipelineId: string) {
+  const pipeline = await tx.pipeline.findFirst({
+    where: { id: pipelineId, workspaceId: ctx.caller.workspaceId },
+    include: { stages: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } },
+  });
+  if (!pipeline) throw unknownRef('pipeline_id', 'a pipeline');
+  return pipeline.stages;
+}
+
+/** Deals use the workspace's custom field definitions, as contacts do. */
+export async function customFieldsFor(tx: Tx, ctx: Context, input: Record<string, unknown>, existing: Record<string, unknown> = {}) {
+  const defs = await tx.customFieldDefinition.findMany({ where: { workspaceId: ctx.caller.accountId } });
+  const { values, dropped, errors } = applyCustomFields(defs, input, existing);
+  if (Object.keys(errors).length) throw validationError(errors);
+  if (dropped.length) ctx.warnings.push(droppedWarning(dropped));
+  return values as Prisma.InputJsonObject;
+}

@@ -1,0 +1,150 @@
+// The writes behind the deal mutations: each runs inside the caller's transaction and records
+// its events there. Every change writes deal.updated (what changed, and the previous values),
+// plus deal.stage_changed, deal.won or deal.lost when the change is one of those.
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { newId } from '../../ids.ts';
+import { actorOf, type Context } from '../context.ts';
+import { assertActiveUser } from '../user/user.rules.ts';
+import { recordDealEvent } from './deal.events.ts';
+import type { DealCreateInput, DealUpdateInput } from './deal.inputs.ts';
+import { findDeal } from './deal.queries.ts';
+import { dealRecord, withStageName, type DealWithStage } from './deal.record.ts';
+import { assertContactExists, customFieldsFor, pipelineStages } from './deal.references.ts';
+import { applyStatus, chooseStage, type StageRef } from './deal.rules.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
+  const stage = chooseStage(await pipelineStages(tx, ctx, input.pipeline_id), input.stage_id);
+  await assertContactExists(tx, ctx, input.contact_id);
+  await assertActiveUser(tx, ctx, input.owner_id, 'owner_id');
+  const deal = await tx.deal.create({
+    data: {
+      id: newId('deal'),
+      workspaceId: ctx.caller.workspaceId,
+      title: input.title,
+      pipelineId: input.pipeline_id,
+      stageId: stage.id,
+      value: input.value ?? null,
+      currency: input.currency ?? ctx.caller.currency,
+      probability: input.probability ?? null,
+      ownerId: input.owner_id ?? null,
+      contactId: input.contact_id ?? null,
+      expectedCloseDate: input.expected_close_date ?? null,
+      customFields: input.custom_fields ? await customFieldsFor(tx, ctx, input.custom_fields) : {},
+      tags: input.tags ?? [],
+    },
+    include: withStageName,
+  });
+  if (deal.contactId) await tx.dealContact.create({ data: { dealId: deal.id, contactId: deal.contactId, isPrimary: true } });
+  await recordStageHistory(tx, ctx, deal.id, null, stage, null);
+  await recordDealEvent(tx, ctx, 'deal.created', deal);
+  return deal;
+}
+
+export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUpdateInput) {
+  const before = await findDeal(tx, ctx, id);
+  let stage: StageRef | null = null;
+  if (input.pipeline_id !== undefined || input.stage_id !== undefined) {
+    // A new pipeline without a stage_id puts the deal in that pipeline's first stage.
+    stage = chooseStage(await pipelineStages(tx, ctx, input.pipeline_id ?? before.pipelineId), input.stage_id, before.stageId);
+  }
+  await assertContactExists(tx, ctx, input.contact_id);
+  await assertActiveUser(tx, ctx, input.owner_id, 'owner_id');
+  const { fields: status, transition } = applyStatus(before, input, new Date());
+  const after = await tx.deal.update({
+    where: { id: before.id },
+    data: {
+      title: input.title,
+      pipelineId: input.pipeline_id,
+      stageId: stage?.id,
+      value: input.value,
+      currency: input.currency,
+      probability: input.probability,
+      ownerId: input.owner_id,
+      contactId: input.contact_id,
+      expectedCloseDate: input.expected_close_date,
+      tags: input.tags,
+      customFields: input.custom_fields ? await customFieldsFor(tx, ctx, input.custom_fields, before.customFields as Record<string, unknown>) : undefined,
+      ...status,
+    },
+    include: withStageName,
+  });
+  const added = input.contact_id !== undefined ? await setPrimaryContact(tx, after.id, after.contactId) : null;
+
+  if (!(await recordUpdate(tx, ctx, before, after))) return after;
+  if (after.stageId !== before.stageId) await recordStageChange(tx, ctx, before, after, null);
+  if (transition === 'won' || transition === 'lost') {
+    await recordDealEvent(tx, ctx, `deal.${transition}`, after, { previous_status: before.status });
+  }
+  if (added) await recordDealEvent(tx, ctx, 'deal.contact_added', after, { contact_id: added, role: null }, { contactId: added });
+  return after;
+}
+
+/** PUT /deals/:id/stage: a move within the deal's pipeline, with an optional note. */
+export async function moveDealStage(tx: Tx, ctx: Context, id: string, stageId: string, note: string | null) {
+  const before = await findDeal(tx, ctx, id);
+  const stage = chooseStage(await pipelineStages(tx, ctx, before.pipelineId), stageId);
+  if (stage.id === before.stageId) return before;
+  const after = await tx.deal.update({ where: { id: before.id }, data: { stageId: stage.id }, include: withStageName });
+  await recordUpdate(tx, ctx, before, after);
+  await recordStageChange(tx, ctx, before, after, note);
+  return after;
+}
+
+/**
+ * Keeps deal_contacts in step with the primary contact: the new one is marked primary (and
+ * associated if it was not), the previous one stays associated without the mark.
+ * Returns the contact id when it was newly associated.
+ */
+async function setPrimaryContact(tx: Tx, dealId: string, contactId: string | null): Promise<string | null> {
+  const others = contactId ? { contactId: { not: contactId } } : {};
+  await tx.dealContact.updateMany({ where: { dealId, isPrimary: true, ...others }, data: { isPrimary: false } });
+  if (!contactId) return null;
+  const existing = await tx.dealContact.findUnique({ where: { dealId_contactId: { dealId, contactId } } });
+  if (existing) {
+    if (!existing.isPrimary) await tx.dealContact.update({ where: { dealId_contactId: { dealId, contactId } }, data: { isPrimary: true } });
+    return null;
+  }
+  await tx.dealContact.create({ data: { dealId, contactId, isPrimary: true } });
+  return contactId;
+}
+
+// Fields that change on their own with others and are not reported as changes.
+const DERIVED = new Set(['updated_at', 'closed_at', 'stage_name']);
+
+/** Writes deal.updated with the changed fields; false when nothing changed. */
+async function recordUpdate(tx: Tx, ctx: Context, before: DealWithStage, after: DealWithStage): Promise<boolean> {
+  const previous: Record<string, unknown> = dealRecord(before);
+  const current: Record<string, unknown> = dealRecord(after);
+  const changes = Object.keys(current).filter((k) => !DERIVED.has(k) && JSON.stringify(previous[k]) !== JSON.stringify(current[k]));
+  if (changes.length === 0) return false;
+  const was = Object.fromEntries(changes.map((k) => [k, previous[k] ?? null])) as Prisma.InputJsonObject;
+  await recordDealEvent(tx, ctx, 'deal.updated', after, { changes, previous: was });
+  return true;
+}
+
+type StageName = Pick<StageRef, 'id' | 'name'>;
+
+async function recordStageHistory(tx: Tx, ctx: Context, dealId: string, from: StageName | null, to: StageName, note: string | null) {
+  await tx.stageHistory.create({
+    data: {
+      id: newId('sth'),
+      dealId,
+      fromStageId: from?.id ?? null,
+      fromStageName: from?.name ?? null,
+      toStageId: to.id,
+      toStageName: to.name,
+      note,
+      changedBy: { ...actorOf(ctx) },
+    },
+  });
+}
+
+/** The history entry and deal.stage_changed, whose deal record also names the previous stage. */
+async function recordStageChange(tx: Tx, ctx: Context, before: DealWithStage, after: DealWithStage, note: string | null) {
+  const from = { id: before.stageId, name: before.stage.name };
+  await recordStageHistory(tx, ctx, after.id, from, { id: after.stageId, name: after.stage.name }, note);
+  const record = { ...dealRecord(after), previous_stage_id: from.id, previous_stage_name: from.name };
+  await recordDealEvent(tx, ctx, 'deal.stage_changed', after, { changed_by: { ...actorOf(ctx) }, note }, { record });
+}

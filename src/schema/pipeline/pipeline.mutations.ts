@@ -1,0 +1,76 @@
+import { DEFAULT_STAGES } from '../../admin/workspaces.ts';
+import { assertAllowed } from '../../auth/scopes.ts';
+import { newId } from '../../ids.ts';
+import { builder } from '../builder.ts';
+import { DeleteResult } from '../common/page.ts';
+import { parseInput } from '../common/validation.ts';
+import { pipelineCreateInput, pipelineUpdateInput } from './pipeline.inputs.ts';
+import { findPipeline } from './pipeline.queries.ts';
+import { assertDefaultKept, assertPipelineDeletable } from './pipeline.rules.ts';
+import { PipelineType } from './pipeline.type.ts';
+import { clearDefault, pipelineTransaction } from './pipeline.write.ts';
+
+builder.mutationFields((t) => ({
+  createPipeline: t.field({
+    type: PipelineType,
+    description: 'Creates a pipeline. `input`: { name, is_default?, stages?: [{ name, probability }] }; without stages it gets the default ones.',
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'pipelines', 'write');
+      const input = parseInput(pipelineCreateInput, args.input);
+      return pipelineTransaction(ctx, async (tx) => {
+        const workspaceId = ctx.caller.workspaceId;
+        if (input.is_default) await clearDefault(tx, workspaceId);
+        const pipeline = await tx.pipeline.create({ data: { id: newId('pipe'), workspaceId, name: input.name, isDefault: input.is_default ?? false } });
+        await tx.stage.createMany({
+          data: (input.stages ?? DEFAULT_STAGES).map((s, i) => ({
+            id: newId('stg'),
+            workspaceId,
+            pipelineId: pipeline.id,
+            name: s.name,
+            probability: s.probability ?? 0,
+            position: i + 1,
+          })),
+        });
+        return pipeline;
+      });
+    },
+  }),
+  updatePipeline: t.field({
+    type: PipelineType,
+    description: 'Renames a pipeline or makes it the default. `input`: { name?, is_default? }.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'pipelines', 'write');
+      const input = parseInput(pipelineUpdateInput, args.input);
+      return pipelineTransaction(ctx, async (tx) => {
+        const pipeline = await findPipeline(tx, ctx, String(args.id));
+        assertDefaultKept(pipeline.isDefault, input.is_default);
+        if (input.is_default && !pipeline.isDefault) await clearDefault(tx, pipeline.workspaceId);
+        return tx.pipeline.update({ where: { id: pipeline.id }, data: { name: input.name, isDefault: input.is_default } });
+      });
+    },
+  }),
+  deletePipeline: t.field({
+    type: DeleteResult,
+    description: 'Deletes an empty pipeline with its stages. Deleting the default makes the oldest remaining pipeline the default.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'pipelines', 'write');
+      return pipelineTransaction(ctx, async (tx) => {
+        const pipeline = await findPipeline(tx, ctx, String(args.id));
+        const [dealCount, pipelineCount] = await Promise.all([
+          tx.deal.count({ where: { pipelineId: pipeline.id } }),
+          tx.pipeline.count({ where: { workspaceId: pipeline.workspaceId } }),
+        ]);
+        assertPipelineDeletable({ dealCount, pipelineCount });
+        await tx.pipeline.delete({ where: { id: pipeline.id } });
+        if (pipeline.isDefault) {
+          const next = await tx.pipeline.findFirstOrThrow({ where: { workspaceId: pipeline.workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
+          await tx.pipeline.update({ where: { id: next.id }, data: { isDefault: true } });
+        }
+        return { id: pipeline.id, deleted: true as const };
+      });
+    },
+  }),
+}));

@@ -1,0 +1,52 @@
+import type { Stage } from '../../db/generated/client/client.ts';
+import { builder } from '../builder.ts';
+import { pageType } from '../common/page.ts';
+
+export const StageType = builder.prismaObject('Stage', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    pipeline_id: t.exposeString('pipelineId'),
+    name: t.exposeString('name'),
+    position: t.exposeInt('position', { description: '1 for the first stage' }),
+    probability: t.exposeInt('probability', { description: 'Win probability in percent, 0 to 100' }),
+    pipeline: t.relation('pipeline'),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const PipelineType = builder.prismaObject('Pipeline', {
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    name: t.exposeString('name'),
+    is_default: t.exposeBoolean('isDefault'),
+    stages: t.relation('stages', { query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const PipelinePage = pageType('PipelinePage', PipelineType);
+
+/** A stage with the totals of the deals in it, as the stage listing of a pipeline shows it. */
+export interface StageWithTotals extends Stage {
+  dealCount: number;
+  totalValue: number;
+}
+
+export const StageTotalsType = builder.objectRef<StageWithTotals>('StageWithTotals').implement({
+  description: 'A stage with the number and summed value of the deals in it (any status).',
+  fields: (t) => ({
+    id: t.exposeID('id'),
+    pipeline_id: t.exposeString('pipelineId'),
+    name: t.exposeString('name'),
+    position: t.exposeInt('position'),
+    probability: t.exposeInt('probability'),
+    deal_count: t.exposeInt('dealCount'),
+    total_value: t.exposeFloat('totalValue', { description: 'Sum of deal values as stored, whatever their currency; no value counts as 0' }),
+    created_at: t.expose('createdAt', { type: 'DateTime' }),
+    updated_at: t.expose('updatedAt', { type: 'DateTime' }),
+  }),
+});
+
+export const StageTotalsPage = pageType('StageWithTotalsPage', StageTotalsType);

@@ -1,0 +1,56 @@
+// Helpers shared by the pipeline and stage mutations; each runs inside the caller's transaction.
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { AppError } from '../../errors.ts';
+import type { Context } from '../context.ts';
+import { findPipeline } from './pipeline.queries.ts';
+
+type Tx = Prisma.TransactionClient;
+
+function isForeignKeyViolation(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2003';
+}
+
+/**
+ * Runs `work` in a transaction. A deal written concurrently into a pipeline or stage being
+ * deleted makes the database refuse the delete: that is the same conflict the checks report.
+ */
+export async function pipelineTransaction<T>(ctx: Context, work: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await ctx.prisma.$transaction(work);
+  } catch (err) {
+    if (isForeignKeyViolation(err)) throw new AppError('conflict', 'The pipeline or stage holds deals; move or delete them first');
+    throw err;
+  }
+}
+
+/**
+ * Loads the pipeline (404 when not the caller's) and locks it, so concurrent stage changes
+ * of one pipeline renumber positions one after the other.
+ */
+export async function lockPipeline(tx: Tx, ctx: Context, id: string) {
+  const pipeline = await findPipeline(tx, ctx, id);
+  await tx.$queryRaw`SELECT id FROM pipelines WHERE id = ${pipeline.id} FOR UPDATE`;
+  return pipeline;
+}
+
+export function stagesInOrder(tx: Tx, pipelineId: string) {
+  return tx.stage.findMany({ where: { pipelineId }, orderBy: [{ position: 'asc' }, { id: 'asc' }] });
+}
+
+/**
+ * Gives each of `stages` its place in `order` (positions 1..n), writing only those that
+ * moved. Ids in `order` that are not in `stages` (the stage being created or moved) are
+ * left to the caller.
+ */
+export async function renumber(tx: Tx, stages: { id: string; position: number }[], order: string[]): Promise<void> {
+  const current = new Map(stages.map((s) => [s.id, s.position]));
+  for (const [i, id] of order.entries()) {
+    const position = current.get(id);
+    if (position !== undefined && position !== i + 1) await tx.stage.update({ where: { id }, data: { position: i + 1 } });
+  }
+}
+
+/** Called before another pipeline becomes the default: a workspace has exactly one. */
+export async function clearDefault(tx: Tx, workspaceId: string): Promise<void> {
+  await tx.pipeline.updateMany({ where: { workspaceId, isDefault: true }, data: { isDefault: false } });
+}

@@ -1,0 +1,74 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+import { DeleteResult } from '../common/page.ts';
+import { parseInput } from '../common/validation.ts';
+import { MAX_STAGES, stageCreateInput, stageUpdateInput } from './pipeline.inputs.ts';
+import { assertStageDeletable, assertStageRoom, reorder } from './pipeline.rules.ts';
+import { StageType } from './pipeline.type.ts';
+import { lockPipeline, pipelineTransaction, renumber, stagesInOrder } from './pipeline.write.ts';
+
+/** The pipeline (locked) and its stages in order; 404 when either id is not the caller's. */
+async function loadStage(tx: Prisma.TransactionClient, ctx: Context, pipelineId: string, stageId: string) {
+  const pipeline = await lockPipeline(tx, ctx, pipelineId);
+  const stages = await stagesInOrder(tx, pipeline.id);
+  const stage = stages.find((s) => s.id === stageId);
+  if (!stage) throw notFound('Stage');
+  return { stage, stages };
+}
+
+builder.mutationFields((t) => ({
+  createStage: t.field({
+    type: StageType,
+    description: 'Adds a stage. `input`: { name, probability?, position? }; without a position it goes last, else later stages shift down.',
+    args: { pipelineId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'pipelines', 'write');
+      const input = parseInput(stageCreateInput, args.input);
+      return pipelineTransaction(ctx, async (tx) => {
+        const pipeline = await lockPipeline(tx, ctx, String(args.pipelineId));
+        const stages = await stagesInOrder(tx, pipeline.id);
+        assertStageRoom(stages.length, MAX_STAGES);
+        const id = newId('stg');
+        const order = reorder(stages.map((s) => s.id), id, input.position ?? stages.length + 1);
+        await renumber(tx, stages, order);
+        return tx.stage.create({
+          data: { id, workspaceId: pipeline.workspaceId, pipelineId: pipeline.id, name: input.name, probability: input.probability ?? 0, position: order.indexOf(id) + 1 },
+        });
+      });
+    },
+  }),
+  updateStage: t.field({
+    type: StageType,
+    description: 'Renames a stage, changes its probability, or moves it to another position (the others shift).',
+    args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'pipelines', 'write');
+      const input = parseInput(stageUpdateInput, args.input);
+      return pipelineTransaction(ctx, async (tx) => {
+        const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
+        if (input.position !== undefined) await renumber(tx, stages, reorder(stages.map((s) => s.id), stage.id, input.position));
+        return tx.stage.update({ where: { id: stage.id }, data: { name: input.name, probability: input.probability } });
+      });
+    },
+  }),
+  deleteStage: t.field({
+    type: DeleteResult,
+    description: 'Deletes an empty stage; later stages move up.',
+    args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'pipelines', 'write');
+      return pipelineTransaction(ctx, async (tx) => {
+        const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
+        assertStageDeletable({ dealCount: await tx.deal.count({ where: { stageId: stage.id } }), stageCount: stages.length });
+        await tx.stage.delete({ where: { id: stage.id } });
+        const rest = stages.filter((s) => s.id !== stage.id);
+        await renumber(tx, rest, rest.map((s) => s.id));
+        return { id: stage.id, deleted: true as const };
+      });
+    },
+  }),
+}));

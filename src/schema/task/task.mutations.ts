@@ -1,0 +1,48 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { builder } from '../builder.ts';
+import { DeleteResult } from '../common/page.ts';
+import { parseInput } from '../common/validation.ts';
+import { taskCompleteInput, taskCreateInput, taskUpdateInput } from './task.inputs.ts';
+import { TaskType } from './task.type.ts';
+import { completeTask, createTask, deleteTask, updateTask } from './task.write.ts';
+
+builder.mutationFields((t) => ({
+  createTask: t.field({
+    type: TaskType,
+    description: 'Creates a task. `input` takes the REST body fields (title required).',
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'tasks', 'write');
+      const input = parseInput(taskCreateInput, args.input);
+      return ctx.prisma.$transaction((tx) => createTask(tx, ctx, input));
+    },
+  }),
+  updateTask: t.field({
+    type: TaskType,
+    description: 'Partial update: only the fields given change. Any status may be set.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'tasks', 'write');
+      const input = parseInput(taskUpdateInput, args.input);
+      return ctx.prisma.$transaction((tx) => updateTask(tx, ctx, String(args.id), input));
+    },
+  }),
+  completeTask: t.field({
+    type: TaskType,
+    description: 'Completes a pending or in-progress task. A completed task is returned unchanged; a cancelled one is refused.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', description: '{ completion_note }' }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'tasks', 'write');
+      const { completion_note } = parseInput(taskCompleteInput, args.input ?? {});
+      return ctx.prisma.$transaction((tx) => completeTask(tx, ctx, String(args.id), completion_note));
+    },
+  }),
+  deleteTask: t.field({
+    type: DeleteResult,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'tasks', 'write');
+      return ctx.prisma.$transaction((tx) => deleteTask(tx, ctx, String(args.id)));
+    },
+  }),
+}));

@@ -1,0 +1,148 @@
+// The task writes: each runs inside the caller's transaction and records its events there.
+import type { Prisma, Task } from '../../db/generated/client/client.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { recordEvent, type EventName } from '../../webhooks/events.ts';
+import { actorOf, type Context } from '../context.ts';
+import { assertActiveUser } from '../user/user.rules.ts';
+import type { ReminderInput, TaskCreateInput, TaskUpdateInput } from './task.inputs.ts';
+import { becameCompleted, changedFields, completedAtAfter, completion, newlyAssigned, notificationResets, OPEN_STATUSES, reminderAt } from './task.rules.ts';
+import { loadTaskView, loadTaskViews, taskRecord, type TaskView } from './task.view.ts';
+
+type Tx = Prisma.TransactionClient;
+
+export async function findTask(db: Pick<Tx, 'task'>, ctx: Context, id: string): Promise<Task> {
+  const task = await db.task.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
+  if (!task) throw notFound('Task');
+  return task;
+}
+
+/** A task about a contact or deal must name one of this workspace (422); projects live elsewhere and are taken as given. */
+async function assertRelatedExists(tx: Tx, ctx: Context, type: string | null, id: string | null): Promise<void> {
+  if (!type || !id) return;
+  const where = { id, workspaceId: ctx.caller.workspaceId };
+  const found = type === 'contact' ? await tx.contact.count({ where }) : type === 'deal' ? await tx.deal.count({ where }) : 1;
+  if (!found) throw new AppError('unprocessable_entity', `related_to_id does not name a ${type} of this workspace`, { related_to_id: [`unknown ${type}`] });
+}
+
+/** Task events show on the timeline of the contact the task is about. */
+export async function recordTaskEvent(tx: Tx, view: TaskView, type: EventName, actor: ReturnType<typeof actorOf> | null, extra: Prisma.InputJsonObject = {}) {
+  await recordEvent(tx, {
+    workspaceId: view.workspaceId,
+    type,
+    entityType: 'task',
+    entityId: view.id,
+    contactId: view.relatedToType === 'contact' ? view.relatedToId : null,
+    data: { task: taskRecord(view), ...extra },
+    actor,
+  });
+}
+
+const reminderColumns = (r: ReminderInput | null) => ({ reminderType: r?.type ?? null, reminderBeforeMinutes: r?.before_minutes ?? null });
+
+export async function createTask(tx: Tx, ctx: Context, input: TaskCreateInput): Promise<TaskView> {
+  await assertActiveUser(tx, ctx, input.assignee_id, 'assignee_id');
+  await assertRelatedExists(tx, ctx, input.related_to_type ?? null, input.related_to_id ?? null);
+  const dueDate = input.due_date ?? null;
+  const reminder = input.reminder ?? null;
+  const status = input.status ?? 'pending';
+  const task = await tx.task.create({
+    data: {
+      id: newId('task'),
+      workspaceId: ctx.caller.workspaceId,
+      title: input.title,
+      description: input.description ?? null,
+      status,
+      priority: input.priority ?? 'medium',
+      type: input.type ?? 'todo',
+      assigneeId: input.assignee_id ?? null,
+      dueDate,
+      relatedToType: input.related_to_type ?? null,
+      relatedToId: input.related_to_id ?? null,
+      ...reminderColumns(reminder),
+      reminderAt: reminderAt(dueDate, reminder),
+      completedAt: completedAtAfter(null, status, new Date()),
+      createdBy: ctx.caller.userId,
+    },
+  });
+  const view = await loadTaskView(tx, task);
+  const actor = actorOf(ctx);
+  await recordTaskEvent(tx, view, 'task.created', actor);
+  if (newlyAssigned(null, task.assigneeId)) await recordTaskEvent(tx, view, 'task.assigned', actor, { previous_assignee_id: null });
+  if (becameCompleted(null, status)) await recordTaskEvent(tx, view, 'task.completed', actor);
+  return view;
+}
+
+/** PUT semantics per the product decisions: any field, any status; only given fields change. */
+export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUpdateInput): Promise<TaskView> {
+  const before = await findTask(tx, ctx, id);
+  // An unchanged assignee who has since been deactivated does not block other edits.
+  if (input.assignee_id !== before.assigneeId) await assertActiveUser(tx, ctx, input.assignee_id, 'assignee_id');
+  // related_to_type and related_to_id change together (the input rule asks for both or neither).
+  const relatedGiven = input.related_to_type !== undefined || input.related_to_id !== undefined;
+  const relatedToType = relatedGiven ? (input.related_to_type ?? null) : before.relatedToType;
+  const relatedToId = relatedGiven ? (input.related_to_id ?? null) : before.relatedToId;
+  if (relatedToType !== before.relatedToType || relatedToId !== before.relatedToId) await assertRelatedExists(tx, ctx, relatedToType, relatedToId);
+
+  const dueDate = input.due_date !== undefined ? input.due_date : before.dueDate;
+  const reminder =
+    input.reminder !== undefined ? input.reminder : before.reminderType ? { type: before.reminderType as ReminderInput['type'], before_minutes: before.reminderBeforeMinutes ?? 0 } : null;
+  const status = input.status ?? before.status;
+  const schedule = { dueDate, reminderAt: reminderAt(dueDate, reminder) };
+  const after = await tx.task.update({
+    where: { id },
+    data: {
+      title: input.title,
+      description: input.description,
+      status,
+      priority: input.priority,
+      type: input.type,
+      assigneeId: input.assignee_id,
+      relatedToType,
+      relatedToId,
+      ...reminderColumns(reminder),
+      ...schedule,
+      ...notificationResets(before, schedule),
+      completedAt: completedAtAfter(before, status, new Date()),
+    },
+  });
+
+  const changes = changedFields(before, after);
+  const [beforeView, view] = await loadTaskViews(tx, [before, after]);
+  if (changes.length === 0) return view;
+  const actor = actorOf(ctx);
+  const previous = taskRecord(beforeView) as Record<string, unknown>;
+  await recordTaskEvent(tx, view, 'task.updated', actor, {
+    changes,
+    previous: Object.fromEntries(changes.map((f) => [f, previous[f] ?? null])) as Prisma.InputJsonObject,
+  });
+  if (newlyAssigned(before.assigneeId, after.assigneeId)) await recordTaskEvent(tx, view, 'task.assigned', actor, { previous_assignee_id: before.assigneeId });
+  if (becameCompleted(before.status, after.status)) await recordTaskEvent(tx, view, 'task.completed', actor);
+  return view;
+}
+
+export async function completeTask(tx: Tx, ctx: Context, id: string, note: string | null | undefined): Promise<TaskView> {
+  const before = await findTask(tx, ctx, id);
+  if (completion(before.status) === 'unchanged') return loadTaskView(tx, before);
+  // Conditional on the task still being open: of two concurrent completions one wins, one event.
+  const { count } = await tx.task.updateMany({
+    where: { id, status: { in: [...OPEN_STATUSES] } },
+    data: { status: 'completed', completedAt: completedAtAfter(before, 'completed', new Date()), completionNote: note ?? null },
+  });
+  const after = await findTask(tx, ctx, id);
+  if (count === 0) {
+    completion(after.status); // the other writer may have cancelled it: 422 then
+    return loadTaskView(tx, after);
+  }
+  const view = await loadTaskView(tx, after);
+  await recordTaskEvent(tx, view, 'task.completed', actorOf(ctx), note ? { completion_note: note } : {});
+  return view;
+}
+
+export async function deleteTask(tx: Tx, ctx: Context, id: string): Promise<{ id: string; deleted: true }> {
+  const task = await findTask(tx, ctx, id);
+  const view = await loadTaskView(tx, task);
+  await tx.task.delete({ where: { id } });
+  await recordTaskEvent(tx, view, 'task.deleted', actorOf(ctx));
+  return { id, deleted: true };
+}

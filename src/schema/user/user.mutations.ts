@@ -1,0 +1,26 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import { builder } from '../builder.ts';
+import { parseInput } from '../common/validation.ts';
+import { preferencesInput } from './preferences.rules.ts';
+import { findUser } from './user.queries.ts';
+import { UserType } from './user.type.ts';
+
+builder.mutationField('updateNotificationPreferences', (t) =>
+  t.field({
+    type: UserType,
+    description: 'Switches the channels task reminders may use for a user: `input` { email?, push? }. Needs tasks:write.',
+    args: { userId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      // Preferences only decide whether task reminders fire, so they are guarded like tasks.
+      assertAllowed(ctx.caller, 'tasks', 'write');
+      const input = parseInput(preferencesInput, args.input);
+      const user = await findUser(ctx.prisma, ctx, String(args.userId));
+      if (Object.keys(input).length === 0) return user;
+      // Merged in the database, so concurrent changes to different channels both survive.
+      await ctx.prisma.$executeRaw`
+        UPDATE users SET notification_preferences = notification_preferences || ${JSON.stringify(input)}::jsonb, updated_at = now()
+        WHERE id = ${user.id}`;
+      return findUser(ctx.prisma, ctx, user.id);
+    },
+  }),
+);

@@ -1,0 +1,54 @@
+// Users are readable with any valid key, whatever its scope: keys need user ids to assign
+// tasks, contacts and deals, and the scope vocabulary has no `users` resource to grant.
+import { z } from 'zod';
+import { notFound } from '../../errors.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { parseInput } from '../common/validation.ts';
+import { UserPage, UserType } from './user.type.ts';
+
+const USER_SORT: SortSpec = {
+  default: 'name',
+  fields: { name: { field: 'name', type: 'string' }, created_at: { field: 'createdAt', type: 'date' } },
+};
+
+const userFilter = z
+  .object({
+    // true/false from a query string, a boolean from GraphQL.
+    active: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
+  })
+  .strip();
+
+/** Users belong to the live workspace; sandbox keys see the same users. */
+export async function findUser(db: Pick<Context['prisma'], 'user'>, ctx: Context, id: string) {
+  const user = await db.user.findFirst({ where: { id, workspaceId: ctx.caller.accountId } });
+  if (!user) throw notFound('User');
+  return user;
+}
+
+builder.queryFields((t) => ({
+  user: t.field({
+    type: UserType,
+    args: { id: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => findUser(ctx.prisma, ctx, String(args.id)),
+  }),
+  users: t.field({
+    type: UserPage,
+    description: 'Users of the workspace, by name. Readable with any key.',
+    args: { filter: t.arg({ type: 'JSONObject', description: 'active' }), sort: t.arg.string({ description: 'name (default) or created_at; prefix - for descending' }), limit: t.arg.int(), cursor: t.arg.string() },
+    resolve: (_root, args, ctx) => {
+      const f = parseInput(userFilter, args.filter ?? {});
+      const where: Prisma.UserWhereInput = { workspaceId: ctx.caller.accountId, ...(f.active === undefined ? {} : { active: f.active }) };
+      return findPage({
+        limit: parseLimit(args.limit),
+        keys: parseSort(args.sort, USER_SORT),
+        cursor: args.cursor,
+        where: where as Record<string, unknown>,
+        fetch: (q) => ctx.prisma.user.findMany(q as Prisma.UserFindManyArgs),
+        count: (w) => ctx.prisma.user.count({ where: w }),
+      });
+    },
+  }),
+}));
