@@ -1,0 +1,54 @@
+// Webhook subscription bodies: the spec's fields plus the settings of the product decisions.
+import { z } from 'zod';
+import { ACCEPTED_EVENTS } from '../../webhooks/events.ts';
+import { filtersSchema } from '../../webhooks/filters.ts';
+import { name255, optionalText } from '../common/validation.ts';
+
+export const MAX_SUBSCRIPTIONS = 100;
+
+const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
+/** Headers the service sets itself; a subscription may not override them. */
+const RESERVED_HEADER = /^(host|content-length|content-type|transfer-encoding|connection|user-agent|x-service-.*|webhook-.*)$/i;
+
+const eventName = z.string().refine((e) => (ACCEPTED_EVENTS as readonly string[]).includes(e), { message: 'is not a known event name' });
+
+const headers = z
+  .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().max(2048).regex(/^[^\r\n]*$/, 'header values are one line'))
+  .refine((h) => Object.keys(h).length <= 20, 'at most 20 headers')
+  .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADER.test(k)), 'cannot set Host, Content-*, User-Agent, X-Service-* or webhook-* headers');
+
+const contentType = z
+  .enum(['json', 'form', 'application/json', 'application/x-www-form-urlencoded'])
+  .transform((v) => (v === 'form' || v === 'application/x-www-form-urlencoded' ? 'form' : 'json'));
+
+export const retryPolicyInput = z.object({
+  max_retries: z.number().int().min(0).max(10),
+  intervals_seconds: z.array(z.number().int().min(1).max(86_400)).max(10).optional(),
+});
+
+const fields = {
+  url: z.string().trim().min(1, 'is required'),
+  events: z.array(eventName).min(1, 'must name at least one event').max(100).transform((e) => [...new Set(e)]),
+  secret: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
+  name: name255.nullable().optional(),
+  description: optionalText(10_000),
+  active: z.boolean().optional(),
+  http_method: z.enum(['POST', 'PUT', 'PATCH']).optional(),
+  content_type: contentType.optional(),
+  headers: headers.optional(),
+  timeout_seconds: z.number().int().min(5).max(60).optional(),
+  retry_policy: retryPolicyInput.optional(),
+  auto_disable_after: z.number().int().min(1).max(1000).optional(),
+  payload_format: z.enum(['event', 'record']).optional(),
+  filters: filtersSchema.optional(),
+};
+
+export const webhookCreateInput = z.object(fields);
+export const webhookUpdateInput = z.object(fields).partial();
+export type WebhookCreateInput = z.output<typeof webhookCreateInput>;
+export type WebhookUpdateInput = z.output<typeof webhookUpdateInput>;
+
+export const logFilter = z.object({
+  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  event: z.string().optional(),
+});

@@ -1,0 +1,131 @@
+import { assertAllowed } from '../../auth/scopes.ts';
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { newId } from '../../ids.ts';
+import { DEFAULT_RETRY_POLICY } from '../../webhooks/retry.rules.ts';
+import { generateWebhookSecret } from '../../webhooks/secret-box.ts';
+import { validateWebhookUrl } from '../../webhooks/url-guard.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+import { DeleteResult } from '../common/page.ts';
+import { parseInput } from '../common/validation.ts';
+import { MAX_SUBSCRIPTIONS, webhookCreateInput, webhookUpdateInput, type WebhookUpdateInput } from './webhook.inputs.ts';
+import { findWebhook } from './webhook.queries.ts';
+import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
+import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
+
+function retryPolicy(input: WebhookUpdateInput['retry_policy']) {
+  if (!input) return undefined;
+  return { max_retries: input.max_retries, intervals_seconds: input.intervals_seconds?.length ? input.intervals_seconds : DEFAULT_RETRY_POLICY.intervals_seconds };
+}
+
+/** Columns for the settings present in the input (undefined ones are left alone by Prisma). */
+function settings(input: WebhookUpdateInput) {
+  return {
+    name: input.name,
+    events: input.events,
+    description: input.description,
+    httpMethod: input.http_method,
+    contentType: input.content_type,
+    headers: input.headers,
+    timeoutSeconds: input.timeout_seconds,
+    retryPolicy: retryPolicy(input.retry_policy),
+    autoDisableAfter: input.auto_disable_after,
+    payloadFormat: input.payload_format,
+    filters: input.filters === null ? ({} as Prisma.InputJsonObject) : input.filters,
+  };
+}
+
+const withSecret = <T extends object>(row: T, plainSecret: string | undefined): T & { plainSecret?: string } => Object.assign(row, { plainSecret });
+
+builder.mutationFields((t) => ({
+  createWebhook: t.field({
+    type: WebhookType,
+    description: 'Subscribes a URL to events. The secret (generated when omitted) is returned only here.',
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'webhooks', 'write');
+      const input = parseInput(webhookCreateInput, args.input);
+      const url = await validateWebhookUrl(input.url, ctx.webhooks.policy);
+      const count = await ctx.prisma.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
+      if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
+      const secret = input.secret ?? generateWebhookSecret();
+      const row = await ctx.prisma.webhookSubscription.create({
+        data: {
+          ...settings(input),
+          id: newId('wh'),
+          workspaceId: ctx.caller.workspaceId,
+          url,
+          events: input.events,
+          active: input.active ?? true,
+          secretEncrypted: ctx.webhooks.box.seal(secret),
+          retryPolicy: retryPolicy(input.retry_policy) ?? { ...DEFAULT_RETRY_POLICY },
+        },
+      });
+      return withSecret(row, secret);
+    },
+  }),
+  updateWebhook: t.field({
+    type: WebhookType,
+    description: 'Changes settings. Setting active to true resumes deliveries kept while it was inactive.',
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'webhooks', 'write');
+      const input = parseInput(webhookUpdateInput, args.input);
+      const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
+      const url = input.url === undefined ? undefined : await validateWebhookUrl(input.url, ctx.webhooks.policy);
+      const reactivated = input.active === true && !sub.active;
+      const row = await ctx.prisma.webhookSubscription.update({
+        where: { id: sub.id },
+        data: {
+          ...settings(input),
+          url,
+          active: input.active,
+          secretEncrypted: input.secret ? ctx.webhooks.box.seal(input.secret) : undefined,
+          ...(reactivated ? { consecutiveFailures: 0, disabledAt: null } : {}),
+        },
+      });
+      return withSecret(row, input.secret) as WithSecret;
+    },
+  }),
+  deleteWebhook: t.field({
+    type: DeleteResult,
+    description: 'Deletes the subscription and its delivery log.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'webhooks', 'write');
+      const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
+      await ctx.prisma.webhookSubscription.delete({ where: { id: sub.id } });
+      return { id: sub.id, deleted: true as const };
+    },
+  }),
+  testWebhook: t.field({
+    type: [WebhookTestResult],
+    description: 'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'webhooks', 'write');
+      return sendTestEvents(ctx, await findWebhook(ctx.prisma, ctx, String(args.id)));
+    },
+  }),
+  redeliverWebhook: t.field({
+    type: DeliveryType,
+    description: 'Queues a delivered or failed event again: same event id, a new attempt and log entry.',
+    args: { id: t.arg.id({ required: true }), logId: t.arg.id({ required: true }) },
+    resolve: (_root, args, ctx) => {
+      assertAllowed(ctx.caller, 'webhooks', 'write');
+      return redeliver(ctx, String(args.id), String(args.logId));
+    },
+  }),
+}));
+
+async function redeliver(ctx: Context, webhookId: string, logId: string) {
+  const sub = await findWebhook(ctx.prisma, ctx, webhookId);
+  const log = await ctx.prisma.webhookDelivery.findFirst({ where: { id: logId, subscriptionId: sub.id } });
+  if (!log) throw notFound('Delivery log entry');
+  if (!log.eventId) throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
+  if (log.status === 'pending') throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
+  return ctx.prisma.webhookDelivery.create({
+    data: { id: newId('dlv'), workspaceId: sub.workspaceId, subscriptionId: sub.id, eventId: log.eventId, event: log.event, nextAttemptAt: new Date() },
+  });
+}

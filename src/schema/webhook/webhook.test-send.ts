@@ -1,0 +1,57 @@
+// POST /v1/webhooks/:id/test: one sample per subscribed event, sent now through the same
+// guard and signing as real deliveries, and kept in the delivery log with test: true.
+import type { WebhookSubscription } from '../../db/generated/client/client.ts';
+import { newId } from '../../ids.ts';
+import { attemptDelivery } from '../../webhooks/deliver.ts';
+import { sampleData } from '../../webhooks/samples.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+
+interface TestResult {
+  event: string;
+  delivery_id: string;
+  status: 'delivered' | 'failed';
+  response_code: number | null;
+  response_time_ms: number;
+  error: string | null;
+}
+
+export const WebhookTestResult = builder.objectRef<TestResult>('WebhookTestResult').implement({
+  fields: (t) => ({
+    event: t.exposeString('event'),
+    delivery_id: t.exposeString('delivery_id'),
+    status: t.exposeString('status'),
+    response_code: t.exposeInt('response_code', { nullable: true }),
+    response_time_ms: t.exposeInt('response_time_ms'),
+    error: t.exposeString('error', { nullable: true }),
+  }),
+});
+
+export function sendTestEvents(ctx: Context, sub: WebhookSubscription): Promise<TestResult[]> {
+  return Promise.all(
+    sub.events.map(async (event) => {
+      const sample = { id: newId('evt'), type: event, workspaceId: sub.workspaceId, createdAt: new Date(), data: sampleData(event) };
+      const { requestBody, result } = await attemptDelivery(ctx.webhooks, sub, sample);
+      const now = new Date();
+      const row = await ctx.prisma.webhookDelivery.create({
+        data: {
+          id: newId('dlv'),
+          workspaceId: sub.workspaceId,
+          subscriptionId: sub.id,
+          event,
+          test: true,
+          status: result.ok ? 'delivered' : 'failed',
+          attempts: 1,
+          lastAttemptAt: now,
+          deliveredAt: result.ok ? now : null,
+          requestBody,
+          responseCode: result.statusCode,
+          responseTimeMs: result.responseTimeMs,
+          responseBody: result.responseBody,
+          error: result.error,
+        },
+      });
+      return { event, delivery_id: row.id, status: row.status as TestResult['status'], response_code: result.statusCode, response_time_ms: result.responseTimeMs, error: result.error };
+    }),
+  );
+}

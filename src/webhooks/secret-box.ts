@@ -1,0 +1,51 @@
+// Webhook signing secrets are stored encrypted (AES-256-GCM), never in plain text.
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export class SecretBox {
+  private readonly key: Buffer;
+
+  constructor(keyMaterial: string) {
+    this.key = createHash('sha256').update(keyMaterial).digest();
+  }
+
+  seal(plain: string): string {
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+    return ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
+  }
+
+  open(sealed: string): string {
+    const [version, iv, tag, body] = sealed.split(':');
+    if (version !== 'v1') throw new Error('Unknown secret format');
+    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));
+    decipher.setAuthTag(Buffer.from(tag, 'base64'));
+    return Buffer.concat([decipher.update(Buffer.from(body, 'base64')), decipher.final()]).toString('utf8');
+  }
+}
+
+/**
+ * ENCRYPTION_KEY when set (several instances must share it); otherwise a random key kept in
+ * a file beside the embedded database, made on first use and readable by its owner only.
+ */
+export function loadSecretBox(encryptionKey: string | null, dataDir: string): SecretBox {
+  if (encryptionKey) return new SecretBox(encryptionKey);
+  const file = path.join(dataDir, 'encryption.key');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    try {
+      fs.writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    } catch (err) {
+      // Another process made it first: use theirs.
+      if ((err as { code?: string }).code !== 'EEXIST') throw err;
+    }
+  }
+  return new SecretBox(fs.readFileSync(file, 'utf8').trim());
+}
+
+/** Generated secrets follow the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}

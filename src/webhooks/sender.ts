@@ -1,0 +1,91 @@
+// The only code that sends HTTP to receivers. Redirects are not followed (a 3xx is a failure),
+// every socket goes through the URL guard, and the whole exchange has a deadline.
+import net from 'node:net';
+import { Agent, request } from 'undici';
+import { assertPublicTarget, BlockedAddressError, guardedLookup, type UrlPolicy } from './url-guard.ts';
+import { parseRetryAfter } from './retry.rules.ts';
+
+export const RESPONSE_BODY_LIMIT = 1000;
+
+export interface OutgoingRequest {
+  url: string;
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  timeoutMs: number;
+}
+
+export interface SendResult {
+  ok: boolean;
+  statusCode: number | null;
+  responseTimeMs: number;
+  /** The first 1000 characters of the response body. */
+  responseBody: string | null;
+  retryAfter: number | null;
+  error: string | null;
+}
+
+async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  let text = '';
+  for await (const chunk of body) {
+    text += chunk.toString('utf8');
+    if (text.length >= RESPONSE_BODY_LIMIT) {
+      body.destroy();
+      break;
+    }
+  }
+  return text.slice(0, RESPONSE_BODY_LIMIT);
+}
+
+export class WebhookSender {
+  private readonly agent: Agent;
+
+  constructor(private readonly policy: UrlPolicy) {
+    this.agent = new Agent({ connect: { lookup: guardedLookup(policy) as never }, keepAliveTimeout: 10_000, connections: 32 });
+  }
+
+  async send(req: OutgoingRequest): Promise<SendResult> {
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const url = new URL(req.url);
+      // IP literals never reach the lookup, so check them here.
+      if (net.isIP(url.hostname.replace(/^\[|\]$/g, ''))) await assertPublicTarget(url, this.policy);
+      const res = await request(url, {
+        method: req.method as 'POST',
+        headers: req.headers,
+        body: req.body,
+        dispatcher: this.agent,
+        signal: AbortSignal.timeout(req.timeoutMs),
+        headersTimeout: req.timeoutMs,
+        bodyTimeout: req.timeoutMs,
+      });
+      const responseBody = await readCapped(res.body).catch(() => null);
+      const ok = res.statusCode >= 200 && res.statusCode < 300;
+      const retryAfterHeader = res.headers['retry-after'];
+      return {
+        ok,
+        statusCode: res.statusCode,
+        responseTimeMs: elapsed(),
+        responseBody,
+        retryAfter: parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader),
+        error: ok ? null : res.statusCode >= 300 && res.statusCode < 400 ? `redirect (${res.statusCode}) not followed` : `receiver answered ${res.statusCode}`,
+      };
+    } catch (err) {
+      return { ok: false, statusCode: null, responseTimeMs: elapsed(), responseBody: null, retryAfter: null, error: describe(err, req.timeoutMs) };
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function describe(err: unknown, timeoutMs: number): string {
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
+    return `timed out after ${timeoutMs / 1000} s`;
+  }
+  if (err instanceof BlockedAddressError || e.code === 'EBLOCKED' || e.cause?.code === 'EBLOCKED') return `blocked: ${e.cause?.message ?? e.message}`;
+  return `connection failed: ${e.cause?.code ?? e.code ?? e.message ?? 'unknown error'}`;
+}

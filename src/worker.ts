@@ -1,0 +1,31 @@
+// `npm run worker`: the webhook delivery worker alone, for running it apart from the API
+// (start the API with WEBHOOK_WORKER=false then). Several may run against one PostgreSQL.
+import { config } from './config.ts';
+import { DatabaseBusyError, openDatabase } from './db/client.ts';
+import { applyMigrations } from './db/migrate.ts';
+import { createLogger } from './logger.ts';
+import { createWebhookServices } from './webhooks/services.ts';
+import { DeliveryWorker } from './webhooks/worker.ts';
+
+const logger = createLogger(config.logLevel);
+
+try {
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  await applyMigrations(db.adapter);
+  const webhooks = createWebhookServices(config);
+  const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks });
+  worker.start();
+  logger.info({ pid: process.pid }, 'webhook delivery worker started');
+  const stop = async (signal: string) => {
+    logger.info({ signal }, 'stopping delivery worker');
+    await worker.stop();
+    await webhooks.sender.close();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+  process.once('SIGINT', () => void stop('SIGINT'));
+} catch (err) {
+  logger.fatal(err instanceof DatabaseBusyError ? err.message : { err }, 'worker failed to start');
+  process.exit(1);
+}
