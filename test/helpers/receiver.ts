@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 
 export interface Hit {
   method: string;
+  path: string;
   headers: http.IncomingHttpHeaders;
   raw: string;
   json: any;
@@ -32,7 +33,7 @@ export async function receiver(behaviour: Behaviour = () => 200): Promise<Receiv
       } catch {
         json = undefined;
       }
-      const hit = { method: req.method!, headers: req.headers, raw, json, at: Date.now() };
+      const hit = { method: req.method!, path: req.url!, headers: req.headers, raw, json, at: Date.now() };
       hits.push(hit);
       const answer = behaviour(hits.length, hit);
       if (answer === 'hang') return void hanging.push(res);

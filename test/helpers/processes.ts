@@ -1,0 +1,68 @@
+// Runs the service's own entry points as child processes, as an operator would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+    s.on('error', reject);
+  });
+}
+
+export interface Child {
+  proc: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+export function runEntry(entry: 'src/main.ts' | 'src/worker.ts', env: Record<string, string>): Child {
+  let out = '';
+  const proc = spawn(process.execPath, ['--import', 'tsx', entry], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
+  return { proc, output: () => out, exited };
+}
+
+/** A fresh place for a child service's data: a temp dir, and a PostgreSQL database when the run uses one. */
+export async function freshStore(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-proc-'));
+  const url = process.env.DATABASE_URL;
+  if (!url) return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  const name = `crm_proc_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const dbUrl = new URL(url);
+  dbUrl.pathname = `/${name}`;
+  return {
+    env: { DATA_DIR: dataDir, DATABASE_URL: dbUrl.toString() },
+    drop: async () => {
+      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitForHttp(url: string, child: Child, ms = 60_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      if (child.proc.exitCode !== null) throw new Error(`process exited: ${child.output().slice(-2000)}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  throw new Error(`no answer from ${url}: ${child.output().slice(-2000)}`);
+}
