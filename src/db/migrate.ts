@@ -45,8 +45,13 @@ function compileEngine(): Promise<WebAssembly.Module> {
 let instantiated: Promise<void> | undefined;
 function loadEngine(): Promise<void> {
   instantiated ??= compileEngine().then((module) => {
-    const imports = { './schema_engine_bg.js': bg } as unknown as WebAssembly.Imports;
-    const instance = new WebAssembly.Instance(module, imports);
+    const glue: Record<string, unknown> = { ...bg };
+    // The engine arms a 10 s timer for its advisory lock and never clears it, which would keep
+    // a finished CLI run (or test worker) alive for 10 s: unref the timers it sets.
+    for (const name of Object.keys(glue).filter((k) => k.startsWith('__wbg_setTimeout_'))) {
+      glue[name] = (fn: () => void, ms: number) => setTimeout(fn, ms >>> 0).unref();
+    }
+    const instance = new WebAssembly.Instance(module, { './schema_engine_bg.js': glue } as WebAssembly.Imports);
     bg.__wbg_set_wasm(instance.exports);
     (instance.exports as { __wbindgen_start(): void }).__wbindgen_start();
   });
@@ -163,7 +168,7 @@ async function withEngine<T>(
   const datamodel = await fs.readFile(schemaFile, 'utf8');
   const wrapped = forMigrations(factory);
   try {
-    // Log lines are JSON (info level: "Applying `<name>`"); errors come back as rejections.
+    // Log lines are JSON ("Applying `<name>`" at info level); failures reject with Errors.
     const engine = await bg.SchemaEngine.new(
       { datamodels: [['schema.prisma', datamodel]] },
       () => {},
@@ -174,19 +179,9 @@ async function withEngine<T>(
     } finally {
       engine.free();
     }
-  } catch (e) {
-    throw engineError(e);
   } finally {
     await wrapped.dispose();
   }
-}
-
-/** The engine rejects with plain objects ({ message, error_code, meta, ... }); make them Errors. */
-function engineError(e: unknown): Error {
-  if (e instanceof Error) return e;
-  const o = (e ?? {}) as { message?: unknown; error_code?: unknown };
-  const message = typeof o.message === 'string' ? o.message : JSON.stringify(e);
-  return new Error(`Prisma schema engine: ${o.error_code ? `${String(o.error_code)} ` : ''}${message}`, { cause: e });
 }
 
 /**
@@ -209,12 +204,12 @@ export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFac
 export async function diffSchemaAgainstMigrations(): Promise<string> {
   const migrationsList = await readMigrations();
   const datamodel = await fs.readFile(schemaFile, 'utf8');
-  const main = new PGlite();
+  // One throwaway database serves as both "main" (only asked for its version) and shadow:
+  // starting a PGlite takes seconds, and the adapter's own shadow would never be closed.
   const shadow = new PGlite();
   try {
-    const factory = new PrismaPGlite(main);
-    // Our own shadow, so it can be closed; the adapter's default one is never closed.
-    factory.connectToShadowDb = () => new PrismaPGlite(shadow).connect();
+    const factory = new PrismaPGlite(shadow);
+    factory.connectToShadowDb = () => factory.connect();
     return await withEngine(factory, async (engine, shadowScripts) => {
       const result = await engine.diff({
         from: { tag: 'migrations', ...migrationsList },
@@ -232,6 +227,6 @@ export async function diffSchemaAgainstMigrations(): Promise<string> {
       return sql === '' || sql === EMPTY_MIGRATION ? '' : `${sql}\n`;
     });
   } finally {
-    await Promise.allSettled([main.close(), shadow.close()]);
+    await shadow.close();
   }
 }
