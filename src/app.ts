@@ -3,7 +3,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { Authenticator } from './auth/authenticate.ts';
+import { Authenticator, type Caller } from './auth/authenticate.ts';
 import { RateLimits } from './auth/rate-limit.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
@@ -17,25 +17,27 @@ import { requestId } from './http/request-id.ts';
 import { loadOperations } from './rest/operations.ts';
 import { restRouter } from './rest/router.ts';
 import type { Context } from './schema/context.ts';
+import type { WebhookServices } from './webhooks/services.ts';
 import { schema } from './schema/index.ts';
+import { createEventBus, type EventBus } from './webhooks/pubsub.ts';
 
 export interface AppDeps {
   db: Database;
   config: Pick<Config, 'trustProxy' | 'graphiql'>;
   logger: Logger;
   redis?: Redis | null;
+  /** Live events for subscriptions; in memory (this instance only) unless given. */
+  bus?: EventBus;
+  webhooks: WebhookServices;
 }
 
 export function buildApp(deps: AppDeps) {
   const { db, config, logger } = deps;
   const authenticator = new Authenticator(db.prisma);
   const limits = new RateLimits(deps.redis ?? null);
-  const contextFor = (_req: Request, res: Response): Context => ({
-    prisma: db.prisma,
-    caller: res.locals.caller!,
-    requestId: res.locals.requestId,
-    warnings: [],
-  });
+  const bus = deps.bus ?? createEventBus(null);
+  const contextOf = (caller: Caller, requestId: string): Context => ({ prisma: db.prisma, caller, requestId, warnings: [], bus, webhooks: deps.webhooks });
+  const contextFor = (_req: Request, res: Response): Context => contextOf(res.locals.caller!, res.locals.requestId);
   const onInternalError = (err: unknown, req: Request) => logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
 
   const app = express();
@@ -46,7 +48,7 @@ export function buildApp(deps: AppDeps) {
   app.use(requestId);
   if (config.trustProxy) app.use(redirectPlainHttp);
 
-  const yoga = createGraphqlHandler({ schema, contextFor, graphiql: config.graphiql, logger });
+  const yoga = createGraphqlHandler({ schema, contextOf, graphiql: config.graphiql, logger });
   const guard = authenticateAndLimit(authenticator, limits);
   // The GraphiQL page itself needs no key; the queries it sends do.
   const graphiqlPage = (req: Request) => config.graphiql && req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html';
@@ -62,5 +64,5 @@ export function buildApp(deps: AppDeps) {
     sendFailure(req, res, internalError(err));
   });
 
-  return { app, yoga, authenticator };
+  return { app, yoga, authenticator, bus };
 }

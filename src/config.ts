@@ -27,8 +27,19 @@ export interface Config {
   tlsKeyFile: string | null;
   logLevel: string;
   graphiql: boolean;
+  /** Key that encrypts webhook secrets at rest; a key file under dataDir is made when unset. */
+  encryptionKey: string | null;
+  /** Local development only: webhook URLs may use plain http / private addresses. */
+  webhookAllowHttp: boolean;
+  webhookAllowPrivateUrls: boolean;
+  /** Run the webhook delivery worker inside the API process (`npm run worker` runs it alone). */
+  workerInProcess: boolean;
+  /** Pause of the delivery worker when it found nothing to do. */
+  workerPollMs: number;
   /** Pause between task scheduler runs (overdue events, reminders); 0 disables the scheduler. */
   schedulerIntervalMs: number;
+  /** Pause between reads of the event log for live subscriptions (their latency); 0 turns them off. */
+  eventFeedIntervalMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -48,7 +59,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsKeyFile: env.TLS_KEY_FILE || null,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     graphiql: env.GRAPHIQL !== undefined ? bool(env.GRAPHIQL) : !production,
+    encryptionKey: env.ENCRYPTION_KEY || null,
+    webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
+    webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS),
+    workerInProcess: env.WEBHOOK_WORKER !== undefined ? bool(env.WEBHOOK_WORKER) : true,
+    workerPollMs: int('WEBHOOK_WORKER_POLL_MS', env.WEBHOOK_WORKER_POLL_MS, 250),
     schedulerIntervalMs: int('SCHEDULER_INTERVAL_MS', env.SCHEDULER_INTERVAL_MS, 30_000),
+    eventFeedIntervalMs: int('EVENT_FEED_INTERVAL_MS', env.EVENT_FEED_INTERVAL_MS, 200),
   };
 }
 

@@ -10,7 +10,12 @@ import { DatabaseBusyError, openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureDefaultWorkspace } from './admin/workspaces.ts';
 import { redirectEverything } from './http/https.ts';
+import { attachGraphqlWs } from './http/websocket.ts';
 import { createLogger } from './logger.ts';
+import { createWebhookServices } from './webhooks/services.ts';
+import { DeliveryWorker } from './webhooks/worker.ts';
+import { startEventFeed } from './webhooks/event-feed.ts';
+import { createEventBus } from './webhooks/pubsub.ts';
 import { startTaskScheduler } from './jobs/task-scheduler.ts';
 
 const logger = createLogger(config.logLevel);
@@ -38,7 +43,11 @@ async function start() {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
 
-  const { app } = buildApp({ db, config, logger, redis });
+  const webhooks = createWebhookServices(config);
+  const bus = createEventBus(config.redisUrl, { logger });
+  const { app, yoga, authenticator } = buildApp({ db, config, logger, redis, webhooks, bus });
+  const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks }) : null;
+  worker?.start();
   const servers: http.Server[] = [];
   if (config.tlsCertFile && config.tlsKeyFile) {
     const tls = { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) };
@@ -54,6 +63,9 @@ async function start() {
     );
   }
 
+  // servers[0] serves the API (HTTPS when TLS is configured); GraphQL over WebSocket shares its port.
+  const graphqlWs = attachGraphqlWs(servers[0], { yoga, authenticator, logger });
+  const feed = config.eventFeedIntervalMs > 0 ? startEventFeed({ prisma: db.prisma, bus, logger, intervalMs: config.eventFeedIntervalMs }) : null;
   const scheduler = startTaskScheduler({ prisma: db.prisma, logger, intervalMs: config.schedulerIntervalMs });
 
   let stopping = false;
@@ -61,7 +73,13 @@ async function start() {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
+    // Sockets first: an open WebSocket would hold its server's close() open.
+    await graphqlWs.dispose();
     await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await feed?.stop();
+    await bus.close();
+    await worker?.stop();
+    await webhooks.sender.close();
     await scheduler.stop();
     await redis?.quit().catch(() => {});
     await db.close();

@@ -264,6 +264,21 @@ describe('read, update, delete', () => {
     expect((await typesOf(t.id)).filter((x) => x === 'task.completed')).toHaveLength(1);
   });
 
+  it('concurrent writes to one task run one after the other: one completion event, 404 after a racing delete', async () => {
+    const t = await newTask({ title: 'Busy' });
+    const puts = await Promise.all([1, 2, 3].map(() => ws.api('PUT', `/v1/tasks/${t.id}`, { status: 'completed' })));
+    expect(puts.map((r) => r.status)).toEqual([200, 200, 200]);
+    expect((await typesOf(t.id)).filter((x) => x === 'task.completed')).toHaveLength(1);
+    const [del, put, del2] = await Promise.all([
+      ws.api('DELETE', `/v1/tasks/${t.id}`),
+      ws.api('PUT', `/v1/tasks/${t.id}`, { title: 'late edit' }),
+      ws.api('DELETE', `/v1/tasks/${t.id}`),
+    ]);
+    expect([del.status, del2.status].sort()).toEqual([200, 404]);
+    expect([200, 404]).toContain(put.status);
+    expect((await typesOf(t.id)).filter((x) => x === 'task.deleted')).toHaveLength(1);
+  });
+
   it('delete answers {id, deleted:true} and records task.deleted; then 404', async () => {
     const t = await newTask({ title: 'Bye' });
     const r = await ws.api('DELETE', `/v1/tasks/${t.id}`);

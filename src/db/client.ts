@@ -14,6 +14,8 @@ export interface Database {
   prisma: PrismaClient;
   adapter: SqlMigrationAwareDriverAdapterFactory;
   kind: 'pglite' | 'postgres';
+  /** The embedded database itself, when that is what is open. */
+  pglite?: PGlite;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,8 @@ export interface OpenOptions {
   /** PostgreSQL schema to use instead of public (tests use one per run). */
   schema?: string;
   poolSize?: number;
+  /** In memory only: start from this dump (PGlite `dumpDataDir`) instead of an empty database. */
+  fromDump?: Blob;
   /** Called with every SQL statement the client sends; tests count them to catch N+1 queries. */
   onQuery?: (event: Prisma.QueryEvent) => void;
 }
@@ -45,13 +49,14 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     const prisma = createClient(adapter, opts.onQuery);
     return { prisma, adapter, kind: 'postgres', close: () => prisma.$disconnect() };
   }
-  const { pglite, release } = await openPglite(opts.dataDir ?? null);
+  const { pglite, release } = await openPglite(opts.dataDir ?? null, opts.fromDump);
   const adapter = new PrismaPGlite(pglite);
   const prisma = createClient(adapter, opts.onQuery);
   return {
     prisma,
     adapter,
     kind: 'pglite',
+    pglite,
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();
@@ -74,8 +79,8 @@ function createClient(adapter: PrismaPg | PrismaPGlite, onQuery: OpenOptions['on
  */
 const STALE_MS = 10_000;
 
-async function openPglite(dir: string | null): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
-  if (!dir) return { pglite: await PGlite.create(), release: async () => {} };
+async function openPglite(dir: string | null, fromDump?: Blob): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
+  if (!dir) return { pglite: await PGlite.create(fromDump ? { loadDataDir: fromDump } : {}), release: async () => {} };
   const dbDir = path.join(dir, 'pglite');
   fs.mkdirSync(dbDir, { recursive: true });
   let release: () => Promise<void>;

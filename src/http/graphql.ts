@@ -1,12 +1,18 @@
 // /graphql over HTTP (graphql-yoga), sharing the schema, context and errors with REST.
+// graphql-ws operations run through the same yoga (see websocket.ts).
+import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
 import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
+import type { Caller } from '../auth/authenticate.ts';
 import { AppError, toGraphQLError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
 
-type ServerContext = { req: Request; res: Response };
+type HttpContext = { req: Request; res: Response };
+/** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
+export type SocketContext = { req: IncomingMessage; caller: Caller; requestId: string };
+type ServerContext = HttpContext | SocketContext;
 
 function maskError(error: unknown): Error {
   if (error instanceof GraphQLError) {
@@ -35,7 +41,7 @@ const warningsPlugin: Plugin<Context> = {
 
 export function createGraphqlHandler(opts: {
   schema: GraphQLSchema;
-  contextFor: (req: Request, res: Response) => Context;
+  contextOf: (caller: Caller, requestId: string) => Context;
   graphiql: boolean;
   logger: Logger;
 }) {
@@ -44,7 +50,8 @@ export function createGraphqlHandler(opts: {
     graphqlEndpoint: '/graphql',
     graphiql: opts.graphiql ? { title: 'CRM GraphQL', headers: JSON.stringify({ Authorization: 'Bearer crm_live_...' }) } : false,
     landingPage: false,
-    context: ({ req, res }) => opts.contextFor(req, res),
+    context: (init) =>
+      'caller' in init ? opts.contextOf(init.caller, init.requestId) : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId),
     maskedErrors: {
       maskError: (error) => {
         const masked = maskError(error);

@@ -41,7 +41,8 @@ function overdueBatch(prisma: Db, now: Date): Promise<number> {
       WHERE id IN (
         SELECT id FROM tasks
         WHERE due_date < ${now} AND status IN (${OPEN}) AND overdue_notified_at IS NULL
-        ORDER BY due_date LIMIT ${BATCH})
+        ORDER BY due_date LIMIT ${BATCH}
+        FOR UPDATE SKIP LOCKED)
       RETURNING id`;
     if (claimed.length === 0) return 0;
     const tasks = await tx.task.findMany({ where: { id: { in: claimed.map((c) => c.id) } }, orderBy: { dueDate: 'asc' } });

@@ -106,4 +106,14 @@ export const routes: RestRoute[] = [
   { method: 'GET', path: '/users', operation: 'ListUsers', variables: page(undefined, true), list: true },
   { method: 'GET', path: '/users/:id', operation: 'GetUser', variables: id },
   { method: 'PUT', path: '/users/:id/notification-preferences', operation: 'UpdateNotificationPreferences', variables: (r) => ({ userId: r.params.id, input: r.body }) },
+
+  // Webhooks
+  { method: 'GET', path: '/webhooks', operation: 'ListWebhooks', variables: page(), list: true },
+  { method: 'POST', path: '/webhooks', operation: 'CreateWebhook', variables: body, status: 201 },
+  { method: 'GET', path: '/webhooks/:id', operation: 'GetWebhook', variables: id },
+  { method: 'PUT', path: '/webhooks/:id', operation: 'UpdateWebhook', variables: idAndBody },
+  { method: 'DELETE', path: '/webhooks/:id', operation: 'DeleteWebhook', variables: id },
+  { method: 'GET', path: '/webhooks/:id/logs', operation: 'WebhookLogs', variables: page((r) => ({ webhookId: r.params.id }), true), list: true },
+  { method: 'POST', path: '/webhooks/:id/test', operation: 'TestWebhook', variables: id },
+  { method: 'POST', path: '/webhooks/:id/logs/:log_id/redeliver', operation: 'RedeliverWebhook', variables: (r) => ({ id: r.params.id, logId: r.params.log_id }), status: 202 },
 ];

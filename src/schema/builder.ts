@@ -30,3 +30,4 @@ builder.addScalarType('JSONObject', JSONObjectResolver);
 
 builder.queryType({});
 builder.mutationType({});
+builder.subscriptionType({});

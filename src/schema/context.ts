@@ -1,14 +1,20 @@
 import type { Caller } from '../auth/authenticate.ts';
 import type { Db } from '../db/client.ts';
 import type { Actor } from '../webhooks/events.ts';
+import type { EventBus } from '../webhooks/pubsub.ts';
+import type { WebhookServices } from '../webhooks/services.ts';
 
-/** Everything a resolver may use. Built per request by REST and /graphql alike. */
+/** Everything a resolver may use. Built per request by REST and /graphql, per operation over WebSocket. */
 export interface Context {
   prisma: Db;
   caller: Caller;
   requestId: string;
   /** Non-fatal notes for the client (REST `meta.warnings`, GraphQL `extensions.warnings`). */
   warnings: string[];
+  /** Live committed events, for GraphQL subscriptions. */
+  bus: EventBus;
+  /** Sending, signing and URL rules for webhook test sends and subscription checks. */
+  webhooks: WebhookServices;
 }
 
 export function actorOf(ctx: Context): Actor {

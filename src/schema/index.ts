@@ -20,5 +20,11 @@ import './activity/activity.queries.ts';
 import './activity/activity.mutations.ts';
 import './user/user.queries.ts';
 import './user/user.mutations.ts';
+// Webhooks
+import './webhook/webhook.queries.ts';
+import './webhook/webhook.mutations.ts';
+// Live events over graphql-ws
+import './subscription/events.subscription.ts';
+import './subscription/changes.subscription.ts';
 
 export const schema = builder.toSchema();

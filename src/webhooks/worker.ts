@@ -1,16 +1,21 @@
 // The delivery worker: fans out new events, claims due deliveries, sends them, records the
 // outcome. At-least-once: a claim is a lease (locked_until); a worker that dies mid-attempt
 // only means the lease runs out and the delivery is attempted again, with the same event id.
+// Sends run concurrently up to a limit, so one slow receiver holds one slot, not the worker;
+// outcomes are written in batches, one statement for many deliveries.
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import type { WebhookSubscription } from '../db/generated/client/client.ts';
 import { attemptDelivery, type DeliveryServices } from './deliver.ts';
 import { dispatchEvents } from './dispatcher.ts';
+import type { EventForDelivery } from './payload.ts';
 import { DEFAULT_RETRY_POLICY, nextStep, shouldDisable, type RetryPolicy } from './retry.rules.ts';
 import type { SendResult } from './sender.ts';
 
 /** Extra lease beyond the receiver timeout, for recording the outcome. */
 const LEASE_MARGIN_SECONDS = 10;
+/** Outcomes wait at most this long to be written together. */
+const FLUSH_MS = 20;
 
 interface Claimed {
   id: string;
@@ -19,20 +24,34 @@ interface Claimed {
   attempts: number;
 }
 
+interface Outcome {
+  claim: Claimed;
+  sub: WebhookSubscription;
+  requestBody: string | null;
+  result: SendResult;
+}
+
 export interface WorkerOptions extends DeliveryServices {
   prisma: Db;
   logger: Logger;
   pollMs: number;
-  batchSize?: number;
+  /** Attempts in flight at once. */
+  concurrency?: number;
 }
 
 export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private buffer: Outcome[] = [];
+  private flushTimer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+  private readonly concurrency: number;
 
-  constructor(private readonly opts: WorkerOptions) {}
+  constructor(private readonly opts: WorkerOptions) {
+    this.concurrency = opts.concurrency ?? 64;
+  }
 
   start(): void {
     if (this.running) return;
@@ -40,18 +59,53 @@ export class DeliveryWorker {
     this.loop = this.run();
   }
 
-  /** Stops claiming, waits for attempts in flight (bounded), and gives unsent claims back. */
+  /**
+   * Stops claiming, waits (bounded) for attempts in flight and records them; deliveries still
+   * unsent after the wait are released so another worker can take them at once.
+   */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.loop;
     await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, graceMs))]);
+    await this.flush();
   }
 
-  /** One pass: dispatch new events, then send every due delivery of one batch. Returns attempts made. */
-  async runOnce(): Promise<number> {
+  /** One pass for tests and tools: dispatch, claim one batch, send it, record it. Returns attempts made. */
+  async runOnce(batch = this.concurrency): Promise<number> {
     await dispatchEvents(this.opts.prisma);
-    const claimed = await this.claim();
+    const launched = await this.claimAndLaunch(batch);
+    await Promise.allSettled([...this.inFlight]);
+    await this.flush();
+    return launched;
+  }
+
+  private async run(): Promise<void> {
+    let lastDispatch = 0;
+    while (this.running) {
+      let launched = 0;
+      try {
+        // New events are fanned out at most once per poll interval, or at once while the outbox is busy.
+        if (Date.now() - lastDispatch >= this.opts.pollMs) {
+          lastDispatch = (await dispatchEvents(this.opts.prisma)) > 0 ? 0 : Date.now();
+        }
+        // Claim in batches: refilling one slot at a time would cost a query per delivery.
+        const free = this.concurrency - this.inFlight.size;
+        if (free >= Math.max(1, Math.floor(this.concurrency / 4))) launched = await this.claimAndLaunch(free);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'delivery worker pass failed');
+      }
+      if (launched === 0 && this.running) {
+        await new Promise<void>((resolve) => {
+          this.wake = resolve;
+          setTimeout(resolve, this.opts.pollMs);
+        });
+      }
+    }
+  }
+
+  private async claimAndLaunch(limit: number): Promise<number> {
+    const claimed = await this.claim(limit);
     if (claimed.length === 0) return 0;
     const [subs, events] = await Promise.all([
       this.opts.prisma.webhookSubscription.findMany({ where: { id: { in: [...new Set(claimed.map((c) => c.subscription_id))] } } }),
@@ -59,37 +113,21 @@ export class DeliveryWorker {
     ]);
     const subById = new Map(subs.map((s) => [s.id, s]));
     const eventById = new Map(events.map((e) => [e.id, e]));
-    await Promise.all(
-      claimed.map((c) => {
-        const sub = subById.get(c.subscription_id);
-        const event = eventById.get(c.event_id);
-        if (!sub || !event) return this.opts.prisma.webhookDelivery.update({ where: { id: c.id }, data: { status: 'failed', error: 'event or subscription no longer exists', lockedUntil: null } });
-        const work = this.attempt(c, sub, { id: event.id, type: event.type, workspaceId: event.workspaceId, createdAt: event.createdAt, data: event.data as Record<string, unknown> });
-        this.inFlight.add(work);
-        return work.finally(() => this.inFlight.delete(work));
-      }),
-    );
+    for (const claim of claimed) {
+      const sub = subById.get(claim.subscription_id);
+      const event = eventById.get(claim.event_id);
+      const work = this.attempt(claim, sub, event && { id: event.id, type: event.type, workspaceId: event.workspaceId, createdAt: event.createdAt, data: event.data as Record<string, unknown> });
+      this.inFlight.add(work);
+      void work.finally(() => {
+        this.inFlight.delete(work);
+        this.wake?.();
+      });
+    }
     return claimed.length;
   }
 
-  private async run(): Promise<void> {
-    while (this.running) {
-      let sent = 0;
-      try {
-        sent = await this.runOnce();
-      } catch (err) {
-        this.opts.logger.error({ err }, 'delivery worker pass failed');
-      }
-      if (sent === 0 && this.running) await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        setTimeout(resolve, this.opts.pollMs);
-      });
-    }
-  }
-
-  private claim(): Promise<Claimed[]> {
-    const limit = this.opts.batchSize ?? 100;
-    // The lease covers the longest allowed receiver timeout of the claimed rows' subscriptions.
+  private claim(limit: number): Promise<Claimed[]> {
+    // The lease covers the subscription's receiver timeout plus time to record the outcome.
     return this.opts.prisma.$queryRaw<Claimed[]>`
       WITH due AS (
         SELECT d.id FROM webhook_deliveries d
@@ -108,43 +146,85 @@ export class DeliveryWorker {
       RETURNING w.id, w.subscription_id, w.event_id, w.attempts`;
   }
 
-  private async attempt(claim: Claimed, sub: WebhookSubscription, event: Parameters<typeof attemptDelivery>[2]): Promise<void> {
-    const { requestBody, result } = await attemptDelivery(this.opts, sub, event);
-    await this.record(claim, sub, requestBody, result);
+  private async attempt(claim: Claimed, sub: WebhookSubscription | undefined, event: EventForDelivery | undefined): Promise<void> {
+    let outcome: Outcome;
+    if (!sub || !event) {
+      // Deleted between claim and send: nothing can be sent, so the delivery ends as failed.
+      const result: SendResult = { ok: false, statusCode: null, responseTimeMs: 0, responseBody: null, retryAfter: null, error: 'event or subscription no longer exists' };
+      outcome = { claim, sub: sub ?? ({ id: claim.subscription_id, retryPolicy: { max_retries: 0, intervals_seconds: [] } } as unknown as WebhookSubscription), requestBody: null, result };
+    } else {
+      const { requestBody, result } = await attemptDelivery(this.opts, sub, event);
+      outcome = { claim, sub, requestBody, result };
+    }
+    this.buffer.push(outcome);
+    this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
 
-  private async record(claim: Claimed, sub: WebhookSubscription, requestBody: string, result: SendResult): Promise<void> {
-    const policy = (sub.retryPolicy as RetryPolicy | null) ?? DEFAULT_RETRY_POLICY;
-    const step = nextStep(policy, claim.attempts, { ok: result.ok, statusCode: result.statusCode, retryAfter: result.retryAfter });
-    const now = new Date();
-    await this.opts.prisma.$transaction(async (tx) => {
-      await tx.webhookDelivery.update({
-        where: { id: claim.id },
-        data: {
-          status: step.status,
-          lockedUntil: null,
-          requestBody,
-          responseCode: result.statusCode,
-          responseTimeMs: result.responseTimeMs,
-          responseBody: result.responseBody,
-          error: result.error,
-          deliveredAt: step.status === 'delivered' ? now : undefined,
-          nextAttemptAt: step.status === 'pending' ? new Date(now.getTime() + step.retryInSeconds * 1000) : null,
-        },
-      });
-      if (result.ok) {
-        if (sub.consecutiveFailures > 0) await tx.webhookSubscription.update({ where: { id: sub.id }, data: { consecutiveFailures: 0 } });
-        return;
-      }
-      const updated = await tx.webhookSubscription.update({ where: { id: sub.id }, data: { consecutiveFailures: { increment: 1 } } });
-      if (updated.active && shouldDisable(updated.consecutiveFailures, updated.autoDisableAfter)) {
-        await tx.webhookSubscription.update({ where: { id: sub.id }, data: { active: false, disabledAt: now } });
-        // Owner notification: no mail transport is configured in this service, so the log carries it.
-        this.opts.logger.warn(
-          { workspaceId: sub.workspaceId, subscriptionId: sub.id, url: sub.url, consecutiveFailures: updated.consecutiveFailures },
-          'webhook subscription disabled after repeated delivery failures; reactivate it with PUT /v1/webhooks/:id {"active": true}',
-        );
-      }
+  /** Writes buffered outcomes; flushes run one after another. */
+  private flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const batch = this.buffer;
+    this.buffer = [];
+    if (batch.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(() => this.record(batch)).catch((err) => this.opts.logger.error({ err }, 'recording delivery outcomes failed'));
+    return this.flushing;
+  }
+
+  private async record(batch: Outcome[]): Promise<void> {
+    const now = Date.now();
+    const rows = batch.map(({ claim, sub, requestBody, result }) => {
+      const policy = (sub.retryPolicy as RetryPolicy | null) ?? DEFAULT_RETRY_POLICY;
+      const step = nextStep(policy, claim.attempts, { ok: result.ok, statusCode: result.statusCode, retryAfter: result.retryAfter });
+      return {
+        id: claim.id,
+        status: step.status,
+        request_body: requestBody,
+        response_code: result.statusCode,
+        response_time_ms: result.responseTimeMs,
+        response_body: result.responseBody,
+        error: result.error,
+        delivered_at: step.status === 'delivered' ? new Date(now).toISOString() : null,
+        next_attempt_at: step.status === 'pending' ? new Date(now + step.retryInSeconds * 1000).toISOString() : null,
+      };
     });
+    const bySub = new Map<string, { sub: WebhookSubscription; results: boolean[] }>();
+    for (const o of batch) {
+      if (!o.requestBody) continue;
+      const entry = bySub.get(o.sub.id) ?? { sub: o.sub, results: [] };
+      entry.results.push(o.result.ok);
+      bySub.set(o.sub.id, entry);
+    }
+    await this.opts.prisma.$transaction(async (tx) => {
+      await tx.$executeRaw`
+        UPDATE webhook_deliveries d SET
+          status = v.status, locked_until = NULL, request_body = COALESCE(v.request_body, d.request_body),
+          response_code = v.response_code, response_time_ms = v.response_time_ms, response_body = v.response_body,
+          error = v.error, delivered_at = COALESCE(v.delivered_at, d.delivered_at), next_attempt_at = v.next_attempt_at, updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
+          id text, status text, request_body text, response_code int, response_time_ms int, response_body text,
+          error text, delivered_at timestamptz, next_attempt_at timestamptz)
+        WHERE d.id = v.id`;
+      for (const { sub, results } of bySub.values()) await this.countFailures(tx, sub, results, new Date(now));
+    });
+  }
+
+  /** Consecutive failures: reset by a success, counted on from the last one; past the threshold the subscription turns inactive. */
+  private async countFailures(tx: Parameters<Parameters<Db['$transaction']>[0]>[0], sub: WebhookSubscription, results: boolean[], now: Date): Promise<void> {
+    const lastOk = results.lastIndexOf(true);
+    const failuresAfter = results.length - 1 - lastOk;
+    if (lastOk === -1 && failuresAfter === 0) return;
+    const updated = await tx.webhookSubscription.update({
+      where: { id: sub.id },
+      data: { consecutiveFailures: lastOk >= 0 ? failuresAfter : { increment: failuresAfter } },
+    });
+    if (updated.active && shouldDisable(updated.consecutiveFailures, updated.autoDisableAfter)) {
+      await tx.webhookSubscription.update({ where: { id: sub.id }, data: { active: false, disabledAt: now } });
+      // Owner notification: no mail transport is configured in this service, so the log carries it.
+      this.opts.logger.warn(
+        { workspaceId: sub.workspaceId, subscriptionId: sub.id, url: sub.url, consecutiveFailures: updated.consecutiveFailures },
+        'webhook subscription disabled after repeated delivery failures; reactivate it with PUT /v1/webhooks/:id {"active": true}',
+      );
+    }
   }
 }

@@ -10,6 +10,13 @@ import { openDatabase, type Database } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createApiKey, createCustomField, createUser, createWorkspace, type KeyInput } from '../../src/admin/workspaces.ts';
 import { createLogger } from '../../src/logger.ts';
+import { attachGraphqlWs } from '../../src/http/websocket.ts';
+import type { EventBus } from '../../src/webhooks/pubsub.ts';
+import type { Config } from '../../src/config.ts';
+import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
+import { DeliveryWorker } from '../../src/webhooks/worker.ts';
+import fs from 'node:fs';
+import os from 'node:os';
 
 export interface Res<T = any> {
   status: number;
@@ -64,6 +71,8 @@ export async function openTestDatabase(opts: { isolated?: boolean } = {}): Promi
       },
     };
   }
+  const dump = inject('pgliteDump');
+  if (dump) return openDatabase({ fromDump: new Blob([fs.readFileSync(dump)]) });
   const db = await openDatabase({});
   await applyMigrations(db.adapter);
   return db;
@@ -74,6 +83,11 @@ export interface TestApp {
   db: Database;
   /** A new live workspace with a full-access key, plus helpers to add keys and users to it. */
   workspace(opts?: { plan?: string }): Promise<TestWorkspace>;
+  webhooks: WebhookServices;
+  /** The live event bus; tests publish to it with startEventFeed. GraphQL over WebSocket answers at ws://…/graphql. */
+  bus: EventBus;
+  /** A delivery worker on this app's database; stopped by close(). Tests usually drive runOnce(). */
+  worker(opts?: { pollMs?: number; concurrency?: number }): DeliveryWorker;
   close(): Promise<void>;
 }
 
@@ -86,15 +100,27 @@ export interface TestWorkspace {
   addCustomField(key: string, type: string, options?: string[]): Promise<void>;
 }
 
-export async function startTestApp(opts: { trustProxy?: string; isolated?: boolean } = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  trustProxy?: string;
+  isolated?: boolean;
+  webhooks?: Partial<Pick<Config, 'webhookAllowHttp' | 'webhookAllowPrivateUrls'>>;
+  /** A shared (Redis) bus for multi-instance tests; in memory otherwise. Closed by close(). */
+  bus?: EventBus;
+}
+
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await openTestDatabase({ isolated: opts.isolated });
   const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
-  const { app } = buildApp({ db, redis, logger: createLogger('silent'), config: { trustProxy: opts.trustProxy ?? null, graphiql: true } });
+  // Local receivers live on 127.0.0.1, so tests allow private http targets unless they test the guard.
+  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, ...opts.webhooks });
+  const { app, yoga, authenticator, bus } = buildApp({ db, redis, webhooks, bus: opts.bus, logger: createLogger('silent'), config: { trustProxy: opts.trustProxy ?? null, graphiql: true } });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, logger: createLogger('silent') });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let n = 0;
+  const workers: DeliveryWorker[] = [];
   return {
     base,
     db,
@@ -116,9 +142,20 @@ export async function startTestApp(opts: { trustProxy?: string; isolated?: boole
         },
       };
     },
+    webhooks,
+    bus,
+    worker(workerOpts = {}) {
+      const w = new DeliveryWorker({ prisma: db.prisma, logger: createLogger('silent'), pollMs: workerOpts.pollMs ?? 50, concurrency: workerOpts.concurrency, ...webhooks });
+      workers.push(w);
+      return w;
+    },
     async close() {
+      await Promise.all(workers.map((w) => w.stop(1000)));
+      await graphqlWs.dispose();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));
+      await bus.close();
+      await webhooks.sender.close();
       await redis?.quit();
       await db.close();
     },

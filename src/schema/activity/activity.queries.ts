@@ -10,7 +10,7 @@ import { activityFilter } from './activity.inputs.ts';
 import { ActivityPage, ActivityType } from './activity.type.ts';
 
 /** Newest first by when it happened; created_at for "recently logged". */
-export const ACTIVITY_SORT: SortSpec = {
+const ACTIVITY_SORT: SortSpec = {
   default: '-occurred_at',
   fields: {
     occurred_at: { field: 'occurredAt', type: 'date' },

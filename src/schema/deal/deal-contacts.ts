@@ -11,7 +11,7 @@ import { parseInput } from '../common/validation.ts';
 import { recordDealEvent } from './deal.events.ts';
 import { dealContactInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
-import { assertContactExists } from './deal.references.ts';
+import { assertContactExists, dealTransaction } from './deal.references.ts';
 import { DealContactPage, DealContactType } from './deal.type.ts';
 import { updateDeal } from './deal.write.ts';
 
@@ -56,7 +56,7 @@ builder.mutationFields((t) => ({
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealContactInput, args.input);
       try {
-        return await ctx.prisma.$transaction(async (tx) => {
+        return await dealTransaction(ctx, async (tx) => {
           const deal = await findDeal(tx, ctx, String(args.dealId));
           await assertContactExists(tx, ctx, input.contact_id);
           const key = { dealId_contactId: { dealId: deal.id, contactId: input.contact_id } };
@@ -67,7 +67,7 @@ builder.mutationFields((t) => ({
         });
       } catch (err) {
         // Two requests adding the same contact at once: the second meets the primary key.
-        if ((err as { code?: unknown }).code === 'P2002') throw alreadyAssociated();
+        if ((err as { code?: unknown } | null)?.code === 'P2002') throw alreadyAssociated();
         throw err;
       }
     },
@@ -78,7 +78,7 @@ builder.mutationFields((t) => ({
     args: { dealId: t.arg.id({ required: true }), contactId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
-      return ctx.prisma.$transaction(async (tx) => {
+      return dealTransaction(ctx, async (tx) => {
         let deal = await findDeal(tx, ctx, String(args.dealId));
         const key = { dealId_contactId: { dealId: deal.id, contactId: String(args.contactId) } };
         const row = await tx.dealContact.findUnique({ where: key });

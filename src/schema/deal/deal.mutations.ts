@@ -5,6 +5,7 @@ import { parseInput } from '../common/validation.ts';
 import { recordDealEvent } from './deal.events.ts';
 import { dealCreateInput, dealUpdateInput, moveStageInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
+import { dealTransaction } from './deal.references.ts';
 import { DealType } from './deal.type.ts';
 import { createDeal, moveDealStage, updateDeal } from './deal.write.ts';
 
@@ -16,7 +17,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealCreateInput, args.input);
-      return ctx.prisma.$transaction((tx) => createDeal(tx, ctx, input));
+      return dealTransaction(ctx, (tx) => createDeal(tx, ctx, input));
     },
   }),
   updateDeal: t.field({
@@ -26,7 +27,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealUpdateInput, args.input);
-      return ctx.prisma.$transaction((tx) => updateDeal(tx, ctx, String(args.id), input));
+      return dealTransaction(ctx, (tx) => updateDeal(tx, ctx, String(args.id), input));
     },
   }),
   moveDealStage: t.field({
@@ -36,7 +37,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(moveStageInput, args.input);
-      return ctx.prisma.$transaction((tx) => moveDealStage(tx, ctx, String(args.id), input.stage_id, input.note ?? null));
+      return dealTransaction(ctx, (tx) => moveDealStage(tx, ctx, String(args.id), input.stage_id, input.note ?? null));
     },
   }),
   deleteDeal: t.field({
@@ -45,7 +46,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
-      return ctx.prisma.$transaction(async (tx) => {
+      return dealTransaction(ctx, async (tx) => {
         const deal = await findDeal(tx, ctx, String(args.id));
         await tx.deal.delete({ where: { id: deal.id } });
         await recordDealEvent(tx, ctx, 'deal.deleted', deal);

@@ -44,14 +44,12 @@ export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
 
 export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUpdateInput) {
   const before = await findDeal(tx, ctx, id);
-  let stage: StageRef | null = null;
-  if (input.pipeline_id !== undefined || input.stage_id !== undefined) {
-    // A new pipeline without a stage_id puts the deal in that pipeline's first stage.
-    stage = chooseStage(await pipelineStages(tx, ctx, input.pipeline_id ?? before.pipelineId), input.stage_id, before.stageId);
-  }
+  // A new pipeline without a stage_id puts the deal in that pipeline's first stage.
+  const placing = input.pipeline_id !== undefined || input.stage_id !== undefined;
+  const stage = placing ? chooseStage(await pipelineStages(tx, ctx, input.pipeline_id ?? before.pipelineId), input.stage_id, before.stageId) : null;
   await assertContactExists(tx, ctx, input.contact_id);
   await assertActiveUser(tx, ctx, input.owner_id, 'owner_id');
-  const { fields: status, transition } = applyStatus(before, input, new Date());
+  const { fields: statusFields, transition } = applyStatus(before, input, new Date());
   const after = await tx.deal.update({
     where: { id: before.id },
     data: {
@@ -66,7 +64,7 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
       expectedCloseDate: input.expected_close_date,
       tags: input.tags,
       customFields: input.custom_fields ? await customFieldsFor(tx, ctx, input.custom_fields, before.customFields as Record<string, unknown>) : undefined,
-      ...status,
+      ...statusFields,
     },
     include: withStageName,
   });

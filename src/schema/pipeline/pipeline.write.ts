@@ -39,8 +39,8 @@ export function stagesInOrder(tx: Tx, pipelineId: string) {
 
 /**
  * Gives each of `stages` its place in `order` (positions 1..n), writing only those that
- * moved. Ids in `order` that are not in `stages` (the stage being created or moved) are
- * left to the caller.
+ * moved. An id in `order` that is not in `stages` (a stage being created) is left to the
+ * caller.
  */
 export async function renumber(tx: Tx, stages: { id: string; position: number }[], order: string[]): Promise<void> {
   const current = new Map(stages.map((s) => [s.id, s.position]));

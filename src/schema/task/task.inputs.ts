@@ -9,11 +9,6 @@ export const TASK_TYPES = ['todo', 'call', 'email', 'meeting', 'follow_up'] as c
 export const RELATED_TYPES = ['contact', 'deal', 'project'] as const;
 export const REMINDER_TYPES = ['email', 'push'] as const;
 
-export type TaskStatus = (typeof TASK_STATUSES)[number];
-export type TaskPriority = (typeof TASK_PRIORITIES)[number];
-export type RelatedType = (typeof RELATED_TYPES)[number];
-export type ReminderType = (typeof REMINDER_TYPES)[number];
-
 const MAX_REMINDER_MINUTES = 525_600; // one year
 
 const reminder = z

@@ -7,15 +7,14 @@ import { z } from 'zod';
 import { Prisma, type Task } from '../../db/generated/client/client.ts';
 import { validationError } from '../../errors.ts';
 import type { Context } from '../context.ts';
-import type { Page } from '../common/pagination.ts';
-import { parseSort, type SortSpec } from '../common/pagination.ts';
+import { parseSort, type Page, type SortSpec } from '../common/pagination.ts';
 import { TASK_PRIORITIES, type TaskFilter } from './task.inputs.ts';
 import { priorityRank } from './task.rules.ts';
 import { loadTaskViews, type TaskView } from './task.view.ts';
 
 const sql = Prisma.sql;
 
-export const TASK_SORT: SortSpec = {
+const TASK_SORT: SortSpec = {
   default: '-created_at',
   fields: {
     due_date: { field: 'due_date', type: 'date', nullable: true },

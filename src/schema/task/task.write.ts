@@ -6,7 +6,7 @@ import { recordEvent, type EventName } from '../../webhooks/events.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ReminderInput, TaskCreateInput, TaskUpdateInput } from './task.inputs.ts';
-import { becameCompleted, changedFields, completedAtAfter, completion, newlyAssigned, notificationResets, OPEN_STATUSES, reminderAt } from './task.rules.ts';
+import { becameCompleted, changedFields, completedAtAfter, completion, newlyAssigned, notificationResets, reminderAt } from './task.rules.ts';
 import { loadTaskView, loadTaskViews, taskRecord, type TaskView } from './task.view.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -15,6 +15,16 @@ export async function findTask(db: Pick<Tx, 'task'>, ctx: Context, id: string): 
   const task = await db.task.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
   if (!task) throw notFound('Task');
   return task;
+}
+
+/**
+ * Loads a task for a write and holds its row lock until the transaction ends, so concurrent
+ * writes to one task run one after the other, each seeing the previous one's result: a task
+ * is completed (or deleted) once, with one event, and a write racing a delete answers 404.
+ */
+async function lockTask(tx: Tx, ctx: Context, id: string): Promise<Task> {
+  await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${id} AND workspace_id = ${ctx.caller.workspaceId} FOR UPDATE`;
+  return findTask(tx, ctx, id);
 }
 
 /** A task about a contact or deal must name one of this workspace (422); projects live elsewhere and are taken as given. */
@@ -75,7 +85,7 @@ export async function createTask(tx: Tx, ctx: Context, input: TaskCreateInput): 
 
 /** PUT semantics per the product decisions: any field, any status; only given fields change. */
 export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUpdateInput): Promise<TaskView> {
-  const before = await findTask(tx, ctx, id);
+  const before = await lockTask(tx, ctx, id);
   // An unchanged assignee who has since been deactivated does not block other edits.
   if (input.assignee_id !== before.assigneeId) await assertActiveUser(tx, ctx, input.assignee_id, 'assignee_id');
   // related_to_type and related_to_id change together (the input rule asks for both or neither).
@@ -85,8 +95,11 @@ export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUp
   if (relatedToType !== before.relatedToType || relatedToId !== before.relatedToId) await assertRelatedExists(tx, ctx, relatedToType, relatedToId);
 
   const dueDate = input.due_date !== undefined ? input.due_date : before.dueDate;
-  const reminder =
-    input.reminder !== undefined ? input.reminder : before.reminderType ? { type: before.reminderType as ReminderInput['type'], before_minutes: before.reminderBeforeMinutes ?? 0 } : null;
+  const stored: ReminderInput | null =
+    before.reminderType && before.reminderBeforeMinutes !== null
+      ? { type: before.reminderType as ReminderInput['type'], before_minutes: before.reminderBeforeMinutes }
+      : null;
+  const reminder = input.reminder !== undefined ? input.reminder : stored;
   const status = input.status ?? before.status;
   const schedule = { dueDate, reminderAt: reminderAt(dueDate, reminder) };
   const after = await tx.task.update({
@@ -122,25 +135,19 @@ export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUp
 }
 
 export async function completeTask(tx: Tx, ctx: Context, id: string, note: string | null | undefined): Promise<TaskView> {
-  const before = await findTask(tx, ctx, id);
+  const before = await lockTask(tx, ctx, id);
   if (completion(before.status) === 'unchanged') return loadTaskView(tx, before);
-  // Conditional on the task still being open: of two concurrent completions one wins, one event.
-  const { count } = await tx.task.updateMany({
-    where: { id, status: { in: [...OPEN_STATUSES] } },
+  const after = await tx.task.update({
+    where: { id },
     data: { status: 'completed', completedAt: completedAtAfter(before, 'completed', new Date()), completionNote: note ?? null },
   });
-  const after = await findTask(tx, ctx, id);
-  if (count === 0) {
-    completion(after.status); // the other writer may have cancelled it: 422 then
-    return loadTaskView(tx, after);
-  }
   const view = await loadTaskView(tx, after);
   await recordTaskEvent(tx, view, 'task.completed', actorOf(ctx), note ? { completion_note: note } : {});
   return view;
 }
 
 export async function deleteTask(tx: Tx, ctx: Context, id: string): Promise<{ id: string; deleted: true }> {
-  const task = await findTask(tx, ctx, id);
+  const task = await lockTask(tx, ctx, id);
   const view = await loadTaskView(tx, task);
   await tx.task.delete({ where: { id } });
   await recordTaskEvent(tx, view, 'task.deleted', actorOf(ctx));

@@ -1,0 +1,49 @@
+// What a live subscriber may see: the committed events of its key's workspace, except the
+// timeline-only ones, each only if the key may read the kind of record the event is about.
+import { filter, pipe } from 'graphql-yoga';
+import { allows, type Resource } from '../../auth/scopes.ts';
+import { TIMELINE_ONLY_EVENTS } from '../../webhooks/events.ts';
+import type { PublishedEvent } from '../../webhooks/pubsub.ts';
+import { builder } from '../builder.ts';
+import type { Context } from '../context.ts';
+
+/** The read permission an event needs, by the prefix of its name. */
+const RESOURCE_OF: Record<string, Resource> = {
+  contact: 'contacts',
+  note: 'contacts',
+  deal: 'deals',
+  task: 'tasks',
+  activity: 'activities',
+};
+
+const timelineOnly = new Set<string>(TIMELINE_ONLY_EVENTS);
+
+function readable(ctx: Context, e: PublishedEvent): boolean {
+  if (timelineOnly.has(e.event)) return false;
+  const resource = RESOURCE_OF[e.event.split('.')[0]];
+  return resource !== undefined && allows(ctx.caller, resource, 'read');
+}
+
+/** The caller's live events that pass `keep`; events the key may not read are skipped silently. */
+export function liveEvents(ctx: Context, keep: (e: PublishedEvent) => boolean): AsyncIterable<PublishedEvent> {
+  return pipe(
+    ctx.bus.subscribe(ctx.caller.workspaceId),
+    filter((e: PublishedEvent) => readable(ctx, e) && keep(e)),
+  );
+}
+
+/** A nested record of an event's data (`data.deal`, `data.contact`), if present. */
+export function recordIn(e: PublishedEvent, key: string): Record<string, unknown> | null {
+  const v = e.data[key];
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+}
+
+export const LiveEventType = builder.objectRef<PublishedEvent>('LiveEvent').implement({
+  description: 'A committed domain event, as webhooks deliver it.',
+  fields: (t) => ({
+    id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries carry' }),
+    event: t.exposeString('event', { description: 'e.g. contact.created' }),
+    timestamp: t.expose('timestamp', { type: 'DateTime' }),
+    data: t.field({ type: 'JSONObject', description: 'The event payload, e.g. { contact: {...} }', resolve: (e) => e.data }),
+  }),
+});

@@ -1,0 +1,133 @@
+// Follows the committed event log (the `events` outbox) and publishes each new event to the
+// live bus once. Nothing is published before commit: the feed only sees committed rows.
+//
+// Order: `seq` comes from a sequence, taken at insert but visible at commit, so a transaction
+// that took seq 12 may commit after the one that took 13. A number skipped over is a gap:
+// still in flight, or rolled back and never to appear. Gaps are asked for again on every run
+// for GAP_TTL_MS, then given up; each seq leaves the gap set when seen, so nothing is
+// published twice.
+//
+// Several instances: on a shared (Redis) bus only the lease holder publishes, and a new
+// holder resumes from the cursor the previous one saved. Without Redis each instance's feed
+// publishes to its own in-memory bus, which serves only its own subscribers.
+import type { Db } from '../db/client.ts';
+import type { Event } from '../db/generated/client/client.ts';
+import type { EventBus, PublishedEvent } from './pubsub.ts';
+
+const BATCH = 200;
+const GAP_TTL_MS = 60_000;
+/** Bounds memory if seq ever jumps far (a huge rolled-back import): beyond this, gaps are not tracked. */
+const MAX_GAPS = 10_000;
+const MIN_LEASE_MS = 5_000;
+
+export interface FeedLogger {
+  error(obj: object, msg: string): void;
+}
+
+export interface EventFeedDeps {
+  prisma: Db;
+  bus: EventBus;
+  /** Pause between runs; 0 runs only when runOnce is called (tests). */
+  intervalMs: number;
+  logger?: FeedLogger;
+}
+
+export interface EventFeed {
+  /** Publishes what was committed since the last run; resolves to how many events it published. */
+  runOnce(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+export function toPublished(e: Event): PublishedEvent {
+  return {
+    id: e.id,
+    event: e.type,
+    timestamp: e.createdAt.toISOString(),
+    workspaceId: e.workspaceId,
+    entityType: e.entityType,
+    entityId: e.entityId,
+    data: e.data as Record<string, unknown>,
+  };
+}
+
+export function startEventFeed({ prisma, bus, intervalMs, logger }: EventFeedDeps): EventFeed {
+  // The lease must outlive a few runs, or a slow run would hand it to another instance.
+  const leaseMs = Math.max(MIN_LEASE_MS, intervalMs * 3);
+  /** Highest seq published; null while not the publisher (not started, or lease lost). */
+  let cursor: bigint | null = null;
+  /** Skipped seq → when it was first missed. */
+  const gaps = new Map<bigint, number>();
+
+  const head = async () => (await prisma.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0n;
+
+  function noteGaps(from: bigint, to: bigint, now: number) {
+    for (let s = from + 1n; s < to && gaps.size < MAX_GAPS; s++) gaps.set(s, now);
+  }
+
+  async function run(): Promise<number> {
+    // An unreachable Redis counts as not holding: the bus already logs the outage.
+    if (!(await bus.lease.hold(leaseMs).catch(() => false))) {
+      cursor = null;
+      return 0;
+    }
+    if (cursor === null) {
+      // Starting (or taking over): never replay history, but do not skip what a previous holder left.
+      cursor = (await bus.lease.resumeFrom()) ?? (await head());
+      gaps.clear();
+    }
+    let published = 0;
+    for (;;) {
+      const since: bigint = cursor;
+      const rows = await prisma.event.findMany({
+        where: { OR: [{ seq: { gt: since } }, ...(gaps.size ? [{ seq: { in: [...gaps.keys()] } }] : [])] },
+        orderBy: { seq: 'asc' },
+        take: BATCH,
+      });
+      const now = Date.now();
+      for (const row of rows) {
+        gaps.delete(row.seq);
+        if (row.seq > cursor) {
+          noteGaps(cursor, row.seq, now);
+          cursor = row.seq;
+        }
+        bus.publish(toPublished(row));
+        published++;
+      }
+      if (rows.length < BATCH) break;
+    }
+    const expired = Date.now() - GAP_TTL_MS;
+    for (const [seq, since] of gaps) if (since < expired) gaps.delete(seq);
+    await bus.lease.saveCursor(cursor);
+    return published;
+  }
+
+  // Runs never overlap: two at once would read the same rows and publish them twice.
+  let last: Promise<unknown> = Promise.resolve();
+  const runOnce = () => {
+    const next = last.then(run);
+    last = next.catch(() => {});
+    return next;
+  };
+
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  const loop = () => {
+    void runOnce()
+      .catch((err: unknown) => logger?.error({ err }, 'event feed run failed'))
+      .finally(() => {
+        if (!stopped && intervalMs > 0) timer = setTimeout(loop, intervalMs);
+      });
+  };
+  // The first run happens now, so the starting point is the log's head at start-up.
+  loop();
+
+  return {
+    runOnce,
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await last;
+      if (cursor !== null) await bus.lease.release().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,104 @@
+// The live event bus behind GraphQL subscriptions: in memory for one instance, Redis pub/sub
+// when instances must share it. One topic per workspace, so a subscriber only ever receives
+// its own workspace's events.
+//
+// Best effort by design: subscriptions are live views, webhooks are the durable path. When
+// Redis is down, publish logs and drops the event instead of throwing into the caller (the
+// event feed), and subscribers simply see nothing until Redis is back.
+import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
+import { createPubSub } from 'graphql-yoga';
+import { Redis } from 'ioredis';
+import { redisLease, soleLease, type FeedLease } from './feed-lease.ts';
+
+/** One committed event as live subscribers receive it. */
+export interface PublishedEvent {
+  id: string;
+  event: string;
+  /** ISO 8601 commit-side creation time of the event row. */
+  timestamp: string;
+  workspaceId: string;
+  entityType: string;
+  entityId: string;
+  data: Record<string, unknown>;
+}
+
+export interface EventBus {
+  publish(e: PublishedEvent): void;
+  subscribe(workspaceId: string): AsyncIterable<PublishedEvent>;
+  /** Decides which instance's event feed publishes to this bus. */
+  lease: FeedLease;
+  close(): Promise<void>;
+}
+
+export interface BusLogger {
+  warn(obj: object, msg: string): void;
+}
+
+export interface BusOptions {
+  logger?: BusLogger;
+  /** Namespace of channels and keys, so several deployments (or test runs) can share one Redis. */
+  prefix?: string;
+}
+
+type Topics = Record<string, [PublishedEvent]>;
+
+/**
+ * The Redis event target sends SUBSCRIBE and UNSUBSCRIBE without handling their failure: one
+ * that fails (Redis gone, or a subscription ending after close) would be an unhandled
+ * rejection, which ends the process. This view of the client catches those two.
+ */
+function withHandledSubscribes(client: Redis, logger: BusLogger | undefined): Redis {
+  return new Proxy(client, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function') return value;
+      if (prop !== 'subscribe' && prop !== 'unsubscribe') return value.bind(target);
+      return (...args: unknown[]) =>
+        (value.apply(target, args) as Promise<unknown>).catch((err: Error) => logger?.warn({ err: err.message }, `event bus: redis ${prop} failed`));
+    },
+  });
+}
+
+export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): EventBus {
+  const prefix = opts.prefix ?? 'crm';
+  const topic = (workspaceId: string) => `${prefix}:events:${workspaceId}`;
+
+  if (!redisUrl) {
+    const pubsub = createPubSub<Topics>();
+    return {
+      publish: (e) => pubsub.publish(topic(e.workspaceId), e),
+      subscribe: (workspaceId) => pubsub.subscribe(topic(workspaceId)),
+      lease: soleLease,
+      close: async () => {},
+    };
+  }
+
+  // Without an offline queue a publish fails at once while Redis is unreachable, rather than
+  // piling up stale events to burst out on reconnect.
+  const publishClient = new Redis(redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1 });
+  // Subscriptions wait for the connection and are renewed after a reconnect.
+  const subscribeClient = new Redis(redisUrl, { maxRetriesPerRequest: null });
+  for (const client of [publishClient, subscribeClient]) {
+    client.on('error', (err: Error) => opts.logger?.warn({ err: err.message }, 'event bus: redis unavailable'));
+  }
+  const pubsub = createPubSub<Topics>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger) }) });
+
+  return {
+    // Published here rather than through pubsub.publish: the Redis event target does not
+    // handle a rejected PUBLISH, which would surface as an unhandled rejection. The framing
+    // (JSON of the event on the topic's channel) is the one the target's listener parses.
+    publish: (e) => {
+      publishClient.publish(topic(e.workspaceId), JSON.stringify(e)).catch((err: Error) => {
+        opts.logger?.warn({ err: err.message, eventId: e.id }, 'event bus: live event dropped');
+      });
+    },
+    subscribe: (workspaceId) => pubsub.subscribe(topic(workspaceId)),
+    lease: redisLease(publishClient, prefix),
+    // disconnect, not quit: QUIT would wait in the offline queue forever while Redis is down,
+    // and there is nothing worth flushing in a best-effort bus.
+    close: async () => {
+      publishClient.disconnect();
+      subscribeClient.disconnect();
+    },
+  };
+}

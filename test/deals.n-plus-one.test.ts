@@ -1,0 +1,125 @@
+// Records every SQL statement the app sends while it lists deals with their relations, and
+// checks the count is small and the same for 5 and for 50 deals: relations are loaded with
+// the page, not once per deal.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { createApiKey, createUser, createWorkspace } from '../src/admin/workspaces.ts';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { createLogger } from '../src/logger.ts';
+import { createWebhookServices } from '../src/webhooks/services.ts';
+import { client, gql, type Client } from './helpers/app.ts';
+
+let db: Database;
+let server: Server;
+let base: string;
+const statements: string[] = [];
+
+beforeAll(async () => {
+  const onQuery = (e: { query: string }) => statements.push(e.query);
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    db = await openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 2, onQuery });
+  } else {
+    db = await openDatabase({ onQuery });
+    await applyMigrations(db.adapter);
+  }
+  // Built here rather than with startTestApp: the database must be opened with the query hook.
+  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: false, webhookAllowPrivateUrls: false });
+  const { app } = buildApp({ db, webhooks, logger: createLogger('silent'), config: { trustProxy: null, graphiql: false } });
+  server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((r) => server.close(r));
+  await db.close();
+});
+
+/** A workspace holding `n` deals, each with its own contact and owner. */
+async function workspaceWithDeals(n: number): Promise<{ key: string; api: Client }> {
+  const ws = await createWorkspace(db.prisma, { name: `N+1 ${n}`, plan: 'enterprise' });
+  const { key } = await createApiKey(db.prisma, { workspace: ws.id, name: 'n+1', scope: 'full' });
+  const api = client(base, key);
+  const pipeline = (await api('GET', '/v1/pipelines')).body.data[0];
+  for (let i = 0; i < n; i++) {
+    const owner = await createUser(db.prisma, { workspace: ws.id, name: `Owner ${i}`, email: `owner${i}.${n}@example.com` });
+    const contact = (await api('POST', '/v1/contacts', { first_name: `C${i}`, email: `c${i}.${n}@example.com` })).body.data;
+    const r = await api('POST', '/v1/deals', {
+      title: `Deal ${i}`,
+      pipeline_id: pipeline.id,
+      stage_id: pipeline.stages[i % pipeline.stages.length].id,
+      value: i * 10,
+      owner_id: owner.id,
+      contact_id: contact.id,
+    });
+    expect(r.status).toBe(201);
+  }
+  return { key, api };
+}
+
+/** The SQL statements `work` caused, after one warm-up call (key lookup and caches). */
+async function countStatements(work: () => Promise<unknown>): Promise<string[]> {
+  await work();
+  const start = statements.length;
+  await work();
+  return statements.slice(start);
+}
+
+const QUERY = `{
+  deals(limit: 100) {
+    total
+    nodes {
+      id title value stage_name
+      contact { id first_name email }
+      stage { id name probability }
+      owner { id name }
+      pipeline { id name }
+    }
+  }
+}`;
+
+describe('deal lists issue a constant number of SQL statements', () => {
+  let small: { key: string; api: Client };
+  let large: { key: string; api: Client };
+
+  beforeAll(async () => {
+    small = await workspaceWithDeals(5);
+    large = await workspaceWithDeals(50);
+  }, 300_000);
+
+  it('GraphQL deals with contact, stage, owner and pipeline', async () => {
+    const run = (key: string, n: number) => async () => {
+      const r = await gql(base, key, QUERY);
+      expect(r.errors).toBeUndefined();
+      expect(r.data.deals.nodes).toHaveLength(n);
+      expect(r.data.deals.nodes.every((d: { contact: unknown; owner: unknown; stage: unknown }) => d.contact && d.owner && d.stage)).toBe(true);
+    };
+    const forSmall = await countStatements(run(small.key, 5));
+    const forLarge = await countStatements(run(large.key, 50));
+    console.info(`GraphQL deals list: ${forSmall.length} SQL statements for 5 deals, ${forLarge.length} for 50`);
+    expect(forLarge.length).toBe(forSmall.length);
+    // The page, one query per relation (stage, contact, owner, pipeline) and the total.
+    expect(forLarge.length).toBeLessThanOrEqual(6);
+  });
+
+  it('REST GET /v1/deals', async () => {
+    const run = (api: Client, n: number) => async () => {
+      const r = await api('GET', '/v1/deals?limit=100');
+      expect(r.body.data).toHaveLength(n);
+    };
+    const forSmall = await countStatements(run(small.api, 5));
+    const forLarge = await countStatements(run(large.api, 50));
+    console.info(`REST deals list: ${forSmall.length} SQL statements for 5 deals, ${forLarge.length} for 50`);
+    expect(forLarge.length).toBe(forSmall.length);
+    // The page, the stages for stage_name, and the total.
+    expect(forLarge.length).toBeLessThanOrEqual(3);
+  });
+});

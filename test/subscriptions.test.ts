@@ -1,0 +1,263 @@
+// GraphQL subscriptions over graphql-ws, fed from the committed event log. Runs on an
+// in-memory bus, or on Redis when REDIS_URL is set.
+import { randomUUID } from 'node:crypto';
+import { createClient } from 'graphql-ws';
+import WebSocket from 'ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { recordEvent } from '../src/webhooks/events.ts';
+import { startEventFeed, type EventFeed } from '../src/webhooks/event-feed.ts';
+import { createEventBus, type PublishedEvent } from '../src/webhooks/pubsub.ts';
+import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { subscribe, type TestSubscription } from './helpers/subscriptions.ts';
+
+let app: TestApp;
+let ws: TestWorkspace;
+let other: TestWorkspace;
+let feed: EventFeed;
+let dealsReader: { key: string; api: Client };
+const open: TestSubscription[] = [];
+
+beforeAll(async () => {
+  const bus = createEventBus(process.env.REDIS_URL ?? null, { prefix: `crm-test-${randomUUID()}` });
+  app = await startTestApp({ bus });
+  feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
+  ws = await app.workspace();
+  other = await app.workspace();
+  dealsReader = await ws.addKey({ scope: 'custom', permissions: ['deals:read'] });
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+afterAll(async () => {
+  await feed.stop();
+  await app.close();
+});
+
+const live = (key: string, query: string, variables?: Record<string, unknown>) => {
+  const s = subscribe(app.base, { authorization: `Bearer ${key}` }, query, variables);
+  open.push(s);
+  return s;
+};
+const probe = (event: string, entityId = 'probe', data: Record<string, unknown> = {}) => ({
+  event,
+  workspaceId: ws.id,
+  entityType: event.split('.')[0],
+  entityId,
+  data,
+});
+const newContact = async (t: TestWorkspace = ws, extra: Record<string, unknown> = {}) => {
+  const r = await t.api('POST', '/v1/contacts', { first_name: 'Live', email: uniqueEmail('live'), ...extra });
+  expect(r.status, r.text).toBe(201);
+  return r.body.data;
+};
+const EVENTS = 'subscription ($types: [String!]) { events(types: $types) { id event timestamp data } }';
+
+describe('events(types)', () => {
+  it('receives contact.created made through REST, and nothing else: not other types, not other workspaces', async () => {
+    const sub = live(ws.key, EVENTS, { types: ['contact.created'] });
+    await sub.ready(app.bus, probe('contact.created'));
+    await newContact(other);
+    const first = await newContact();
+    expect((await ws.api('PUT', `/v1/contacts/${first.id}`, { company: 'Changed' })).status).toBe(200);
+    const last = await newContact();
+    await sub.waitFor((d) => d.events.data.contact.id === last.id);
+    expect(sub.received.map((d) => [d.events.event, d.events.data.contact.id])).toEqual([
+      ['contact.created', first.id],
+      ['contact.created', last.id],
+    ]);
+    const [event] = await app.db.prisma.event.findMany({ where: { entityId: first.id, type: 'contact.created' } });
+    expect(sub.received[0].events).toMatchObject({ id: event.id, timestamp: event.createdAt.toISOString(), data: { contact: { email: first.email } } });
+  });
+
+  it('without types, receives every event the key may read, in commit order', async () => {
+    const sub = live(ws.key, EVENTS);
+    await sub.ready(app.bus, probe('contact.created'));
+    const c = await newContact();
+    await ws.api('PUT', `/v1/contacts/${c.id}`, { status: 'customer' });
+    await sub.waitFor((d) => d.events.event === 'contact.status_changed');
+    expect(sub.received.map((d) => d.events.event)).toEqual(['contact.created', 'contact.updated', 'contact.status_changed']);
+  });
+
+  it('rejects unknown event names with validation_error', async () => {
+    const sub = live(ws.key, EVENTS, { types: ['contact.created', 'contact.exploded'] });
+    await sub.ended;
+    expect(sub.errors[0]).toMatchObject({ extensions: { code: 'validation_error' } });
+    expect(JSON.stringify(sub.errors[0])).toContain('contact.exploded');
+  });
+
+  it('answers a syntax error with a GraphQL error, not by closing the socket', async () => {
+    const sub = live(ws.key, 'subscription { events(types: [) }');
+    await sub.ended;
+    expect(sub.errors[0]).toMatchObject({ message: expect.stringMatching(/Syntax Error/) });
+  });
+
+  it('delivers deal events but skips contact events for a key with only deals:read', async () => {
+    const sub = live(dealsReader.key, EVENTS);
+    await sub.ready(app.bus, probe('deal.created'));
+    await newContact();
+    const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0];
+    const created = await gql(app.base, ws.key, 'mutation ($input: JSONObject!) { createDeal(input: $input) { id } }', {
+      input: { title: 'Live deal', pipeline_id: pipeline.id },
+    });
+    expect(created.errors).toBeUndefined();
+    await sub.waitFor((d) => d.events.event === 'deal.created');
+    expect(sub.received.map((d) => d.events.event)).toEqual(['deal.created']);
+    expect(sub.received[0].events.data.deal.id).toBe(created.data.createDeal.id);
+  });
+});
+
+describe('authentication', () => {
+  it.each([
+    ['no key', {}],
+    ['a malformed header', { authorization: 'Token abc' }],
+    ['an unknown key', { authorization: `Bearer crm_live_${'x'.repeat(32)}` }],
+  ])('refuses %s with close code 4401', async (_what, params) => {
+    const s = subscribe(app.base, params, EVENTS);
+    open.push(s);
+    await s.ended;
+    expect(s.errors[0]).toMatchObject({ code: 4401 });
+    expect(s.received).toEqual([]);
+  });
+
+  it('accepts the key under "Authorization" too', async () => {
+    const s = subscribe(app.base, { Authorization: `Bearer ${ws.key}` }, EVENTS, { types: ['contact.created'] });
+    open.push(s);
+    await s.ready(app.bus, probe('contact.created'));
+    const c = await newContact();
+    await s.waitFor((d) => d.events.data.contact.id === c.id);
+  });
+
+  it('refuses new operations on an open socket once its key is revoked', async () => {
+    const doomed = await ws.addKey({});
+    const client = createClient({ url: `${app.base.replace('http', 'ws')}/graphql`, webSocketImpl: WebSocket, connectionParams: { authorization: `Bearer ${doomed.key}` }, retryAttempts: 0, lazy: false });
+    const run = (query: string) => new Promise((resolve) => client.subscribe({ query }, { next: resolve, error: resolve, complete: () => {} }));
+    expect(await run('{ __typename }')).toEqual({ data: { __typename: 'Query' } });
+    await app.db.prisma.apiKey.update({ where: { id: doomed.id }, data: { revokedAt: new Date() } });
+    await new Promise((r) => setTimeout(r, 5_100)); // verified keys are cached for 5 s
+    expect(await run('{ __typename }')).toMatchObject([{ extensions: { code: 'unauthorized' } }]);
+    await client.dispose();
+  });
+});
+
+describe('typed changes', () => {
+  it('contactChanged(id) receives only that contact\'s events, with its current record', async () => {
+    const watched = await newContact();
+    const unwatched = await newContact();
+    const sub = live(ws.key, 'subscription ($id: ID) { contactChanged(id: $id) { id event contact_id data contact { id company } } }', { id: watched.id });
+    await sub.ready(app.bus, probe('contact.updated', watched.id));
+    await ws.api('PUT', `/v1/contacts/${unwatched.id}`, { company: 'Other' });
+    await ws.api('PUT', `/v1/contacts/${watched.id}`, { company: 'Watched' });
+    const got = await sub.waitFor((d) => d.contactChanged.event === 'contact.updated');
+    expect(sub.received).toHaveLength(1);
+    expect(got.contactChanged).toMatchObject({ contact_id: watched.id, data: { contact: { company: 'Watched' } }, contact: { id: watched.id, company: 'Watched' } });
+  });
+
+  it('contactChanged needs contacts:read', async () => {
+    const sub = live(dealsReader.key, 'subscription { contactChanged { id } }');
+    await sub.ended;
+    expect(sub.errors[0]).toMatchObject({ extensions: { code: 'forbidden' } });
+  });
+
+  it('dealChanged(pipelineId) receives deal events of that pipeline only', async () => {
+    const main = (await ws.api('GET', '/v1/pipelines')).body.data[0];
+    const renewals = (await ws.api('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due', probability: 40 }] })).body.data;
+    const sub = live(dealsReader.key, 'subscription ($p: ID) { dealChanged(pipelineId: $p) { id event deal_id data deal { id title pipeline_id } } }', { p: main.id });
+    await sub.ready(app.bus, probe('deal.updated', 'deal_probe', { deal: { pipeline_id: main.id } }));
+    expect((await ws.api('POST', '/v1/deals', { title: 'Renewal', pipeline_id: renewals.id })).status).toBe(201);
+    const deal = (await ws.api('POST', '/v1/deals', { title: 'New business', pipeline_id: main.id })).body.data;
+    const got = await sub.waitFor((d) => d.dealChanged.deal_id === deal.id);
+    expect(sub.received).toHaveLength(1);
+    expect(got.dealChanged).toMatchObject({ event: 'deal.created', data: { deal: { title: 'New business' } }, deal: { id: deal.id, pipeline_id: main.id } });
+  });
+});
+
+describe('event feed', () => {
+  /** A feed on a bus of its own, driven by hand, with what it publishes for `ws`. */
+  async function manualFeed() {
+    const bus = createEventBus(null);
+    const seen: PublishedEvent[] = [];
+    const events = bus.subscribe(ws.id)[Symbol.asyncIterator]();
+    const pump = (async () => {
+      for (let r = await events.next(); !r.done; r = await events.next()) seen.push(r.value);
+    })();
+    const feed = startEventFeed({ prisma: app.db.prisma, bus, intervalMs: 0 });
+    await feed.runOnce();
+    const settle = () => new Promise((r) => setTimeout(r, 20));
+    return {
+      feed,
+      seen,
+      settle,
+      async stop() {
+        await feed.stop();
+        await events.return?.();
+        await pump;
+      },
+    };
+  }
+  const contactEvent = (seq?: bigint) => ({
+    id: `evt_${randomUUID().replace(/-/g, '')}`,
+    seq,
+    workspaceId: ws.id,
+    type: 'contact.updated',
+    entityType: 'contact',
+    entityId: 'con_feed',
+    data: {},
+  });
+
+  it('starts at the head of the log and publishes each event once, however often it runs', async () => {
+    const before = await newContact();
+    const f = await manualFeed();
+    const a = await newContact();
+    const b = await newContact();
+    await Promise.all([f.feed.runOnce(), f.feed.runOnce(), f.feed.runOnce()]);
+    await f.feed.runOnce();
+    await f.settle();
+    expect(f.seen.map((e) => e.data.contact && (e.data.contact as { id: string }).id)).toEqual([a.id, b.id]);
+    expect(f.seen.map((e) => e.entityId)).not.toContain(before.id);
+    await f.stop();
+  });
+
+  it('publishes an event that commits after one with a higher seq', async () => {
+    const f = await manualFeed();
+    // Two numbers from the sequence, as two transactions would take them; the higher commits first.
+    const [low, high] = (await app.db.prisma.$queryRaw<{ seq: bigint }[]>`
+      SELECT nextval(pg_get_serial_sequence('events', 'seq')) AS seq FROM generate_series(1, 2)`).map((r) => r.seq);
+    const late = contactEvent(low);
+    const early = contactEvent(high);
+    await app.db.prisma.event.create({ data: early });
+    await f.feed.runOnce();
+    await app.db.prisma.event.create({ data: late });
+    await f.feed.runOnce();
+    await f.feed.runOnce();
+    await f.settle();
+    expect(f.seen.map((e) => e.id)).toEqual([early.id, late.id]);
+    await f.stop();
+  });
+
+  it.runIf(process.env.DATABASE_URL)('handles transactions that commit out of seq order (PostgreSQL)', async () => {
+    const f = await manualFeed();
+    const event = { workspaceId: ws.id, type: 'contact.updated' as const, entityType: 'contact' as const, entityId: 'con_tx', data: {}, actor: null };
+    let inserted!: () => void;
+    let commit!: () => void;
+    const insertedP = new Promise<void>((r) => (inserted = r));
+    const commitP = new Promise<void>((r) => (commit = r));
+    const slow = app.db.prisma.$transaction(async (tx) => {
+      const id = await recordEvent(tx, event);
+      inserted();
+      await commitP;
+      return id;
+    });
+    await insertedP;
+    const fast = await app.db.prisma.$transaction((tx) => recordEvent(tx, event));
+    await f.feed.runOnce();
+    commit();
+    const slowId = await slow;
+    await f.feed.runOnce();
+    await f.feed.runOnce();
+    await f.settle();
+    const [slowRow, fastRow] = await Promise.all([slowId, fast].map((id) => app.db.prisma.event.findUniqueOrThrow({ where: { id } })));
+    expect(slowRow.seq).toBeLessThan(fastRow.seq);
+    expect(f.seen.map((e) => e.id)).toEqual([fast, slowId]);
+    await f.stop();
+  });
+});
