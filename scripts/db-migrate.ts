@@ -7,7 +7,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 try {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   try {
-    const applied = await applyMigrations(db.adapter);
+    const applied = await applyMigrations(db.adapter, { client: db.prisma });
     const where = db.kind === 'postgres' ? 'PostgreSQL' : `PGlite in ${config.dataDir}`;
     if (applied.length === 0) console.log(`${where}: already up to date.`);
     else console.log(`${where}: applied ${applied.length} migration(s):\n${applied.map((n) => `  ${n}`).join('\n')}`);

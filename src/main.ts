@@ -28,7 +28,7 @@ async function start() {
     }
     throw err;
   });
-  const applied = await applyMigrations(db.adapter);
+  const applied = await applyMigrations(db.adapter, { client: db.prisma });
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
   const first = await ensureDefaultWorkspace(db.prisma);

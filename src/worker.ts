@@ -11,7 +11,7 @@ const logger = createLogger(config.logLevel);
 
 try {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await applyMigrations(db.adapter);
+  await applyMigrations(db.adapter, { client: db.prisma });
   const webhooks = createWebhookServices(config);
   const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks });
   worker.start();
