@@ -4,6 +4,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
+import pg from 'pg';
 import { createApiKey, createWorkspace } from '../src/admin/workspaces.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
@@ -24,7 +25,13 @@ const server = http.createServer((req, res) => {
 await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
 
-const db = await openDatabase({ databaseUrl: process.env.DATABASE_URL || null, poolSize: 10 });
+// On PostgreSQL the run gets a schema of its own, dropped at the end.
+const pgUrl = process.env.DATABASE_URL || null;
+const schema = `crm_bench_${process.pid}`;
+const admin = pgUrl ? new pg.Client({ connectionString: pgUrl }) : null;
+await admin?.connect();
+await admin?.query(`CREATE SCHEMA ${schema}`);
+const db = await openDatabase({ databaseUrl: pgUrl, schema: pgUrl ? schema : undefined, poolSize: 10 });
 await applyMigrations(db.adapter);
 const services = createWebhookServices({ encryptionKey: 'bench', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true });
 const ws = await createWorkspace(db.prisma, { name: 'bench' });
@@ -52,4 +59,6 @@ await worker.stop();
 console.log(`${db.kind}: ${total} deliveries in ${seconds.toFixed(2)} s = ${Math.round(total / seconds)} deliveries/s`);
 await services.sender.close();
 await db.close();
+await admin?.query(`DROP SCHEMA ${schema} CASCADE`);
+await admin?.end();
 server.close();

@@ -2,20 +2,15 @@
 // sandbox twin and default pipeline), users, API keys and custom field definitions.
 import type { Prisma } from '../db/generated/client/client.ts';
 import type { Db } from '../db/client.ts';
+import { isUniqueViolation } from '../db/errors.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { parsePermissions, SCOPES, type Scope } from '../auth/scopes.ts';
 import { PLANS } from '../auth/rate-limit.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { CUSTOM_FIELD_TYPES } from '../schema/contact/custom-fields.rules.ts';
+import { DEFAULT_STAGES } from '../schema/pipeline/pipeline.rules.ts';
 
-export const DEFAULT_STAGES = [
-  { name: 'Lead', probability: 10 },
-  { name: 'Qualified', probability: 25 },
-  { name: 'Proposal', probability: 50 },
-  { name: 'Negotiation', probability: 75 },
-  { name: 'Closed', probability: 100 },
-];
 
 async function createDefaultPipeline(tx: Prisma.TransactionClient, workspaceId: string) {
   const pipelineId = newId('pipe');
@@ -56,7 +51,7 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
     const user = await db.user.create({ data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email } });
     return { id: user.id, workspace_id: user.workspaceId, name: user.name, email: user.email, active: user.active };
   } catch (err) {
-    if ((err as { code?: string }).code === 'P2002') throw new AppError('conflict', `A user with email ${email} already exists in this workspace`);
+    if (isUniqueViolation(err)) throw new AppError('conflict', `A user with email ${email} already exists in this workspace`);
     throw err;
   }
 }
@@ -136,7 +131,7 @@ export async function createCustomField(db: Db, input: { workspace: string; key:
     });
     return { id: row.id, workspace_id: row.workspaceId, key: row.key, type: row.type, options: row.options, label: row.label };
   } catch (err) {
-    if ((err as { code?: string }).code === 'P2002') throw new AppError('conflict', `Custom field ${input.key} already exists`);
+    if (isUniqueViolation(err)) throw new AppError('conflict', `Custom field ${input.key} already exists`);
     throw err;
   }
 }

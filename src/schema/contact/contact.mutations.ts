@@ -9,7 +9,8 @@ import { issuesToDetails, parseInput } from '../common/validation.ts';
 import { bulkInput, contactCreateInput, contactUpdateInput, mergeInput } from './contact.inputs.ts';
 import { contactRecord } from './contact.record.ts';
 import { ContactType } from './contact.type.ts';
-import { createContact, emailTaken, isUniqueViolation, updateContact } from './contact.write.ts';
+import { createContact, emailTaken, updateContact } from './contact.write.ts';
+import { isUniqueViolation } from '../../db/errors.ts';
 import { mergeContacts } from './merge.rules.ts';
 
 async function inTransaction<T>(ctx: Context, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {

@@ -13,10 +13,6 @@ import { tagChanges } from './merge.rules.ts';
 
 type Tx = Prisma.TransactionClient;
 
-export function isUniqueViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2002';
-}
-
 export const emailTaken = () => new AppError('conflict', 'A contact with this email already exists in the workspace', { email: ['is already taken'] });
 
 async function customFieldsFor(tx: Tx, ctx: Context, input: Record<string, unknown> | undefined, existing?: Record<string, unknown>) {

@@ -1,5 +1,6 @@
 // Contacts associated with a deal, each with a role. The primary contact (the deal's
 // contact_id) is one of them, marked is_primary.
+import { isUniqueViolation } from '../../db/errors.ts';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { assertAllowed } from '../../auth/scopes.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -67,7 +68,7 @@ builder.mutationFields((t) => ({
         });
       } catch (err) {
         // Two requests adding the same contact at once: the second meets the primary key.
-        if ((err as { code?: unknown } | null)?.code === 'P2002') throw alreadyAssociated();
+        if (isUniqueViolation(err)) throw alreadyAssociated();
         throw err;
       }
     },

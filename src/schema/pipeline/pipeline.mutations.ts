@@ -1,4 +1,3 @@
-import { DEFAULT_STAGES } from '../../admin/workspaces.ts';
 import { assertAllowed } from '../../auth/scopes.ts';
 import { newId } from '../../ids.ts';
 import { builder } from '../builder.ts';
@@ -6,7 +5,7 @@ import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import { pipelineCreateInput, pipelineUpdateInput } from './pipeline.inputs.ts';
 import { findPipeline } from './pipeline.queries.ts';
-import { assertDefaultKept, assertPipelineDeletable } from './pipeline.rules.ts';
+import { assertDefaultKept, assertPipelineDeletable, DEFAULT_STAGES } from './pipeline.rules.ts';
 import { PipelineType } from './pipeline.type.ts';
 import { clearDefault, pipelineTransaction } from './pipeline.write.ts';
 

@@ -46,3 +46,12 @@ export function assertDefaultKept(isDefault: boolean, requested: boolean | undef
 export function assertStageRoom(stageCount: number, max: number): void {
   if (stageCount >= max) throw new AppError('unprocessable_entity', `A pipeline has at most ${max} stages`);
 }
+
+/** The stages of a new workspace's pipeline, and of a pipeline created without stages. */
+export const DEFAULT_STAGES = [
+  { name: 'Lead', probability: 10 },
+  { name: 'Qualified', probability: 25 },
+  { name: 'Proposal', probability: 50 },
+  { name: 'Negotiation', probability: 75 },
+  { name: 'Closed', probability: 100 },
+];
