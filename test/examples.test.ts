@@ -1,0 +1,53 @@
+// The examples in docs/ run against the real service.
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createReceiver, verifyServiceSignature } from '../examples/verify-webhook.ts';
+import { connect, onEvents, type LiveEvent } from '../examples/subscribe.ts';
+import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { until } from './helpers/receiver.ts';
+import { startEventFeed } from '../src/webhooks/event-feed.ts';
+
+let app: TestApp;
+let ws: TestWorkspace;
+beforeAll(async () => {
+  app = await startTestApp();
+  ws = await app.workspace();
+});
+afterAll(() => app.close());
+
+describe('docs/webhooks.md example receiver', () => {
+  it('accepts real signed deliveries once per event id and refuses forged ones', async () => {
+    const got: string[] = [];
+    // The secret exists once the subscription does; point it at the receiver afterwards.
+    const sub = await ws.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/x', events: ['contact.created'] });
+    const secret: string = sub.body.data.secret;
+    const receiver = createReceiver(secret, (e) => got.push(e.id));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await ws.api('PUT', `/v1/webhooks/${sub.body.data.id}`, { url });
+    await ws.api('POST', '/v1/contacts', { first_name: 'Docs', email: uniqueEmail('docs') });
+    const worker = app.worker();
+    await until(async () => (await worker.runOnce(), got.length === 1), 10_000);
+    expect(got).toHaveLength(1);
+    const forged = await fetch(url, { method: 'POST', body: '{"id":"evt_x"}', headers: { 'x-service-signature': '00' } });
+    expect(forged.status).toBe(401);
+    expect(verifyServiceSignature(secret, 'body', undefined)).toBe(false);
+    receiver.close();
+  });
+});
+
+describe('docs/graphql.md example subscription', () => {
+  it('receives contact.created over graphql-ws', async () => {
+    const feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
+    const client = connect(app.base, ws.key);
+    const events: LiveEvent[] = [];
+    const stop = onEvents(client, ['contact.created'], (e) => events.push(e));
+    await new Promise((r) => setTimeout(r, 500));
+    const c = (await ws.api('POST', '/v1/contacts', { first_name: 'Live', email: uniqueEmail('live') })).body.data;
+    await until(() => events.length > 0, 10_000);
+    stop();
+    await client.dispose();
+    await feed.stop();
+    expect(events[0]).toMatchObject({ event: 'contact.created', data: { contact: { id: c.id } } });
+  });
+});
