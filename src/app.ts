@@ -10,20 +10,29 @@ import type { Database } from './db/client.ts';
 import { AppError, internalError } from './errors.ts';
 import { authenticateAndLimit } from './http/auth.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
+import { apiDocs } from './http/docs.ts';
 import { sendFailure } from './http/failure.ts';
 import { createGraphqlHandler } from './http/graphql.ts';
+import { DEFAULT_GRAPHQL_LIMITS } from './http/graphql-limits.ts';
 import { redirectPlainHttp } from './http/https.ts';
+import { idempotency } from './http/idempotency.ts';
+import { observeRequests } from './http/observe.ts';
+import { opsRoutes } from './http/ops.ts';
 import { requestId } from './http/request-id.ts';
+import { Metrics } from './metrics.ts';
+import { buildOpenApi } from './rest/openapi.ts';
 import { loadOperations } from './rest/operations.ts';
 import { restRouter } from './rest/router.ts';
 import type { Context } from './schema/context.ts';
 import type { WebhookServices } from './webhooks/services.ts';
 import { schema } from './schema/index.ts';
 import { createEventBus, type EventBus } from './webhooks/pubsub.ts';
+import { deliveryQueueSample } from './webhooks/queue-stats.ts';
 
 export interface AppDeps {
   db: Database;
-  config: Pick<Config, 'trustProxy' | 'graphiql'>;
+  /** Without graphqlIntrospection / graphqlLimits, introspection is on and the limits are the defaults. */
+  config: Pick<Config, 'trustProxy' | 'graphiql'> & Partial<Pick<Config, 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits'>>;
   logger: Logger;
   redis?: Redis | null;
   /** Live events for subscriptions; in memory (this instance only) unless given. */
@@ -36,6 +45,8 @@ export function buildApp(deps: AppDeps) {
   const authenticator = new Authenticator(db.prisma);
   const limits = new RateLimits(deps.redis ?? null);
   const bus = deps.bus ?? createEventBus(null);
+  // This instance's metrics; main.ts hands them to the in-process delivery worker too.
+  const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
   const contextOf = (caller: Caller, requestId: string): Context => ({ prisma: db.prisma, caller, requestId, warnings: [], bus, webhooks: deps.webhooks });
   const contextFor = (_req: Request, res: Response): Context => contextOf(res.locals.caller!, res.locals.requestId);
   const onInternalError = (err: unknown, req: Request) => logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
@@ -46,16 +57,30 @@ export function buildApp(deps: AppDeps) {
   if (config.trustProxy) app.set('trust proxy', /^\d+$/.test(config.trustProxy) ? Number(config.trustProxy) : config.trustProxy);
 
   app.use(requestId);
+  app.use(observeRequests(logger, metrics));
+  // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
+  app.use(opsRoutes({ db, redis: deps.redis ?? null, metrics, metricsToken: config.metricsToken ?? null, logger }));
   if (config.trustProxy) app.use(redirectPlainHttp);
 
-  const yoga = createGraphqlHandler({ schema, contextOf, graphiql: config.graphiql, logger });
-  const guard = authenticateAndLimit(authenticator, limits);
+  const yoga = createGraphqlHandler({
+    schema,
+    contextOf,
+    graphiql: config.graphiql,
+    introspection: config.graphqlIntrospection ?? true,
+    limits: config.graphqlLimits ?? DEFAULT_GRAPHQL_LIMITS,
+    logger,
+    metrics,
+  });
+  const guard = authenticateAndLimit(authenticator, limits, metrics);
   // The GraphiQL page itself needs no key; the queries it sends do.
   const graphiqlPage = (req: Request) => config.graphiql && req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html';
   app.use('/graphql', (req, res, next) => (graphiqlPage(req) ? next() : guard(req, res, next)), (req, res) => yoga(req, res));
 
-  const rest = restRouter({ schema, operations: loadOperations(schema), contextFor, onInternalError });
-  app.use(['/v1', '/api/v1'], guard, requireJson, parseJson, bodyErrors, rest);
+  const operations = loadOperations(schema);
+  // The API reference (/docs) and its OpenAPI document need no key: mounted before the /v1 guard.
+  app.use(apiDocs(buildOpenApi(schema, operations)));
+  const rest = restRouter({ schema, operations, contextFor, onInternalError });
+  app.use(['/v1', '/api/v1'], guard, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger), rest);
 
   app.use((req, res) => sendFailure(req, res, new AppError('not_found', `No route ${req.method} ${req.path}`)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -64,5 +89,5 @@ export function buildApp(deps: AppDeps) {
     sendFailure(req, res, internalError(err));
   });
 
-  return { app, yoga, authenticator, bus };
+  return { app, yoga, authenticator, bus, metrics };
 }

@@ -1,5 +1,6 @@
 // The only reader of process.env: every setting the service understands, typed, with defaults.
 import path from 'node:path';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './http/graphql-limits.ts';
 
 function bool(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
@@ -27,11 +28,18 @@ export interface Config {
   tlsKeyFile: string | null;
   logLevel: string;
   graphiql: boolean;
+  /** `__schema` / `__type` queries; off in production unless GRAPHQL_INTROSPECTION turns them on. */
+  graphqlIntrospection: boolean;
+  /** Shape limits of GraphQL documents, checked before anything runs (see src/http/graphql-limits.ts). */
+  graphqlLimits: GraphqlLimits;
   /** Key that encrypts webhook secrets at rest; a key file under dataDir is made when unset. */
   encryptionKey: string | null;
   /** Local development only: webhook URLs may use plain http / private addresses. */
   webhookAllowHttp: boolean;
   webhookAllowPrivateUrls: boolean;
+  /** Mail server for owner notifications (e.g. smtp://user:pass@mail:587); the log only when unset. */
+  smtpUrl: string | null;
+  smtpFrom: string;
   /** Run the webhook delivery worker inside the API process (`npm run worker` runs it alone). */
   workerInProcess: boolean;
   /** Pause of the delivery worker when it found nothing to do. */
@@ -40,6 +48,10 @@ export interface Config {
   schedulerIntervalMs: number;
   /** Pause between reads of the event log for live subscriptions (their latency); 0 turns them off. */
   eventFeedIntervalMs: number;
+  /** Bearer token that /metrics requires; when unset /metrics is open and should be firewalled. */
+  metricsToken: string | null;
+  /** How long SIGTERM waits for requests and webhook attempts in flight before cutting them. */
+  shutdownGraceMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -59,13 +71,25 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     tlsKeyFile: env.TLS_KEY_FILE || null,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     graphiql: env.GRAPHIQL !== undefined ? bool(env.GRAPHIQL) : !production,
+    graphqlIntrospection: env.GRAPHQL_INTROSPECTION !== undefined ? bool(env.GRAPHQL_INTROSPECTION) : !production,
+    graphqlLimits: {
+      maxDepth: int('GRAPHQL_MAX_DEPTH', env.GRAPHQL_MAX_DEPTH, DEFAULT_GRAPHQL_LIMITS.maxDepth),
+      maxAliases: int('GRAPHQL_MAX_ALIASES', env.GRAPHQL_MAX_ALIASES, DEFAULT_GRAPHQL_LIMITS.maxAliases),
+      maxCost: int('GRAPHQL_MAX_COST', env.GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_LIMITS.maxCost),
+      maxTokens: int('GRAPHQL_MAX_TOKENS', env.GRAPHQL_MAX_TOKENS, DEFAULT_GRAPHQL_LIMITS.maxTokens),
+      maxDirectives: int('GRAPHQL_MAX_DIRECTIVES', env.GRAPHQL_MAX_DIRECTIVES, DEFAULT_GRAPHQL_LIMITS.maxDirectives),
+    },
     encryptionKey: env.ENCRYPTION_KEY || null,
     webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS),
+    smtpUrl: env.SMTP_URL || null,
+    smtpFrom: env.SMTP_FROM || 'CRM <no-reply@localhost>',
     workerInProcess: env.WEBHOOK_WORKER !== undefined ? bool(env.WEBHOOK_WORKER) : true,
     workerPollMs: int('WEBHOOK_WORKER_POLL_MS', env.WEBHOOK_WORKER_POLL_MS, 250),
     schedulerIntervalMs: int('SCHEDULER_INTERVAL_MS', env.SCHEDULER_INTERVAL_MS, 30_000),
     eventFeedIntervalMs: int('EVENT_FEED_INTERVAL_MS', env.EVENT_FEED_INTERVAL_MS, 200),
+    metricsToken: env.METRICS_TOKEN || null,
+    shutdownGraceMs: int('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
   };
 }
 

@@ -9,11 +9,13 @@ import { config } from './config.ts';
 import { DatabaseBusyError, openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureDefaultWorkspace } from './admin/workspaces.ts';
+import { drainable } from './http/drain.ts';
 import { redirectEverything } from './http/https.ts';
 import { attachGraphqlWs } from './http/websocket.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
+import { createOwnerNotifier } from './webhooks/notify.ts';
 import { startEventFeed } from './webhooks/event-feed.ts';
 import { createEventBus } from './webhooks/pubsub.ts';
 import { startTaskScheduler } from './jobs/task-scheduler.ts';
@@ -45,8 +47,8 @@ async function start() {
 
   const webhooks = createWebhookServices(config);
   const bus = createEventBus(config.redisUrl, { logger });
-  const { app, yoga, authenticator } = buildApp({ db, config, logger, redis, webhooks, bus });
-  const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks }) : null;
+  const { app, yoga, authenticator, metrics } = buildApp({ db, config, logger, redis, webhooks, bus });
+  const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, metrics, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) }) : null;
   worker?.start();
   const servers: http.Server[] = [];
   if (config.tlsCertFile && config.tlsKeyFile) {
@@ -63,6 +65,7 @@ async function start() {
     );
   }
 
+  const drains = servers.map(drainable);
   // servers[0] serves the API (HTTPS when TLS is configured); GraphQL over WebSocket shares its port.
   const graphqlWs = attachGraphqlWs(servers[0], { yoga, authenticator, logger });
   const feed = config.eventFeedIntervalMs > 0 ? startEventFeed({ prisma: db.prisma, bus, logger, intervalMs: config.eventFeedIntervalMs }) : null;
@@ -72,17 +75,28 @@ async function start() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    // Sockets first: an open WebSocket would hold its server's close() open.
-    await graphqlWs.dispose();
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
-    await feed?.stop();
-    await bus.close();
-    await worker?.stop();
-    await webhooks.sender.close();
-    await scheduler.stop();
-    await redis?.quit().catch(() => {});
-    await db.close();
+    const graceMs = config.shutdownGraceMs;
+    logger.info({ signal, graceMs }, 'shutting down');
+    // Whatever hangs past the grace period (a database that does not answer) must not keep the process.
+    setTimeout(() => {
+      logger.error('shutdown did not finish in time');
+      process.exit(1);
+    }, graceMs + 5_000).unref();
+    try {
+      // Nothing new is accepted; requests, WebSockets (closed with 1001) and delivery attempts
+      // under way share one grace period. Unsent deliveries are released for other workers.
+      await Promise.all([...drains.map((d) => d.close(graceMs)), graphqlWs.dispose(), worker?.stop(graceMs)]);
+      await feed?.stop();
+      await bus.close();
+      await webhooks.sender.close();
+      await scheduler.stop();
+      await redis?.quit().catch(() => {});
+      await db.close();
+    } catch (err) {
+      logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    }
+    logger.info('stopped');
     process.exit(0);
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));

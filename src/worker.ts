@@ -6,6 +6,7 @@ import { applyMigrations } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
+import { createOwnerNotifier } from './webhooks/notify.ts';
 
 const logger = createLogger(config.logLevel);
 
@@ -13,12 +14,13 @@ try {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await applyMigrations(db.adapter, { client: db.prisma });
   const webhooks = createWebhookServices(config);
-  const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks });
+  const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) });
   worker.start();
   logger.info({ pid: process.pid }, 'webhook delivery worker started');
   const stop = async (signal: string) => {
-    logger.info({ signal }, 'stopping delivery worker');
-    await worker.stop();
+    logger.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping delivery worker');
+    // Attempts still under way after the grace period are released for other workers (see DeliveryWorker.stop).
+    await worker.stop(config.shutdownGraceMs);
     await webhooks.sender.close();
     await db.close();
     process.exit(0);

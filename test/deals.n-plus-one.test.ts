@@ -110,6 +110,21 @@ describe('deal lists issue a constant number of SQL statements', () => {
     expect(forLarge.length).toBeLessThanOrEqual(6);
   });
 
+  it('GraphQL contacts with their deals (Contact.deals) and the deals\' stages and owners', async () => {
+    const query = '{ contacts(limit: 100) { nodes { id deals(limit: 10) { id title stage { name } owner { name } } } } }';
+    const run = (key: string, n: number) => async () => {
+      const r = await gql(base, key, query);
+      expect(r.errors).toBeUndefined();
+      expect(r.data.contacts.nodes).toHaveLength(n);
+      expect(r.data.contacts.nodes.every((c: { deals: unknown[] }) => c.deals.length === 1)).toBe(true);
+    };
+    const forSmall = await countStatements(run(small.key, 5));
+    const forLarge = await countStatements(run(large.key, 50));
+    expect(forLarge.length).toBe(forSmall.length);
+    // The page, then one query per relation level (deals, stages, owners).
+    expect(forLarge.length).toBeLessThanOrEqual(4);
+  });
+
   it('REST GET /v1/deals', async () => {
     const run = (api: Client, n: number) => async () => {
       const r = await api('GET', '/v1/deals?limit=100');

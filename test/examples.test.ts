@@ -10,7 +10,8 @@ import { startEventFeed } from '../src/webhooks/event-feed.ts';
 let app: TestApp;
 let ws: TestWorkspace;
 beforeAll(async () => {
-  app = await startTestApp();
+  // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
+  app = await startTestApp({ isolated: true });
   ws = await app.workspace();
 });
 afterAll(() => app.close());

@@ -13,7 +13,8 @@ let worker: DeliveryWorker;
 const receivers: Receiver[] = [];
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
+  app = await startTestApp({ isolated: true });
   ws = await app.workspace();
   worker = app.worker();
 });

@@ -20,7 +20,8 @@ let rc: Receiver;
 const mails: Mail[] = [];
 
 beforeAll(async () => {
-  app = await startTestApp();
+  // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
+  app = await startTestApp({ isolated: true });
   rc = await receiver(() => 500);
   smtp = new SMTPServer({
     authOptional: true,

@@ -58,14 +58,19 @@ function loadEngine(): Promise<void> {
   return instantiated;
 }
 
+/** The migrations on disk: the folders under prisma/migrations, in name order. */
+async function migrationNames(): Promise<string[]> {
+  const entries = await fs.readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => a.localeCompare(b));
+}
+
 /** What `prisma migrate` reads from disk: every `migrations/<dir>/migration.sql`, in name order. */
 async function readMigrations(): Promise<MigrationList> {
   const lockPath = 'migration_lock.toml';
   // Without a lock file the engine cannot tell the connector of a new, empty history; the
   // schema's provider is fixed, so assume what db:migration is about to write.
   const lockContent = await fs.readFile(path.join(migrationsDir, lockPath), 'utf8').catch(() => MIGRATION_LOCK);
-  const entries = await fs.readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  const dirs = entries.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => a.localeCompare(b));
+  const dirs = await migrationNames();
   const migrationDirectories = await Promise.all(
     dirs.map(async (dir) => ({
       path: dir,
@@ -192,7 +197,7 @@ async function withEngine<T>(
 export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFactory, opts: { client?: MigrationReader } = {}): Promise<string[]> {
   const migrationsList = await readMigrations();
   // Starting the engine costs about half a second; skip it when every migration is recorded as applied.
-  if (opts.client && (await allApplied(opts.client, migrationsList.migrationDirectories.map((d) => d.path)))) return [];
+  if (opts.client && (await pendingMigrations(opts.client, migrationsList.migrationDirectories.map((d) => d.path))).length === 0) return [];
   return withEngine(adapter, async (engine) => {
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: noFilter });
     return appliedMigrationNames;
@@ -204,17 +209,20 @@ export interface MigrationReader {
   $queryRawUnsafe<T>(sql: string): Promise<T>;
 }
 
-async function allApplied(client: MigrationReader, names: string[]): Promise<boolean> {
+/** Migrations on disk (or `names`) that the database has not recorded as applied; readiness reports them. */
+export async function pendingMigrations(client: MigrationReader, names?: string[]): Promise<string[]> {
+  const onDisk = names ?? (await migrationNames());
+  let applied: Set<string>;
   try {
     const rows = await client.$queryRawUnsafe<{ migration_name: string }[]>(
       'SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL AND rolled_back_at IS NULL',
     );
-    const applied = new Set(rows.map((r) => r.migration_name));
-    return names.every((n) => applied.has(n));
+    applied = new Set(rows.map((r) => r.migration_name));
   } catch {
     // No migrations table yet: a new database.
-    return false;
+    applied = new Set();
   }
+  return onDisk.filter((n) => !applied.has(n));
 }
 
 /**

@@ -2,6 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Authenticator, Caller } from '../auth/authenticate.ts';
 import type { RateLimits, RateDecision } from '../auth/rate-limit.ts';
 import { AppError } from '../errors.ts';
+import type { Metrics } from '../metrics.ts';
 import { sendFailure } from './failure.ts';
 
 declare module 'express-serve-static-core' {
@@ -22,7 +23,12 @@ function setRateHeaders(res: Response, d: RateDecision): void {
  * valid key draw from a per-address budget, so every response carries the rate headers and
  * key guessing is throttled.
  */
-export function authenticateAndLimit(auth: Authenticator, limits: RateLimits) {
+export function authenticateAndLimit(auth: Authenticator, limits: RateLimits, metrics: Metrics) {
+  const refuse = (req: Request, res: Response, d: RateDecision, plan: string): void => {
+    metrics.rateLimited.inc({ plan });
+    res.setHeader('Retry-After', String(d.retryAfter));
+    sendFailure(req, res, new AppError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`));
+  };
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     let caller: Caller;
     try {
@@ -31,19 +37,14 @@ export function authenticateAndLimit(auth: Authenticator, limits: RateLimits) {
       const failure = err instanceof AppError ? err : new AppError('internal_error', 'Authentication failed unexpectedly');
       const d = await limits.consume('standard', `ip:${req.ip}`);
       setRateHeaders(res, d);
-      if (!d.allowed) return refuse(req, res, d);
+      if (!d.allowed) return refuse(req, res, d, 'standard');
       if (failure.code === 'internal_error') return next(err);
       return sendFailure(req, res, failure);
     }
     const d = await limits.consume(caller.plan, `key:${caller.keyId}`);
     setRateHeaders(res, d);
-    if (!d.allowed) return refuse(req, res, d);
+    if (!d.allowed) return refuse(req, res, d, caller.plan);
     res.locals.caller = caller;
     next();
   };
-}
-
-function refuse(req: Request, res: Response, d: RateDecision): void {
-  res.setHeader('Retry-After', String(d.retryAfter));
-  sendFailure(req, res, new AppError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`));
 }

@@ -7,7 +7,10 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Caller } from '../auth/authenticate.ts';
 import { AppError, toGraphQLError } from '../errors.ts';
+import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
+import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
+import { requestIdOf, telemetryPlugin } from './graphql-telemetry.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
@@ -43,7 +46,11 @@ export function createGraphqlHandler(opts: {
   schema: GraphQLSchema;
   contextOf: (caller: Caller, requestId: string) => Context;
   graphiql: boolean;
+  /** Whether `__schema` / `__type` may be queried (config GRAPHQL_INTROSPECTION). */
+  introspection: boolean;
+  limits: GraphqlLimits;
   logger: Logger;
+  metrics: Metrics;
 }) {
   return createYoga<ServerContext, Context>({
     schema: opts.schema,
@@ -55,11 +62,11 @@ export function createGraphqlHandler(opts: {
     maskedErrors: {
       maskError: (error) => {
         const masked = maskError(error);
-        if ((masked as GraphQLError).extensions?.code === 'internal_error') opts.logger.error({ err: error }, 'graphql resolver failed');
+        if ((masked as GraphQLError).extensions?.code === 'internal_error') opts.logger.error({ err: error, requestId: requestIdOf(error) }, 'graphql resolver failed');
         return masked;
       },
     },
-    plugins: [warningsPlugin],
+    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), warningsPlugin, telemetryPlugin(opts.metrics)],
     logging: false,
   });
 }

@@ -81,6 +81,7 @@ export function restRouter(opts: RestOptions) {
       }
       return sendError(res, new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`));
     }
+    res.locals.route = req.baseUrl + route.path;
     try {
       const params = Object.fromEntries(route.paramNames.map((n, i) => [n, decodeURIComponent(match![i + 1])]));
       let body: unknown = req.body;

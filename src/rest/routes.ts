@@ -1,7 +1,18 @@
 // The REST API as a table, read like the specification's endpoint tables: method, path,
 // the GraphQL operation it runs (src/rest/operations/*.graphql), where variables come from,
-// and the success status. Nothing here touches the database.
+// and the success status. Nothing here touches the database. Each route also names the zod
+// schemas its resolver checks the body and filters with, so the OpenAPI document is generated
+// from them (src/rest/openapi.ts).
+import type { z } from 'zod';
 import { validationError } from '../errors.ts';
+import { activityCreateInput, activityFilter } from '../schema/activity/activity.inputs.ts';
+import { bulkInput, contactCreateInput, contactFilter, contactUpdateInput, mergeInput, noteInput, searchInput } from '../schema/contact/contact.inputs.ts';
+import { dealContactInput, dealCreateInput, dealFilter, dealUpdateInput, moveStageInput } from '../schema/deal/deal.inputs.ts';
+import { pipelineCreateInput, pipelineUpdateInput, stageCreateInput, stageUpdateInput } from '../schema/pipeline/pipeline.inputs.ts';
+import { taskCompleteInput, taskCreateInput, taskFilter, taskUpdateInput } from '../schema/task/task.inputs.ts';
+import { preferencesInput } from '../schema/user/preferences.rules.ts';
+import { userFilter } from '../schema/user/user.inputs.ts';
+import { logFilter, webhookCreateInput, webhookUpdateInput } from '../schema/webhook/webhook.inputs.ts';
 
 export interface RouteRequest {
   params: Record<string, string>;
@@ -15,7 +26,17 @@ export interface RestRoute {
   operation: string;
   variables?: (r: RouteRequest) => Record<string, unknown>;
   /** Success status, or a function of the result (bulk answers 207 when some rows failed). */
-  status?: number | ((data: any) => number);
+  status?: number | ((data: { failed: number }) => number);
+  /** Every status a function `status` can answer, for the API reference. */
+  statuses?: number[];
+  /** The zod schema the resolver checks the JSON body with. */
+  body?: z.ZodType;
+  /** The zod schema of the query parameters other than paging (list filters, search `q`). */
+  query?: z.ZodType;
+  /** Errors of business rules (404 for ids in the body, 409, 422), beyond those every route can answer. */
+  errors?: number[];
+  /** Any valid key may call it: no scope check, so never a 403. */
+  anyKey?: boolean;
   /** The response is a page: `data` is its nodes, `meta` its cursor fields. */
   list?: boolean;
   /** Honours `?fields=a,b` (id is always kept). */
@@ -53,67 +74,67 @@ const contactId = (r: RouteRequest) => ({ contactId: r.params.id });
 
 export const routes: RestRoute[] = [
   // Contacts
-  { method: 'GET', path: '/contacts', operation: 'ListContacts', variables: page(undefined, true), list: true, fields: true },
-  { method: 'GET', path: '/contacts/search', operation: 'SearchContacts', variables: page((r) => ({ q: text(r.query.q) ?? '' })), list: true, fields: true },
-  { method: 'POST', path: '/contacts/bulk', operation: 'BulkCreateContacts', variables: body, status: (d: { failed: number }) => (d.failed ? 207 : 201) },
-  { method: 'POST', path: '/contacts/merge', operation: 'MergeContacts', variables: body },
-  { method: 'POST', path: '/contacts', operation: 'CreateContact', variables: body, status: 201 },
+  { method: 'GET', path: '/contacts', operation: 'ListContacts', variables: page(undefined, true), query: contactFilter, list: true, fields: true },
+  { method: 'GET', path: '/contacts/search', operation: 'SearchContacts', variables: page((r) => ({ q: text(r.query.q) ?? '' })), query: searchInput, list: true, fields: true },
+  { method: 'POST', path: '/contacts/bulk', operation: 'BulkCreateContacts', variables: body, body: bulkInput, status: (d: { failed: number }) => (d.failed ? 207 : 201), statuses: [201, 207] },
+  { method: 'POST', path: '/contacts/merge', operation: 'MergeContacts', variables: body, body: mergeInput, errors: [404, 422] },
+  { method: 'POST', path: '/contacts', operation: 'CreateContact', variables: body, body: contactCreateInput, status: 201, errors: [409, 422] },
   { method: 'GET', path: '/contacts/:id', operation: 'GetContact', variables: id, fields: true },
-  { method: 'PUT', path: '/contacts/:id', operation: 'UpdateContact', variables: idAndBody },
+  { method: 'PUT', path: '/contacts/:id', operation: 'UpdateContact', variables: idAndBody, body: contactUpdateInput, errors: [409, 422] },
   { method: 'DELETE', path: '/contacts/:id', operation: 'DeleteContact', variables: id },
   { method: 'GET', path: '/contacts/:id/notes', operation: 'ListContactNotes', variables: page(contactId), list: true },
-  { method: 'POST', path: '/contacts/:id/notes', operation: 'CreateContactNote', variables: (r) => ({ contactId: r.params.id, input: r.body }), status: 201 },
+  { method: 'POST', path: '/contacts/:id/notes', operation: 'CreateContactNote', variables: (r) => ({ contactId: r.params.id, input: r.body }), body: noteInput, status: 201 },
   { method: 'GET', path: '/contacts/:id/timeline', operation: 'ContactTimeline', variables: page(contactId), list: true },
 
   // Deals and pipelines
   { method: 'GET', path: '/pipelines', operation: 'ListPipelines', variables: page(), list: true },
-  { method: 'POST', path: '/pipelines', operation: 'CreatePipeline', variables: body, status: 201 },
+  { method: 'POST', path: '/pipelines', operation: 'CreatePipeline', variables: body, body: pipelineCreateInput, status: 201 },
   { method: 'GET', path: '/pipelines/:id', operation: 'GetPipeline', variables: id },
-  { method: 'PUT', path: '/pipelines/:id', operation: 'UpdatePipeline', variables: idAndBody },
-  { method: 'DELETE', path: '/pipelines/:id', operation: 'DeletePipeline', variables: id },
+  { method: 'PUT', path: '/pipelines/:id', operation: 'UpdatePipeline', variables: idAndBody, body: pipelineUpdateInput, errors: [422] },
+  { method: 'DELETE', path: '/pipelines/:id', operation: 'DeletePipeline', variables: id, errors: [409] },
   { method: 'GET', path: '/pipelines/:id/stages', operation: 'ListPipelineStages', variables: page((r) => ({ pipelineId: r.params.id })), list: true },
-  { method: 'POST', path: '/pipelines/:id/stages', operation: 'CreateStage', variables: (r) => ({ pipelineId: r.params.id, input: r.body }), status: 201 },
-  { method: 'PUT', path: '/pipelines/:id/stages/:stage_id', operation: 'UpdateStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id, input: r.body }) },
-  { method: 'DELETE', path: '/pipelines/:id/stages/:stage_id', operation: 'DeleteStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id }) },
-  { method: 'GET', path: '/deals', operation: 'ListDeals', variables: page(undefined, true), list: true },
-  { method: 'POST', path: '/deals', operation: 'CreateDeal', variables: body, status: 201 },
+  { method: 'POST', path: '/pipelines/:id/stages', operation: 'CreateStage', variables: (r) => ({ pipelineId: r.params.id, input: r.body }), body: stageCreateInput, status: 201, errors: [422] },
+  { method: 'PUT', path: '/pipelines/:id/stages/:stage_id', operation: 'UpdateStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id, input: r.body }), body: stageUpdateInput },
+  { method: 'DELETE', path: '/pipelines/:id/stages/:stage_id', operation: 'DeleteStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id }), errors: [409] },
+  { method: 'GET', path: '/deals', operation: 'ListDeals', variables: page(undefined, true), query: dealFilter, list: true },
+  { method: 'POST', path: '/deals', operation: 'CreateDeal', variables: body, body: dealCreateInput, status: 201, errors: [409, 422] },
   { method: 'GET', path: '/deals/:id', operation: 'GetDeal', variables: id },
-  { method: 'PUT', path: '/deals/:id', operation: 'UpdateDeal', variables: idAndBody },
+  { method: 'PUT', path: '/deals/:id', operation: 'UpdateDeal', variables: idAndBody, body: dealUpdateInput, errors: [409, 422] },
   { method: 'DELETE', path: '/deals/:id', operation: 'DeleteDeal', variables: id },
-  { method: 'PUT', path: '/deals/:id/stage', operation: 'MoveDealStage', variables: idAndBody },
+  { method: 'PUT', path: '/deals/:id/stage', operation: 'MoveDealStage', variables: idAndBody, body: moveStageInput, errors: [422] },
   { method: 'GET', path: '/deals/:id/contacts', operation: 'ListDealContacts', variables: page((r) => ({ dealId: r.params.id })), list: true },
-  { method: 'POST', path: '/deals/:id/contacts', operation: 'AddDealContact', variables: (r) => ({ dealId: r.params.id, input: r.body }), status: 201 },
+  { method: 'POST', path: '/deals/:id/contacts', operation: 'AddDealContact', variables: (r) => ({ dealId: r.params.id, input: r.body }), body: dealContactInput, status: 201, errors: [409, 422] },
   { method: 'DELETE', path: '/deals/:id/contacts/:contact_id', operation: 'RemoveDealContact', variables: (r) => ({ dealId: r.params.id, contactId: r.params.contact_id }) },
   { method: 'GET', path: '/contacts/:id/deals', operation: 'ContactDeals', variables: page(contactId), list: true },
 
   // Tasks
-  { method: 'GET', path: '/tasks', operation: 'ListTasks', variables: page(undefined, true), list: true },
-  { method: 'POST', path: '/tasks', operation: 'CreateTask', variables: body, status: 201 },
+  { method: 'GET', path: '/tasks', operation: 'ListTasks', variables: page(undefined, true), query: taskFilter, list: true },
+  { method: 'POST', path: '/tasks', operation: 'CreateTask', variables: body, body: taskCreateInput, status: 201, errors: [422] },
   { method: 'GET', path: '/tasks/:id', operation: 'GetTask', variables: id },
-  { method: 'PUT', path: '/tasks/:id/complete', operation: 'CompleteTask', variables: idAndBody },
-  { method: 'PUT', path: '/tasks/:id', operation: 'UpdateTask', variables: idAndBody },
+  { method: 'PUT', path: '/tasks/:id/complete', operation: 'CompleteTask', variables: idAndBody, body: taskCompleteInput, errors: [422] },
+  { method: 'PUT', path: '/tasks/:id', operation: 'UpdateTask', variables: idAndBody, body: taskUpdateInput, errors: [422] },
   { method: 'DELETE', path: '/tasks/:id', operation: 'DeleteTask', variables: id },
 
   // Activities
-  { method: 'GET', path: '/activities', operation: 'ListActivities', variables: page(undefined, true), list: true },
-  { method: 'POST', path: '/activities', operation: 'CreateActivity', variables: body, status: 201 },
+  { method: 'GET', path: '/activities', operation: 'ListActivities', variables: page(undefined, true), query: activityFilter, list: true },
+  { method: 'POST', path: '/activities', operation: 'CreateActivity', variables: body, body: activityCreateInput, status: 201, errors: [422] },
   { method: 'GET', path: '/activities/feed', operation: 'ActivityFeed', variables: page(), list: true },
   { method: 'GET', path: '/activities/:id', operation: 'GetActivity', variables: id },
   { method: 'GET', path: '/contacts/:id/activities', operation: 'ListContactActivities', variables: page(contactId), list: true },
   { method: 'GET', path: '/deals/:id/activities', operation: 'ListDealActivities', variables: page((r) => ({ dealId: r.params.id })), list: true },
 
   // Users
-  { method: 'GET', path: '/users', operation: 'ListUsers', variables: page(undefined, true), list: true },
-  { method: 'GET', path: '/users/:id', operation: 'GetUser', variables: id },
-  { method: 'PUT', path: '/users/:id/notification-preferences', operation: 'UpdateNotificationPreferences', variables: (r) => ({ userId: r.params.id, input: r.body }) },
+  { method: 'GET', path: '/users', operation: 'ListUsers', variables: page(undefined, true), query: userFilter, list: true, anyKey: true },
+  { method: 'GET', path: '/users/:id', operation: 'GetUser', variables: id, anyKey: true },
+  { method: 'PUT', path: '/users/:id/notification-preferences', operation: 'UpdateNotificationPreferences', variables: (r) => ({ userId: r.params.id, input: r.body }), body: preferencesInput },
 
   // Webhooks
   { method: 'GET', path: '/webhooks', operation: 'ListWebhooks', variables: page(), list: true },
-  { method: 'POST', path: '/webhooks', operation: 'CreateWebhook', variables: body, status: 201 },
+  { method: 'POST', path: '/webhooks', operation: 'CreateWebhook', variables: body, body: webhookCreateInput, status: 201, errors: [422] },
   { method: 'GET', path: '/webhooks/:id', operation: 'GetWebhook', variables: id },
-  { method: 'PUT', path: '/webhooks/:id', operation: 'UpdateWebhook', variables: idAndBody },
+  { method: 'PUT', path: '/webhooks/:id', operation: 'UpdateWebhook', variables: idAndBody, body: webhookUpdateInput },
   { method: 'DELETE', path: '/webhooks/:id', operation: 'DeleteWebhook', variables: id },
-  { method: 'GET', path: '/webhooks/:id/logs', operation: 'WebhookLogs', variables: page((r) => ({ webhookId: r.params.id }), true), list: true },
+  { method: 'GET', path: '/webhooks/:id/logs', operation: 'WebhookLogs', variables: page((r) => ({ webhookId: r.params.id }), true), query: logFilter, list: true },
   { method: 'POST', path: '/webhooks/:id/test', operation: 'TestWebhook', variables: id },
-  { method: 'POST', path: '/webhooks/:id/logs/:log_id/redeliver', operation: 'RedeliverWebhook', variables: (r) => ({ id: r.params.id, logId: r.params.log_id }), status: 202 },
+  { method: 'POST', path: '/webhooks/:id/logs/:log_id/redeliver', operation: 'RedeliverWebhook', variables: (r) => ({ id: r.params.id, logId: r.params.log_id }), status: 202, errors: [409, 422] },
 ];

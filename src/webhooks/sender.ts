@@ -76,8 +76,12 @@ export class WebhookSender {
     }
   }
 
+  /**
+   * Cuts whatever is still under way rather than waiting for it: a shutdown must not wait out
+   * a slow receiver's timeout, and by then the worker has released the deliveries concerned.
+   */
   close(): Promise<void> {
-    return this.agent.close();
+    return this.agent.destroy();
   }
 }
 

@@ -6,11 +6,13 @@
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import type { WebhookSubscription } from '../db/generated/client/client.ts';
+import type { DeliveryOutcome, Metrics } from '../metrics.ts';
 import { attemptDelivery, type DeliveryServices } from './deliver.ts';
 import { dispatchEvents } from './dispatcher.ts';
 import type { EventForDelivery } from './payload.ts';
-import { DEFAULT_RETRY_POLICY, nextStep, shouldDisable, type RetryPolicy } from './retry.rules.ts';
+import { DEFAULT_RETRY_POLICY, nextStep, shouldDisable, type NextStep, type RetryPolicy } from './retry.rules.ts';
 import type { SendResult } from './sender.ts';
+import { createOwnerNotifier, type DisabledSubscription, type OwnerNotifier } from './notify.ts';
 
 /** Extra lease beyond the receiver timeout, for recording the outcome. */
 const LEASE_MARGIN_SECONDS = 10;
@@ -22,6 +24,8 @@ interface Claimed {
   subscription_id: string;
   event_id: string;
   attempts: number;
+  /** last_attempt_at before this claim, put back if the claim is released unsent. */
+  previous_attempt_at: Date | null;
 }
 
 interface Outcome {
@@ -35,22 +39,33 @@ export interface WorkerOptions extends DeliveryServices {
   prisma: Db;
   logger: Logger;
   pollMs: number;
+  /** Called after a subscription was turned off; defaults to a log line. */
+  notifyDisabled?: OwnerNotifier;
   /** Attempts in flight at once. */
   concurrency?: number;
+  /** Counts recorded outcomes, when the process exposes metrics. */
+  metrics?: Metrics;
 }
+
+const OUTCOME: Record<NextStep['status'], DeliveryOutcome> = { delivered: 'delivered', pending: 'retrying', failed: 'failed' };
 
 export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
-  private readonly inFlight = new Set<Promise<void>>();
+  /** Attempts under way, with the claim each one holds. */
+  private readonly inFlight = new Map<Promise<void>, Claimed>();
+  /** Claims given back by stop() while their attempt still ran: its outcome must not be recorded. */
+  private readonly released = new Set<string>();
   private buffer: Outcome[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
   private readonly concurrency: number;
+  private readonly notifyDisabled: OwnerNotifier;
 
   constructor(private readonly opts: WorkerOptions) {
     this.concurrency = opts.concurrency ?? 64;
+    this.notifyDisabled = opts.notifyDisabled ?? createOwnerNotifier({ prisma: opts.prisma, logger: opts.logger, smtpUrl: null, from: '' });
   }
 
   start(): void {
@@ -67,15 +82,21 @@ export class DeliveryWorker {
     this.running = false;
     this.wake?.();
     await this.loop;
-    await Promise.race([Promise.allSettled([...this.inFlight]), new Promise((r) => setTimeout(r, graceMs))]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled([...this.inFlight.keys()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+    // Attempts that finished are in the buffer; the ones left hold claims nobody will record.
+    const unsent = [...this.inFlight.values()];
+    for (const claim of unsent) this.released.add(claim.id);
     await this.flush();
+    if (unsent.length) await this.release(unsent);
   }
 
   /** One pass for tests and tools: dispatch, claim one batch, send it, record it. Returns attempts made. */
   async runOnce(batch = this.concurrency): Promise<number> {
     await dispatchEvents(this.opts.prisma);
     const launched = await this.claimAndLaunch(batch);
-    await Promise.allSettled([...this.inFlight]);
+    await Promise.allSettled([...this.inFlight.keys()]);
     await this.flush();
     return launched;
   }
@@ -117,7 +138,7 @@ export class DeliveryWorker {
       const sub = subById.get(claim.subscription_id);
       const event = eventById.get(claim.event_id);
       const work = this.attempt(claim, sub, event && { id: event.id, type: event.type, workspaceId: event.workspaceId, createdAt: event.createdAt, data: event.data as Record<string, unknown> });
-      this.inFlight.add(work);
+      this.inFlight.set(work, claim);
       void work.finally(() => {
         this.inFlight.delete(work);
         this.wake?.();
@@ -130,7 +151,7 @@ export class DeliveryWorker {
     // The lease covers the subscription's receiver timeout plus time to record the outcome.
     return this.opts.prisma.$queryRaw<Claimed[]>`
       WITH due AS (
-        SELECT d.id FROM webhook_deliveries d
+        SELECT d.id, d.last_attempt_at AS previous_attempt_at FROM webhook_deliveries d
         JOIN webhook_subscriptions s ON s.id = d.subscription_id
         WHERE d.status = 'pending' AND s.active AND d.next_attempt_at <= now()
           AND (d.locked_until IS NULL OR d.locked_until < now())
@@ -143,7 +164,27 @@ export class DeliveryWorker {
           attempts = w.attempts + 1, last_attempt_at = now(), updated_at = now()
       FROM due, webhook_subscriptions s
       WHERE w.id = due.id AND s.id = w.subscription_id
-      RETURNING w.id, w.subscription_id, w.event_id, w.attempts`;
+      RETURNING w.id, w.subscription_id, w.event_id, w.attempts, due.previous_attempt_at`;
+  }
+
+  /**
+   * Gives claims back as if they had never been made: no lease, the attempt uncounted, so the
+   * next worker sends them at once. A row another worker claimed since (our lease ran out)
+   * has a different attempt count and is left alone.
+   */
+  private async release(claims: Claimed[]): Promise<void> {
+    const rows = claims.map((c) => ({ id: c.id, attempts: c.attempts, previous_attempt_at: c.previous_attempt_at }));
+    try {
+      await this.opts.prisma.$executeRaw`
+        UPDATE webhook_deliveries d
+        SET locked_until = NULL, attempts = d.attempts - 1, last_attempt_at = v.previous_attempt_at, updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(id text, attempts int, previous_attempt_at timestamptz)
+        WHERE d.id = v.id AND d.attempts = v.attempts AND d.status = 'pending'`;
+      this.opts.logger.info({ deliveries: claims.length }, 'released webhook deliveries still in flight at shutdown');
+    } catch (err) {
+      // Their leases still run out, so another worker takes them then.
+      this.opts.logger.error({ err }, 'releasing webhook deliveries failed');
+    }
   }
 
   private async attempt(claim: Claimed, sub: WebhookSubscription | undefined, event: EventForDelivery | undefined): Promise<void> {
@@ -156,6 +197,7 @@ export class DeliveryWorker {
       const { requestBody, result } = await attemptDelivery(this.opts, sub, event);
       outcome = { claim, sub, requestBody, result };
     }
+    if (this.released.has(claim.id)) return;
     this.buffer.push(outcome);
     this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS);
   }
@@ -195,6 +237,7 @@ export class DeliveryWorker {
       entry.results.push(o.result.ok);
       bySub.set(o.sub.id, entry);
     }
+    const disabled: DisabledSubscription[] = [];
     await this.opts.prisma.$transaction(async (tx) => {
       await tx.$executeRaw`
         UPDATE webhook_deliveries d SET
@@ -205,26 +248,34 @@ export class DeliveryWorker {
           id text, status text, request_body text, response_code int, response_time_ms int, response_body text,
           error text, delivered_at timestamptz, next_attempt_at timestamptz)
         WHERE d.id = v.id`;
-      for (const { sub, results } of bySub.values()) await this.countFailures(tx, sub, results, new Date(now));
+      for (const { sub, results } of bySub.values()) {
+        const off = await this.countFailures(tx, sub, results, new Date(now));
+        if (off) disabled.push(off);
+      }
     });
+    for (const row of rows) this.opts.metrics?.webhookDeliveries.inc({ outcome: OUTCOME[row.status] });
+    // Notified after commit, so nobody hears of a change that was rolled back.
+    for (const sub of disabled) {
+      await this.notifyDisabled(sub).catch((err) => this.opts.logger.error({ err, subscriptionId: sub.id }, 'could not notify the owners of a disabled webhook'));
+    }
   }
 
   /** Consecutive failures: reset by a success, counted on from the last one; past the threshold the subscription turns inactive. */
-  private async countFailures(tx: Parameters<Parameters<Db['$transaction']>[0]>[0], sub: WebhookSubscription, results: boolean[], now: Date): Promise<void> {
+  private async countFailures(
+    tx: Parameters<Parameters<Db['$transaction']>[0]>[0],
+    sub: WebhookSubscription,
+    results: boolean[],
+    now: Date,
+  ): Promise<DisabledSubscription | null> {
     const lastOk = results.lastIndexOf(true);
     const failuresAfter = results.length - 1 - lastOk;
-    if (lastOk === -1 && failuresAfter === 0) return;
+    if (lastOk === -1 && failuresAfter === 0) return null;
     const updated = await tx.webhookSubscription.update({
       where: { id: sub.id },
       data: { consecutiveFailures: lastOk >= 0 ? failuresAfter : { increment: failuresAfter } },
     });
-    if (updated.active && shouldDisable(updated.consecutiveFailures, updated.autoDisableAfter)) {
-      await tx.webhookSubscription.update({ where: { id: sub.id }, data: { active: false, disabledAt: now } });
-      // Owner notification: no mail transport is configured in this service, so the log carries it.
-      this.opts.logger.warn(
-        { workspaceId: sub.workspaceId, subscriptionId: sub.id, url: sub.url, consecutiveFailures: updated.consecutiveFailures },
-        'webhook subscription disabled after repeated delivery failures; reactivate it with PUT /v1/webhooks/:id {"active": true}',
-      );
-    }
+    if (!updated.active || !shouldDisable(updated.consecutiveFailures, updated.autoDisableAfter)) return null;
+    await tx.webhookSubscription.update({ where: { id: sub.id }, data: { active: false, disabledAt: now } });
+    return { id: sub.id, workspaceId: sub.workspaceId, url: sub.url, consecutiveFailures: updated.consecutiveFailures };
   }
 }

@@ -2,6 +2,7 @@
 // file by default, or this run's PostgreSQL schema when DATABASE_URL is set.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { Redis } from 'ioredis';
 import pg from 'pg';
@@ -106,18 +107,30 @@ export interface TestAppOptions {
   webhooks?: Partial<Pick<Config, 'webhookAllowHttp' | 'webhookAllowPrivateUrls'>>;
   /** A shared (Redis) bus for multi-instance tests; in memory otherwise. Closed by close(). */
   bus?: EventBus;
+  /** Where the app logs; silent by default. */
+  logger?: Logger;
+  /** Redis to use instead of REDIS_URL's. */
+  redisUrl?: string;
+  metricsToken?: string;
+  /** GraphQL introspection and document limits; on and the defaults unless given. */
+  graphql?: Partial<Pick<Config, 'graphqlIntrospection' | 'graphqlLimits'>>;
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await openTestDatabase({ isolated: opts.isolated });
-  const redis = process.env.REDIS_URL ? new Redis(process.env.REDIS_URL, { maxRetriesPerRequest: 1 }) : null;
+  const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
+  const redis = redisUrl ? new Redis(redisUrl, { maxRetriesPerRequest: 1 }) : null;
+  // An unreachable Redis is a case under test (readiness), not a crash.
+  redis?.on('error', () => {});
   // Local receivers live on 127.0.0.1, so tests allow private http targets unless they test the guard.
   const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, ...opts.webhooks });
-  const { app, yoga, authenticator, bus } = buildApp({ db, redis, webhooks, bus: opts.bus, logger: createLogger('silent'), config: { trustProxy: opts.trustProxy ?? null, graphiql: true } });
+  const logger = opts.logger ?? createLogger('silent');
+  const config = { trustProxy: opts.trustProxy ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
+  const { app, yoga, authenticator, bus, metrics } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, logger: createLogger('silent') });
+  const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, logger });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let n = 0;
   const workers: DeliveryWorker[] = [];
@@ -145,7 +158,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     webhooks,
     bus,
     worker(workerOpts = {}) {
-      const w = new DeliveryWorker({ prisma: db.prisma, logger: createLogger('silent'), pollMs: workerOpts.pollMs ?? 50, concurrency: workerOpts.concurrency, ...webhooks });
+      const w = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: workerOpts.pollMs ?? 50, concurrency: workerOpts.concurrency, metrics, ...webhooks });
       workers.push(w);
       return w;
     },

@@ -1,3 +1,5 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { GraphQLResolveInfo } from 'graphql';
 import { assertAllowed } from '../../auth/scopes.ts';
 import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
@@ -29,13 +31,19 @@ function activityWhere(ctx: Context, filter: unknown): Prisma.ActivityWhereInput
   return where;
 }
 
-function activityPage(ctx: Context, where: Prisma.ActivityWhereInput, args: { sort?: string | null; limit?: number | null; cursor?: string | null }) {
+/** A page of activities; relations the query asks for under `nodes` (contact, deal) are loaded with them. */
+function activityPage(
+  ctx: Context,
+  info: GraphQLResolveInfo,
+  where: Prisma.ActivityWhereInput,
+  args: { sort?: string | null; limit?: number | null; cursor?: string | null },
+) {
   return findPage({
     limit: parseLimit(args.limit),
     keys: parseSort(args.sort, ACTIVITY_SORT),
     cursor: args.cursor,
     where: where as Record<string, unknown>,
-    fetch: (q) => ctx.prisma.activity.findMany(q as Prisma.ActivityFindManyArgs),
+    fetch: (q) => ctx.prisma.activity.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.ActivityFindManyArgs),
     count: (w) => ctx.prisma.activity.count({ where: w }),
   });
 }
@@ -61,39 +69,39 @@ builder.queryFields((t) => ({
     type: ActivityPage,
     description: 'Activities of the workspace, newest first, filtered and paginated by cursor.',
     args: { filter: t.arg({ type: 'JSONObject', description: 'type, contact_id, deal_id, user_id, date_from, date_to' }), ...listArgs },
-    resolve: (_root, args, ctx) => {
+    resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
-      return activityPage(ctx, activityWhere(ctx, args.filter), args);
+      return activityPage(ctx, info, activityWhere(ctx, args.filter), args);
     },
   }),
   activityFeed: t.field({
     type: ActivityPage,
     description: 'Recent interactions across the workspace, most recent first.',
     args: listArgs,
-    resolve: (_root, args, ctx) => {
+    resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
-      return activityPage(ctx, { workspaceId: ctx.caller.workspaceId }, args);
+      return activityPage(ctx, info, { workspaceId: ctx.caller.workspaceId }, args);
     },
   }),
   contactActivities: t.field({
     type: ActivityPage,
     description: 'Activities logged for a contact, newest first.',
     args: { contactId: t.arg.id({ required: true }), ...listArgs },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
-      return activityPage(ctx, { workspaceId: ctx.caller.workspaceId, contactId: contact.id }, args);
+      return activityPage(ctx, info, { workspaceId: ctx.caller.workspaceId, contactId: contact.id }, args);
     },
   }),
   dealActivities: t.field({
     type: ActivityPage,
     description: 'Activities logged for a deal, newest first.',
     args: { dealId: t.arg.id({ required: true }), ...listArgs },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
       const deal = await ctx.prisma.deal.findFirst({ where: { id: String(args.dealId), workspaceId: ctx.caller.workspaceId }, select: { id: true } });
       if (!deal) throw notFound('Deal');
-      return activityPage(ctx, { workspaceId: ctx.caller.workspaceId, dealId: deal.id }, args);
+      return activityPage(ctx, info, { workspaceId: ctx.caller.workspaceId, dealId: deal.id }, args);
     },
   }),
 }));

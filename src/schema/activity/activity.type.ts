@@ -1,6 +1,9 @@
 import type { Activity } from '../../db/generated/client/client.ts';
+import { assertAllowed } from '../../auth/scopes.ts';
 import { builder } from '../builder.ts';
 import { pageType } from '../common/page.ts';
+import { ContactType } from '../contact/contact.type.ts';
+import { DealType } from '../deal/deal.type.ts';
 
 export const ActivityType = builder.prismaObject('Activity', {
   description: 'Something that already happened: a call, email, meeting, note or SMS.',
@@ -17,6 +20,26 @@ export const ActivityType = builder.prismaObject('Activity', {
     occurred_at: t.expose('occurredAt', { type: 'DateTime' }),
     attendees: t.exposeStringList('attendees', { description: 'Contact ids' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
+    // Selected with the activities that ask for them; checked here because, like
+    // GET /v1/contacts/:id/deals, a sub-resource needs the read permission of what it returns.
+    contact: t.field({
+      type: ContactType,
+      nullable: true,
+      select: (_args, _ctx, nested) => ({ contact: nested(true) }),
+      resolve: (a, _args, ctx) => {
+        assertAllowed(ctx.caller, 'contacts', 'read');
+        return a.contact;
+      },
+    }),
+    deal: t.field({
+      type: DealType,
+      nullable: true,
+      select: (_args, _ctx, nested) => ({ deal: nested(true) }),
+      resolve: (a, _args, ctx) => {
+        assertAllowed(ctx.caller, 'deals', 'read');
+        return a.deal;
+      },
+    }),
   }),
 });
 

@@ -22,10 +22,3 @@ export const DeleteResult = builder.objectRef<{ id: string; deleted: true }>('De
     deleted: t.exposeBoolean('deleted'),
   }),
 });
-
-/** Arguments every list query takes. */
-export const pageArgs = (t: any) => ({
-  limit: t.arg.int({ description: 'Page size, 1 to 100 (default 25).' }),
-  cursor: t.arg.string({ description: 'next_cursor of the previous page.' }),
-  sort: t.arg.string({ description: 'Comma-separated fields; a leading - sorts descending.' }),
-});

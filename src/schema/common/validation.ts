@@ -30,8 +30,16 @@ export const tagList = z
 export const isoDateOrTime = z
   .string()
   .refine((s) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or date-time')
-  .transform((s) => new Date(s));
+  .transform((s) => new Date(s))
+  .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or date-time' });
 /** Comma-separated list from a query string, or an array from GraphQL. */
-export const csvList = z.union([z.string(), z.array(z.string())]).transform((v) =>
-  (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean),
-);
+export const csvList = z
+  .union([z.string(), z.array(z.string())])
+  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
+  .meta({ description: 'Comma-separated values' });
+
+/**
+ * Parts of an input that another schema checks later, one by one (each bulk row fails on its own,
+ * so the array itself takes anything). The API reference describes such a part with that schema.
+ */
+export const documentedAs = new WeakMap<z.core.$ZodType, z.ZodType>();

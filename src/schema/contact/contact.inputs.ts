@@ -1,12 +1,17 @@
 // Contact request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
-import { csvList, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
+import { csvList, documentedAs, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
 
 export const CONTACT_STATUSES = ['active', 'inactive', 'lead', 'customer', 'churned'] as const;
 export const CONTACT_SOURCES = ['website', 'referral', 'social', 'paid_ads', 'manual', 'api', 'import'] as const;
 export const MERGE_STRATEGIES = ['prefer_primary', 'prefer_secondary'] as const;
 
-const email = z.string().trim().toLowerCase().pipe(z.email('must be a valid email address').max(255, 'must be at most 255 characters'));
+const email = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.email('must be a valid email address').max(255, 'must be at most 255 characters'))
+  .meta({ format: 'email' });
 const phone = z.string().trim().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123');
 const address = z
   .object({ street: optionalText(255), city: optionalText(255), state: optionalText(255), zip: optionalText(32), country: optionalText(255) })
@@ -34,8 +39,11 @@ export type ContactCreateInput = z.output<typeof contactCreateInput>;
 export type ContactUpdateInput = z.output<typeof contactUpdateInput>;
 
 export const BULK_MAX = 100;
+// Each row is checked on its own with contactCreateInput, so one bad row fails alone.
+const bulkRow = z.unknown();
+documentedAs.set(bulkRow, contactCreateInput);
 export const bulkInput = z.object({
-  contacts: z.array(z.unknown()).min(1, 'must hold at least one contact').max(BULK_MAX, `at most ${BULK_MAX} contacts per request`),
+  contacts: z.array(bulkRow).min(1, 'must hold at least one contact').max(BULK_MAX, `at most ${BULK_MAX} contacts per request`),
 });
 
 export const mergeInput = z.object({

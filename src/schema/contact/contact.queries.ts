@@ -1,3 +1,4 @@
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { assertAllowed } from '../../auth/scopes.ts';
 import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
@@ -59,7 +60,7 @@ builder.queryFields((t) => ({
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const where = contactWhere(ctx, args.filter);
       return findPage({
@@ -67,7 +68,8 @@ builder.queryFields((t) => ({
         keys: parseSort(args.sort, CONTACT_SORT),
         cursor: args.cursor,
         where,
-        fetch: (q) => ctx.prisma.contact.findMany(q as Prisma.ContactFindManyArgs),
+        // Relations asked for under `nodes` (deals, assigned_user) are loaded with the page.
+        fetch: (q) => ctx.prisma.contact.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.ContactFindManyArgs),
         count: (w) => ctx.prisma.contact.count({ where: w }),
       });
     },
@@ -76,7 +78,7 @@ builder.queryFields((t) => ({
     type: ContactPage,
     description: 'Full-text search over names, emails, companies and custom field values; best match first.',
     args: { q: t.arg.string({ required: true }), limit: t.arg.int(), cursor: t.arg.string() },
-    resolve: async (_root, args, ctx) => {
+    resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const { q } = parseInput(searchInput, { q: args.q });
       const limit = parseLimit(args.limit);
@@ -89,7 +91,7 @@ builder.queryFields((t) => ({
         ORDER BY ts_rank(search_vector, to_tsquery('simple', ${query})) DESC, created_at DESC, id
         LIMIT ${limit + 1} OFFSET ${offset}`;
       const ids = hits.slice(0, limit).map((h) => h.id);
-      const rows = await ctx.prisma.contact.findMany({ where: { id: { in: ids } } });
+      const rows = await ctx.prisma.contact.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), where: { id: { in: ids } } });
       const byId = new Map(rows.map((r) => [r.id, r]));
       const hasMore = hits.length > limit;
       return {

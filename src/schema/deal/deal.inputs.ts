@@ -20,7 +20,8 @@ const probability = z.number().int('must be a whole number').min(0, 'must be fro
 const calendarDate = z
   .string()
   .refine((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'must be a date (YYYY-MM-DD)')
-  .transform((s) => new Date(`${s}T00:00:00Z`));
+  .transform((s) => new Date(`${s}T00:00:00Z`))
+  .meta({ format: 'date' });
 
 const dealFields = {
   title: name255.min(1, 'is required'),

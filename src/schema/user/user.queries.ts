@@ -1,25 +1,18 @@
 // Users are readable with any valid key, whatever its scope: keys need user ids to assign
 // tasks, contacts and deals, and the scope vocabulary has no `users` resource to grant.
-import { z } from 'zod';
 import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
+import { userFilter } from './user.inputs.ts';
 import { UserPage, UserType } from './user.type.ts';
 
 const USER_SORT: SortSpec = {
   default: 'name',
   fields: { name: { field: 'name', type: 'string' }, created_at: { field: 'createdAt', type: 'date' } },
 };
-
-const userFilter = z
-  .object({
-    // true/false from a query string, a boolean from GraphQL.
-    active: z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]).optional(),
-  })
-  .strip();
 
 /** Users belong to the live workspace; sandbox keys see the same users. */
 export async function findUser(db: Pick<Context['prisma'], 'user'>, ctx: Context, id: string) {

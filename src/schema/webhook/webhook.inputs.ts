@@ -10,7 +10,10 @@ const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 /** Headers the service sets itself; a subscription may not override them. */
 const RESERVED_HEADER = /^(host|content-length|content-type|transfer-encoding|connection|user-agent|x-service-.*|webhook-.*)$/i;
 
-const eventName = z.string().refine((e) => (ACCEPTED_EVENTS as readonly string[]).includes(e), { message: 'is not a known event name' });
+const eventName = z
+  .string()
+  .refine((e) => (ACCEPTED_EVENTS as readonly string[]).includes(e), { message: 'is not a known event name' })
+  .meta({ enum: [...ACCEPTED_EVENTS] });
 
 const headers = z
   .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().max(2048).regex(/^[^\r\n]*$/, 'header values are one line'))

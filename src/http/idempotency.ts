@@ -1,0 +1,105 @@
+// `Idempotency-Key` on POST and PUT under /v1, with Stripe's semantics: the first answer to a key
+// is stored for 24 hours and replayed to retries of the same request, so a client that lost an
+// answer (timeout, dropped connection) can retry without creating twice. Runs after
+// authentication (keys are scoped per API key) and body parsing (the body is part of the request).
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Db } from '../db/client.ts';
+import { AppError, validationError } from '../errors.ts';
+import { sendError } from '../rest/envelope.ts';
+import { IdempotencyStore, type KeyRef } from './idempotency-store.ts';
+
+const MAX_KEY_LENGTH = 255;
+/** Expired keys are ignored at once; their rows are deleted at most this often per instance. */
+const CLEANUP_EVERY_MS = 60_000;
+
+/** JSON with object keys sorted, so key order and whitespace do not make two bodies differ. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/**
+ * What makes two requests "the same": method, path below the API prefix (so /v1 and /api/v1
+ * agree), query (`?fields=` shapes the answer) and body. A missing body counts as `{}`, as REST does.
+ */
+export function requestHash(method: string, path: string, query: unknown, body: unknown): string {
+  return createHash('sha256')
+    .update([method, path, canonical(query ?? {}), canonical(body ?? {})].join('\n'))
+    .digest('hex');
+}
+
+/**
+ * Answers that are stored and replayed: successes, and client errors that the same request
+ * would get again. Not stored: 409 (a state conflict that may clear, such as a duplicate email
+ * since deleted), 429 (retry later is the point) and 5xx (the key is released so a retry runs).
+ */
+function stored(status: number): boolean {
+  return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 409 && status !== 429);
+}
+
+export function idempotency(prisma: Db, logger: Logger) {
+  const store = new IdempotencyStore(prisma);
+  let lastCleanup = 0;
+  const cleanup = () => {
+    if (Date.now() - lastCleanup < CLEANUP_EVERY_MS) return;
+    lastCleanup = Date.now();
+    store.deleteExpired().catch((err: unknown) => logger.warn({ err }, 'idempotency: deleting expired keys failed'));
+  };
+
+  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+    const key = req.get('idempotency-key');
+    if ((req.method !== 'POST' && req.method !== 'PUT') || key === undefined) return next();
+    if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
+      return sendError(res, validationError({ 'Idempotency-Key': [`must be 1 to ${MAX_KEY_LENGTH} characters`] }));
+    }
+    const ref: KeyRef = { apiKeyId: res.locals.caller!.keyId, key };
+    const claim = await store.claim(ref, requestHash(req.method, req.path, req.query, req.body));
+    cleanup();
+    switch (claim.kind) {
+      case 'mismatch':
+        return sendError(res, new AppError('unprocessable_entity', 'This Idempotency-Key was used for a different request (method, path or body); use a new key'));
+      case 'in_flight':
+        return sendError(res, new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry once it has finished'));
+      case 'replay':
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(claim.status).type('application/json').send(claim.body);
+        return;
+      case 'claimed':
+        settleWithResponse(res, store, ref, claim.claimedAt, logger);
+        return next();
+    }
+  };
+}
+
+/**
+ * Stores the answer (or releases the key) before it is sent, so a retry that follows the answer
+ * always finds it. Every REST answer goes through res.json; one that does not is released.
+ */
+function settleWithResponse(res: Response, store: IdempotencyStore, ref: KeyRef, claimedAt: Date, logger: Logger): void {
+  let settled = false;
+  const send = res.json.bind(res);
+  res.json = (body: unknown) => {
+    if (settled) return send(body);
+    settled = true;
+    const status = res.statusCode;
+    const saving = stored(status) ? store.complete(ref, claimedAt, status, JSON.stringify(body)) : store.release(ref, claimedAt);
+    const requestId = res.locals.requestId;
+    saving
+      .catch((err: unknown) => logger.error({ err, requestId }, 'idempotency: storing the answer failed'))
+      .then(() => send(body))
+      .catch((err: unknown) => logger.error({ err, requestId }, 'idempotency: sending the answer failed'));
+    return res;
+  };
+  res.on('finish', () => {
+    if (settled) return;
+    settled = true;
+    store.release(ref, claimedAt).catch((err: unknown) => logger.error({ err, requestId: res.locals.requestId }, 'idempotency: releasing the key failed'));
+  });
+}

@@ -1,0 +1,174 @@
+// The OpenAPI 3.1 document of the REST API, generated once at start from the route table: request
+// bodies and filters from the zod schemas each route names (the ones its resolver validates with),
+// responses from the selection sets of its GraphQL operation. Nothing here is a second copy to
+// keep in step by hand.
+import { STATUS_CODES } from 'node:http';
+import {
+  getNamedType,
+  isObjectType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLField,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
+import { commonHeaders, ERROR_RESPONSES, errorResponseRef, sharedComponents, successEnvelope } from './openapi/components.ts';
+import { queryParameters, requestSchema, type JsonSchema, type Parameter } from './openapi/request.ts';
+import { ResponseSchemas } from './openapi/response.ts';
+import { routes, type RestRoute } from './routes.ts';
+
+const INTRO = `Contacts, deals in pipelines, tasks, activities and webhooks. Every path also answers under \`/api/v1\`.
+
+- **Authentication**: \`Authorization: Bearer crm_live_…\` (or \`crm_test_…\` for the sandbox). Keys carry a scope; an operation it does not allow is a 403.
+- **Envelopes**: \`{ success: true, data, meta }\`, or \`{ success: false, error: { code, message, details }, meta }\`.
+- **Lists** are pages: \`meta.total\`, \`limit\` (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}), \`has_more\`, \`next_cursor\`; pass \`?cursor=<next_cursor>\` for the next page.
+- **Rate limits** per key and minute; every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, and a 429 \`Retry-After\`.
+- A known path with a method it does not take answers 405 with an \`Allow\` header.`;
+
+/** Paging variables an operation may declare; their help text unless the field's argument has its own. */
+const PAGE_PARAMETERS: Record<string, { schema: JsonSchema; help: string }> = {
+  limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }, help: `Page size, 1 to ${MAX_LIMIT}.` },
+  cursor: { schema: { type: 'string' }, help: '`meta.next_cursor` of the previous page.' },
+  sort: { schema: { type: 'string' }, help: 'Comma-separated fields; a leading - sorts descending.' },
+};
+
+interface Operation {
+  definition: OperationDefinitionNode;
+  variables: Set<string>;
+  /** The operation's one root field, whose value is the response. */
+  field: FieldNode;
+  rootField: GraphQLField<unknown, unknown>;
+}
+
+function operationOf(route: RestRoute, schema: GraphQLSchema, operations: Map<string, DocumentNode>): Operation {
+  const document = operations.get(route.operation);
+  const definition = document?.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const [field] = definition?.selectionSet.selections ?? [];
+  const root = definition?.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
+  if (!definition || field?.kind !== Kind.FIELD || !root) throw new Error(`Route ${route.method} ${route.path}: operation ${route.operation} has no root field`);
+  const variables = new Set(definition.variableDefinitions?.map((v) => v.variable.name.value));
+  return { definition, variables, field, rootField: root.getFields()[field.name.value] };
+}
+
+/** `ListContacts` → `List contacts`. */
+const summaryOf = (operation: string) => operation.replace(/(?<=[a-z])([A-Z])/g, ' $1').replace(/ [A-Z]/g, (w) => w.toLowerCase());
+
+const tagOf = (route: RestRoute) => {
+  const first = route.path.split('/')[1];
+  return first.charAt(0).toUpperCase() + first.slice(1);
+};
+
+/** Paging parameters the operation declares, described by the root field's own arguments. */
+function pageParameters(op: Operation, route: RestRoute, fieldNames: string[]): Parameter[] {
+  const params: Parameter[] = Object.entries(PAGE_PARAMETERS)
+    .filter(([name]) => op.variables.has(name))
+    .map(([name, { schema, help }]) => {
+      const description = op.rootField.args.find((a) => a.name === name)?.description ?? help;
+      return { name, in: 'query', required: false, description, schema };
+    });
+  if (route.fields) {
+    params.push({ name: 'fields', in: 'query', required: false, description: `Comma-separated fields to return (\`id\` always is): ${fieldNames.join(', ')}.`, schema: { type: 'string' } });
+  }
+  return params;
+}
+
+/** Error statuses a route can answer: the guard's, the body parser's, its inputs', and its own rules'. */
+function errorStatuses(route: RestRoute, params: Parameter[]): number[] {
+  const statuses = new Set([401, 429, 500, ...(route.errors ?? [])]);
+  const hasBody = route.method === 'POST' || route.method === 'PUT';
+  if (hasBody || params.some((p) => p.in === 'query')) statuses.add(400);
+  if (hasBody) [413, 415].forEach((s) => statuses.add(s));
+  if (!route.anyKey) statuses.add(403);
+  if (route.path.includes('/:')) statuses.add(404);
+  return ERROR_RESPONSES.filter((s) => statuses.has(s));
+}
+
+/** What a route answers as `data`: a list answers its page's nodes (the page fields go to `meta`). */
+function dataSchema(route: RestRoute, op: Operation, responses: ResponseSchemas): JsonSchema {
+  const { rootField } = op;
+  const partial = Boolean(route.fields);
+  if (!route.list) return responses.answer(rootField.type, op.field.selectionSet, partial);
+  const page = getNamedType(rootField.type);
+  const nodes = op.field.selectionSet?.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === 'nodes');
+  if (!isObjectType(page) || !nodes) throw new Error(`Route ${route.method} ${route.path}: a list operation must select the nodes of a page`);
+  return { type: 'array', items: responses.answer(getNamedType(page.getFields().nodes.type), nodes.selectionSet, partial) };
+}
+
+/** Fails the start when a route's operation takes input the route table does not describe. */
+function assertDescribed(route: RestRoute, op: Operation): void {
+  if (op.variables.has('input') && !route.body) throw new Error(`Route ${route.method} ${route.path} takes a body: name its zod schema in routes.ts (body)`);
+  if (op.variables.has('filter') && !route.query) throw new Error(`Route ${route.method} ${route.path} takes filters: name their zod schema in routes.ts (query)`);
+  if (typeof route.status === 'function' && !route.statuses) throw new Error(`Route ${route.method} ${route.path}: list the statuses its status function answers (statuses)`);
+}
+
+const IDEMPOTENCY_KEY: Parameter = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description:
+    'Up to 255 characters. Within 24 h the same key and body replay the first answer (with Idempotent-Replayed: true) ' +
+    'and change nothing; the same key with another body is a 422; while the first request runs, a 409.',
+  schema: { type: 'string', maxLength: 255 },
+};
+
+/** The OpenAPI operation of one route; its request body schema is added to `bodies`. */
+function describeRoute(route: RestRoute, op: Operation, responses: ResponseSchemas, bodies: Record<string, JsonSchema>) {
+  const data = dataSchema(route, op, responses);
+  const item = route.list ? (data.items as JsonSchema) : data;
+  const fieldNames = Object.keys((item.properties as object | undefined) ?? {});
+  const pathParams: Parameter[] = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
+  const parameters = [...pathParams, ...(route.query ? queryParameters(route.query) : []), ...pageParameters(op, route, fieldNames)];
+  // Every POST and PUT takes an Idempotency-Key (src/http/idempotency.ts): a replay, or 409/422.
+  const writes = route.method === 'POST' || route.method === 'PUT';
+  if (writes) parameters.push(IDEMPOTENCY_KEY);
+  const operation: Record<string, unknown> = {
+    operationId: route.operation,
+    summary: summaryOf(route.operation),
+    ...(op.rootField.description ? { description: op.rootField.description } : {}),
+    tags: [tagOf(route)],
+    ...(parameters.length ? { parameters } : {}),
+  };
+  if (route.body) {
+    const name = `${route.operation}Body`;
+    bodies[name] = requestSchema(route.body);
+    const required = ((bodies[name].required as string[] | undefined) ?? []).length > 0;
+    operation.requestBody = { required, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } };
+  }
+  const success = route.statuses ?? [typeof route.status === 'number' ? route.status : 200];
+  const content = { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
+  operation.responses = {
+    ...Object.fromEntries(success.map((s) => [String(s), { description: STATUS_CODES[s], headers: commonHeaders, content }])),
+    ...Object.fromEntries([...new Set([...errorStatuses(route, parameters), ...(writes ? [409, 422] : [])])].sort().map((s) => [String(s), errorResponseRef(s)])),
+  };
+  return operation;
+}
+
+export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, DocumentNode>) {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const document of operations.values()) {
+    for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+  }
+  const responses = new ResponseSchemas(fragments);
+  const bodies: Record<string, JsonSchema> = {};
+  const paths: Record<string, Record<string, unknown>> = {};
+
+  for (const route of routes) {
+    const op = operationOf(route, schema, operations);
+    assertDescribed(route, op);
+    const path = '/v1' + route.path.replace(/:(\w+)/g, '{$1}');
+    (paths[path] ??= {})[route.method.toLowerCase()] = describeRoute(route, op, responses, bodies);
+  }
+
+  const tags = [...new Set(routes.map(tagOf))].map((name) => ({ name }));
+  return {
+    openapi: '3.1.0',
+    info: { title: 'CRM API', version: 'v1', description: INTRO },
+    security: [{ bearerAuth: [] }],
+    tags,
+    paths,
+    components: { ...sharedComponents, schemas: { ...sharedComponents.schemas, ...responses.components, ...bodies } },
+  };
+}

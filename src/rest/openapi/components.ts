@@ -1,0 +1,110 @@
+// What every route of the API reference shares: the envelopes, the headers every answer carries,
+// one response per error status (its codes read from the one error table, src/errors.ts), and
+// the bearer key scheme.
+import { STATUS_CODES } from 'node:http';
+import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import type { JsonSchema } from './request.ts';
+
+const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
+  'X-Request-Id': { description: 'The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one.', schema: { type: 'string' } },
+  'X-API-Version': { description: 'The API version that answered.', schema: { type: 'string', const: 'v1' } },
+  'X-RateLimit-Limit': { description: "Requests per minute of the key's plan.", schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the bucket.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the bucket is full again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before sending again.', schema: { type: 'integer' } },
+};
+
+/** Every answer carries these, errors included (requests without a valid key draw from a per-address bucket). */
+export const commonHeaders = Object.fromEntries(
+  ['X-Request-Id', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [h, ref('headers', h)]),
+);
+
+const SCHEMAS: Record<string, JsonSchema> = {
+  Meta: {
+    type: 'object',
+    properties: {
+      request_id: { type: 'string' },
+      timestamp: { type: 'string', format: 'date-time' },
+      warnings: { type: 'array', items: { type: 'string' }, description: 'Non-fatal notes, e.g. custom fields that were dropped.' },
+    },
+    required: ['request_id', 'timestamp'],
+  },
+  ListMeta: {
+    allOf: [ref('schemas', 'Meta')],
+    type: 'object',
+    properties: {
+      total: { type: 'integer', description: 'Rows matching the filters, on all pages.' },
+      limit: { type: 'integer' },
+      has_more: { type: 'boolean' },
+      next_cursor: { type: ['string', 'null'], description: 'Pass it as `cursor` for the next page; null on the last page.' },
+    },
+    required: ['total', 'limit', 'has_more', 'next_cursor'],
+  },
+  ErrorEnvelope: {
+    type: 'object',
+    properties: {
+      success: { const: false },
+      error: {
+        type: 'object',
+        properties: {
+          code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+          message: { type: 'string' },
+          details: {
+            type: 'object',
+            description: 'Field name → messages, for the fields at fault.',
+            additionalProperties: { type: 'array', items: { type: 'string' } },
+          },
+        },
+        required: ['code', 'message'],
+      },
+      meta: ref('schemas', 'Meta'),
+    },
+    required: ['success', 'error', 'meta'],
+  },
+};
+
+/** `{ success: true, data, meta }`; lists carry the page fields in `meta`. */
+export function successEnvelope(data: JsonSchema, list: boolean): JsonSchema {
+  return {
+    type: 'object',
+    properties: { success: { const: true }, data, meta: ref('schemas', list ? 'ListMeta' : 'Meta') },
+    required: ['success', 'data', 'meta'],
+  };
+}
+
+const responseName = (status: number) => (STATUS_CODES[status] ?? `Status${status}`).replace(/[^A-Za-z]/g, '');
+
+function errorResponse(status: number) {
+  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
+  return {
+    description: `${STATUS_CODES[status]}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
+    headers: status === 429 ? { ...commonHeaders, 'Retry-After': ref('headers', 'Retry-After') } : commonHeaders,
+    content: {
+      'application/json': {
+        schema: ref('schemas', 'ErrorEnvelope'),
+        example: { success: false, error: { code: codes[0], message: '…' }, meta: { request_id: 'req_…', timestamp: '2025-01-01T00:00:00.000Z' } },
+      },
+    },
+  };
+}
+
+/** The statuses documented as shared error responses. */
+export const ERROR_RESPONSES = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500];
+
+export const errorResponseRef = (status: number) => ref('responses', responseName(status));
+
+export const sharedComponents = {
+  securitySchemes: {
+    bearerAuth: {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'crm_live_… or crm_test_…',
+      description: 'An API key: `Authorization: Bearer crm_live_<32 characters>` (production data) or `crm_test_…` (the sandbox).',
+    },
+  },
+  schemas: SCHEMAS,
+  responses: Object.fromEntries(ERROR_RESPONSES.map((s) => [responseName(s), errorResponse(s)])),
+  headers: HEADERS,
+};

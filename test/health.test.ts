@@ -1,0 +1,72 @@
+// Liveness and readiness: no key needed, and readiness names the dependency that is missing.
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../src/app.ts';
+import { openDatabase } from '../src/db/client.ts';
+import { createLogger } from '../src/logger.ts';
+import { client, startTestApp, type TestApp } from './helpers/app.ts';
+import { freePort } from './helpers/processes.ts';
+
+let app: TestApp;
+const cleanup: (() => Promise<unknown>)[] = [];
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(async () => {
+  await app.close();
+  for (const fn of cleanup) await fn();
+});
+
+describe('health', () => {
+  it('GET /healthz answers 200 without a key', async () => {
+    const r = await client(app.base)('GET', '/healthz');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ status: 'ok' });
+    expect(r.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('GET /readyz answers 200 when the database is reachable and migrated (and Redis, when configured)', async () => {
+    const r = await client(app.base)('GET', '/readyz');
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({
+      status: 'ok',
+      checks: { database: 'ok', migrations: 'ok', ...(process.env.REDIS_URL ? { redis: 'ok' } : {}) },
+    });
+  });
+
+  it('503 naming the migrations not applied', async () => {
+    const iso = await startTestApp({ isolated: true });
+    cleanup.push(() => iso.close());
+    const [{ migration_name: last }] = await iso.db.prisma.$queryRawUnsafe<{ migration_name: string }[]>(
+      'SELECT migration_name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1',
+    );
+    await iso.db.prisma.$executeRawUnsafe(`DELETE FROM _prisma_migrations WHERE migration_name = '${last}'`);
+    const r = await client(iso.base)('GET', '/readyz');
+    expect(r.status).toBe(503);
+    expect(r.body).toMatchObject({ status: 'unavailable', failed: ['migrations'], checks: { database: 'ok', migrations: `pending: ${last}` } });
+  });
+
+  it('503 when Redis is configured but does not answer', async () => {
+    const noRedis = await startTestApp({ redisUrl: `redis://127.0.0.1:${await freePort()}` });
+    cleanup.push(() => noRedis.close());
+    const r = await client(noRedis.base)('GET', '/readyz');
+    expect(r.status).toBe(503);
+    expect(r.body.failed).toEqual(['redis']);
+    expect(r.body.checks).toMatchObject({ database: 'ok', migrations: 'ok' });
+    expect(r.body.checks.redis).not.toBe('ok');
+  });
+
+  it('503 when the database does not answer, without its error text', async () => {
+    const db = await openDatabase({ databaseUrl: `postgresql://nobody:hunter2@127.0.0.1:${await freePort()}/none` });
+    const { app: express } = buildApp({ db, webhooks: app.webhooks, logger: createLogger('silent'), config: { trustProxy: null, graphiql: false } });
+    const server: Server = await new Promise((resolve) => {
+      const s = express.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    cleanup.push(() => new Promise((r) => server.close(r)), () => db.close());
+    const r = await client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`)('GET', '/readyz');
+    expect(r.status).toBe(503);
+    expect(r.body).toEqual({ status: 'unavailable', failed: ['database', 'migrations'], checks: { database: 'unreachable', migrations: 'unknown' } });
+    expect(r.text).not.toContain('hunter2');
+  });
+});
