@@ -8,6 +8,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
+    // Many files wait on real processes, receivers and timeouts rather than the CPU: on a 2-core
+    // machine the default (cores - 1 = one file at a time) leaves it mostly idle.
+    maxWorkers: 3,
     testTimeout: 30_000,
     hookTimeout: 120_000,
     env: { NODE_ENV: 'test' },
