@@ -6,6 +6,9 @@ export default defineConfig({
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
     include: ['test/**/*.test.ts'],
+    // Browser tests need Chromium and run on their own: `npm run test:browser`; so do the fault
+    // and several-instance tests, which start their own servers: `npm run test:reliability`.
+    exclude: ['**/node_modules/**', 'test/browser/**', 'test/reliability/**'],
     globalSetup: ['test/helpers/global-setup.ts'],
     pool: 'forks',
     // Many files wait on real processes, receivers and timeouts rather than the CPU: on a 2-core

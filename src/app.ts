@@ -3,12 +3,17 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import cookieParser from 'cookie-parser';
 import { Authenticator, type Caller } from './auth/authenticate.ts';
+import { LoginLimits } from './auth/login-limits.ts';
 import { RateLimits } from './auth/rate-limit.ts';
+import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { AppError, internalError } from './errors.ts';
-import { authenticateAndLimit } from './http/auth.ts';
+import { authenticateAndLimit, authenticateSession, usesSessionCookie } from './http/auth.ts';
+import { dashboardSessionRoutes } from './http/dashboard-session.ts';
+import { dashboardPages } from './http/dashboard.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
 import { apiDocs } from './http/docs.ts';
 import { sendFailure } from './http/failure.ts';
@@ -32,7 +37,8 @@ import { deliveryQueueSample } from './webhooks/queue-stats.ts';
 export interface AppDeps {
   db: Database;
   /** Without graphqlIntrospection / graphqlLimits, introspection is on and the limits are the defaults. */
-  config: Pick<Config, 'trustProxy' | 'graphiql'> & Partial<Pick<Config, 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits'>>;
+  config: Pick<Config, 'trustProxy' | 'graphiql'> &
+    Partial<Pick<Config, 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
   logger: Logger;
   redis?: Redis | null;
   /** Live events for subscriptions; in memory (this instance only) unless given. */
@@ -44,10 +50,14 @@ export function buildApp(deps: AppDeps) {
   const { db, config, logger } = deps;
   const authenticator = new Authenticator(db.prisma);
   const limits = new RateLimits(deps.redis ?? null);
+  const sessions = new SessionStore(db.prisma, {
+    idleMs: (config.sessionIdleMinutes ?? 720) * 60_000,
+    maxAgeMs: (config.sessionMaxAgeHours ?? 168) * 3600_000,
+  });
   const bus = deps.bus ?? createEventBus(null);
   // This instance's metrics; main.ts hands them to the in-process delivery worker too.
   const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
-  const contextOf = (caller: Caller, requestId: string): Context => ({ prisma: db.prisma, caller, requestId, warnings: [], bus, webhooks: deps.webhooks });
+  const contextOf = (caller: Caller, requestId: string): Context => ({ prisma: db.prisma, caller, requestId, warnings: [], bus, webhooks: deps.webhooks, keyCache: authenticator });
   const contextFor = (_req: Request, res: Response): Context => contextOf(res.locals.caller!, res.locals.requestId);
   const onInternalError = (err: unknown, req: Request) => logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
 
@@ -72,15 +82,26 @@ export function buildApp(deps: AppDeps) {
     metrics,
   });
   const guard = authenticateAndLimit(authenticator, limits, metrics);
+  const sessionGuard = authenticateSession(sessions, limits, metrics);
   // The GraphiQL page itself needs no key; the queries it sends do.
   const graphiqlPage = (req: Request) => config.graphiql && req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html';
-  app.use('/graphql', (req, res, next) => (graphiqlPage(req) ? next() : guard(req, res, next)), (req, res) => yoga(req, res));
+  app.use(
+    '/graphql',
+    cookieParser(),
+    (req, res, next) => (graphiqlPage(req) ? next() : usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
+    // As on REST, a body that is not JSON is a 415 with an error the client can read.
+    requireJson,
+    (req, res) => yoga(req, res),
+  );
+  // Mounted before the dashboard's pages, which own the rest of /dashboard.
+  app.use('/dashboard/api', cookieParser(), dashboardSessionRoutes({ sessions, loginLimits: new LoginLimits(deps.redis ?? null) }));
+  app.use('/dashboard', dashboardPages());
 
   const operations = loadOperations(schema);
   // The API reference (/docs) and its OpenAPI document need no key: mounted before the /v1 guard.
   app.use(apiDocs(buildOpenApi(schema, operations)));
   const rest = restRouter({ schema, operations, contextFor, onInternalError });
-  app.use(['/v1', '/api/v1'], guard, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger), rest);
+  app.use(['/v1', '/api/v1'], guard, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), rest);
 
   app.use((req, res) => sendFailure(req, res, new AppError('not_found', `No route ${req.method} ${req.path}`)));
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -89,5 +110,5 @@ export function buildApp(deps: AppDeps) {
     sendFailure(req, res, internalError(err));
   });
 
-  return { app, yoga, authenticator, bus, metrics };
+  return { app, yoga, authenticator, sessions, bus, metrics };
 }

@@ -5,11 +5,15 @@ import { config } from './config.ts';
 import { DatabaseBusyError, openDatabase, type Database } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { AppError } from './errors.ts';
-import { createApiKey, createCustomField, createUser, createWorkspace, revokeApiKey } from './admin/workspaces.ts';
+import { createApiKey, createCustomField, createUser, createWorkspace, revokeApiKey, setUserPassword } from './admin/workspaces.ts';
+import { readPassword } from './admin/read-password.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
   workspace create --name N [--plan standard|professional|enterprise] [--currency USD]
   user create --workspace W --name N --email E
+  user set-password --email E [--workspace W] [--password-stdin]
+             dashboard password of the user(s) with this e-mail; typed at a prompt,
+             or read from the first line of standard input with --password-stdin
   key create --workspace W --name N --scope full|read_only|custom [--permissions contacts:read,deals:write]
              [--sandbox] [--expires-at ISO] [--user U]
   key revoke --id K
@@ -30,6 +34,7 @@ const { values, positionals } = parseArgs({
     permissions: { type: 'string' },
     sandbox: { type: 'boolean' },
     'expires-at': { type: 'string' },
+    'password-stdin': { type: 'boolean' },
     user: { type: 'string' },
     id: { type: 'string' },
     key: { type: 'string' },
@@ -48,6 +53,8 @@ async function run(db: Database, command: string): Promise<unknown> {
       return createWorkspace(p, { name: values.name ?? '', plan: values.plan, currency: values.currency });
     case 'user create':
       return createUser(p, { workspace: values.workspace ?? '', name: values.name ?? '', email: values.email ?? '' });
+    case 'user set-password':
+      return setUserPassword(p, { email: values.email ?? '', workspace: values.workspace, password: await readPassword({ fromStdin: Boolean(values['password-stdin']) }) });
     case 'key create':
       return createApiKey(p, {
         workspace: values.workspace ?? '',

@@ -13,6 +13,12 @@ function int(name: string, v: string | undefined, fallback: number): number {
   return n;
 }
 
+function positive(name: string, v: string | undefined, fallback: number): number {
+  const n = int(name, v, fallback);
+  if (n === 0) throw new Error(`${name} must be at least 1`);
+  return n;
+}
+
 export interface Config {
   env: string;
   production: boolean;
@@ -52,6 +58,9 @@ export interface Config {
   metricsToken: string | null;
   /** How long SIGTERM waits for requests and webhook attempts in flight before cutting them. */
   shutdownGraceMs: number;
+  /** Dashboard sign-ins end after this long unused, and this long after sign-in at the latest. */
+  sessionIdleMinutes: number;
+  sessionMaxAgeHours: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -90,6 +99,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventFeedIntervalMs: int('EVENT_FEED_INTERVAL_MS', env.EVENT_FEED_INTERVAL_MS, 200),
     metricsToken: env.METRICS_TOKEN || null,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
+    sessionIdleMinutes: positive('SESSION_IDLE_MINUTES', env.SESSION_IDLE_MINUTES, 720),
+    sessionMaxAgeHours: positive('SESSION_MAX_AGE_HOURS', env.SESSION_MAX_AGE_HOURS, 168),
   };
 }
 

@@ -1,6 +1,8 @@
 // One error vocabulary for every surface: a coded AppError is thrown by rules and
 // resolvers; REST maps the code to an HTTP status, GraphQL to `extensions.code`.
 import { GraphQLError } from 'graphql';
+import { isInvalidValue } from './db/errors.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
 
 export const ERROR_STATUS = {
   malformed_request: 400,
@@ -43,8 +45,19 @@ export function validationError(details: ErrorDetails, message = 'The request ha
   return new AppError('validation_error', message, details);
 }
 
+/**
+ * The answer to an unexpected failure: a retryable 503 while the database is unreachable, a 400 when
+ * the database refused a value the request carried, else a 500.
+ */
 export const internalError = (cause?: unknown) =>
-  new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it', undefined, { cause });
+  isDatabaseUnavailable(cause)
+    ? new AppError('service_unavailable', 'The service is temporarily unavailable; retry shortly', undefined, { cause })
+    : isInvalidValue(cause)
+      ? new AppError('validation_error', 'The request holds a value that cannot be stored or searched for, such as text with a NUL character', undefined, { cause })
+      : new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it', undefined, { cause });
+
+/** Seconds a client should wait before retrying a 503. */
+export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && code in ERROR_STATUS;

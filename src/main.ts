@@ -38,7 +38,9 @@ async function start() {
     // Printed once, on the first start only: the key is not stored in a readable form.
     process.stdout.write(
       `\nCreated workspace "${first.workspace.name}" (${first.workspace.id}) with user ${first.user.email}.\n` +
-        `Full-access API key (shown only this once):\n\n    ${first.key.key}\n\n`,
+        `Full-access API key (shown only this once):\n\n    ${first.key.key}\n\n` +
+        `To sign in to the dashboard (/dashboard), stop the service and set a password first:\n\n` +
+        `    npm run cli -- user set-password --email ${first.user.email}\n\n`,
     );
   }
 
@@ -47,7 +49,7 @@ async function start() {
 
   const webhooks = createWebhookServices(config);
   const bus = createEventBus(config.redisUrl, { logger });
-  const { app, yoga, authenticator, metrics } = buildApp({ db, config, logger, redis, webhooks, bus });
+  const { app, yoga, authenticator, sessions, metrics } = buildApp({ db, config, logger, redis, webhooks, bus });
   const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, metrics, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) }) : null;
   worker?.start();
   const servers: http.Server[] = [];
@@ -67,7 +69,7 @@ async function start() {
 
   const drains = servers.map(drainable);
   // servers[0] serves the API (HTTPS when TLS is configured); GraphQL over WebSocket shares its port.
-  const graphqlWs = attachGraphqlWs(servers[0], { yoga, authenticator, logger });
+  const graphqlWs = attachGraphqlWs(servers[0], { yoga, authenticator, sessions, logger });
   const feed = config.eventFeedIntervalMs > 0 ? startEventFeed({ prisma: db.prisma, bus, logger, intervalMs: config.eventFeedIntervalMs }) : null;
   const scheduler = startTaskScheduler({ prisma: db.prisma, logger, intervalMs: config.schedulerIntervalMs });
 

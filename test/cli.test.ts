@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { createUser } from '../src/admin/workspaces.ts';
+import { verifyPassword } from '../src/auth/passwords.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -14,6 +16,17 @@ const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'pr
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
     const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env, timeout: 60_000 });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code: number; stdout: string; stderr: string };
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr };
+  }
+}
+async function cliWithStdin(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const running = run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env, timeout: 60_000 });
+  running.child.stdin!.end(input);
+  try {
+    const { stdout, stderr } = await running;
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -46,6 +59,22 @@ describe('admin CLI', () => {
     expect(revoked).toMatchObject({ id: key.id, revoked: true });
     const field = json((await cli('custom-field', 'create', '--workspace', workspaceId, '--key', 'tier', '--type', 'select', '--options', 'gold,silver')).stdout);
     expect(field).toMatchObject({ key: 'tier', type: 'select', options: ['gold', 'silver'] });
+  }, 120_000);
+
+  it('user set-password reads the password from stdin and stores only an argon2id hash', async () => {
+    const setup = await openDatabase({ dataDir });
+    await createUser(setup.prisma, { workspace: workspaceId, name: 'Pat', email: 'pat@acme.test' }).finally(() => setup.close());
+    const r = await cliWithStdin('a long enough passphrase\nignored second line\n', 'user', 'set-password', '--email', 'PAT@acme.test', '--password-stdin');
+    expect(r.code, r.stderr).toBe(0);
+    expect(json(r.stdout)).toMatchObject({ email: 'pat@acme.test', users: [{ workspace_id: workspaceId }], sessions_ended: 0 });
+    const db = await openDatabase({ dataDir });
+    try {
+      const user = await db.prisma.user.findFirstOrThrow({ where: { email: 'pat@acme.test' } });
+      expect(user.passwordHash).toMatch(/^\$argon2id\$/);
+      expect(await verifyPassword(user.passwordHash, 'a long enough passphrase')).toBe(true);
+    } finally {
+      await db.close();
+    }
   }, 120_000);
 
   it('rejects bad input with a JSON error and a non-zero exit', async () => {

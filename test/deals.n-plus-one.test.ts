@@ -1,56 +1,27 @@
 // Records every SQL statement the app sends while it lists deals with their relations, and
 // checks the count is small and the same for 5 and for 50 deals: relations are loaded with
 // the page, not once per deal.
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
-import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inject } from 'vitest';
-import { buildApp } from '../src/app.ts';
 import { createApiKey, createUser, createWorkspace } from '../src/admin/workspaces.ts';
-import { openDatabase, type Database } from '../src/db/client.ts';
-import { applyMigrations } from '../src/db/migrate.ts';
-import { createLogger } from '../src/logger.ts';
-import { createWebhookServices } from '../src/webhooks/services.ts';
-import { client, gql, type Client } from './helpers/app.ts';
+import { client, gql, startTestApp, type Client, type TestApp } from './helpers/app.ts';
 
-let db: Database;
-let server: Server;
-let base: string;
+let app: TestApp;
 const statements: string[] = [];
 
 beforeAll(async () => {
-  const onQuery = (e: { query: string }) => statements.push(e.query);
-  const url = process.env.DATABASE_URL;
-  if (url) {
-    db = await openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 2, onQuery });
-  } else {
-    db = await openDatabase({ onQuery });
-    await applyMigrations(db.adapter);
-  }
-  // Built here rather than with startTestApp: the database must be opened with the query hook.
-  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: false, webhookAllowPrivateUrls: false });
-  const { app } = buildApp({ db, webhooks, logger: createLogger('silent'), config: { trustProxy: null, graphiql: false } });
-  server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  app = await startTestApp({ onQuery: (e) => statements.push(e.query) });
 });
 
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((r) => server.close(r));
-  await db.close();
-});
+afterAll(() => app?.close());
 
 /** A workspace holding `n` deals, each with its own contact and owner. */
 async function workspaceWithDeals(n: number): Promise<{ key: string; api: Client }> {
-  const ws = await createWorkspace(db.prisma, { name: `N+1 ${n}`, plan: 'enterprise' });
-  const { key } = await createApiKey(db.prisma, { workspace: ws.id, name: 'n+1', scope: 'full' });
-  const api = client(base, key);
+  const ws = await createWorkspace(app.db.prisma, { name: `N+1 ${n}`, plan: 'enterprise' });
+  const { key } = await createApiKey(app.db.prisma, { workspace: ws.id, name: 'n+1', scope: 'full' });
+  const api = client(app.base, key);
   const pipeline = (await api('GET', '/v1/pipelines')).body.data[0];
   for (let i = 0; i < n; i++) {
-    const owner = await createUser(db.prisma, { workspace: ws.id, name: `Owner ${i}`, email: `owner${i}.${n}@example.com` });
+    const owner = await createUser(app.db.prisma, { workspace: ws.id, name: `Owner ${i}`, email: `owner${i}.${n}@example.com` });
     const contact = (await api('POST', '/v1/contacts', { first_name: `C${i}`, email: `c${i}.${n}@example.com` })).body.data;
     const r = await api('POST', '/v1/deals', {
       title: `Deal ${i}`,
@@ -97,7 +68,7 @@ describe('deal lists issue a constant number of SQL statements', () => {
 
   it('GraphQL deals with contact, stage, owner and pipeline', async () => {
     const run = (key: string, n: number) => async () => {
-      const r = await gql(base, key, QUERY);
+      const r = await gql(app.base, key, QUERY);
       expect(r.errors).toBeUndefined();
       expect(r.data.deals.nodes).toHaveLength(n);
       expect(r.data.deals.nodes.every((d: { contact: unknown; owner: unknown; stage: unknown }) => d.contact && d.owner && d.stage)).toBe(true);
@@ -113,7 +84,7 @@ describe('deal lists issue a constant number of SQL statements', () => {
   it('GraphQL contacts with their deals (Contact.deals) and the deals\' stages and owners', async () => {
     const query = '{ contacts(limit: 100) { nodes { id deals(limit: 10) { id title stage { name } owner { name } } } } }';
     const run = (key: string, n: number) => async () => {
-      const r = await gql(base, key, query);
+      const r = await gql(app.base, key, query);
       expect(r.errors).toBeUndefined();
       expect(r.data.contacts.nodes).toHaveLength(n);
       expect(r.data.contacts.nodes.every((c: { deals: unknown[] }) => c.deals.length === 1)).toBe(true);

@@ -173,6 +173,8 @@ describe('Contact.deals and every other list field are bounded', () => {
       // Part of a single deal's answer (GET /v1/deals/:id); they grow with the deal's own history.
       'Deal.contacts': 'the contacts linked to one deal',
       'Deal.stage_history': 'the stage moves of one deal',
+      'Query.apiKeys': 'the newest API_KEYS_SHOWN keys',
+      'Query.customFields': 'at most MAX_CUSTOM_FIELDS per workspace',
     };
     const unbounded: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {

@@ -69,4 +69,20 @@ describe('health', () => {
     expect(r.body).toEqual({ status: 'unavailable', failed: ['database', 'migrations'], checks: { database: 'unreachable', migrations: 'unknown' } });
     expect(r.text).not.toContain('hunter2');
   });
+
+  it('API requests get a retryable 503 with the error envelope while the database is unreachable', async () => {
+    const db = await openDatabase({ databaseUrl: `postgresql://nobody:hunter2@127.0.0.1:${await freePort()}/none` });
+    const { app: express } = buildApp({ db, webhooks: app.webhooks, logger: createLogger('silent'), config: { trustProxy: null, graphiql: false } });
+    const server: Server = await new Promise((resolve) => {
+      const s = express.listen(0, '127.0.0.1', () => resolve(s));
+    });
+    cleanup.push(() => new Promise((r) => server.close(r)), () => db.close());
+    const api = client(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, `crm_live_${'a'.repeat(32)}`);
+    for (const r of [await api('GET', '/v1/contacts'), await api('POST', '/v1/contacts', { first_name: 'Down' })]) {
+      expect(r.status).toBe(503);
+      expect(r.headers.get('retry-after')).toBe('1');
+      expect(r.body).toMatchObject({ success: false, error: { code: 'service_unavailable' }, meta: { request_id: expect.any(String) } });
+      expect(r.text).not.toContain('hunter2');
+    }
+  });
 });

@@ -5,6 +5,8 @@ import type { Db } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { parsePermissions, SCOPES, type Scope } from '../auth/scopes.ts';
+import { hashPassword } from '../auth/passwords.ts';
+import { SessionStore } from '../auth/sessions.ts';
 import { PLANS } from '../auth/rate-limit.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
@@ -56,6 +58,25 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
   }
 }
 
+/**
+ * Sets the dashboard password of a user: every user row with this e-mail (one per workspace),
+ * or only the one in `workspace`. Their open dashboard sessions end.
+ */
+export async function setUserPassword(db: Db, input: { email: string; password: string; workspace?: string }) {
+  const email = input.email?.trim();
+  if (!email) throw validationError({ email: ['is required'] });
+  const passwordHash = await hashPassword(input.password ?? '');
+  const users = await db.user.findMany({
+    where: { email: { equals: email, mode: 'insensitive' }, workspace: { isSandbox: false }, ...(input.workspace ? { workspaceId: input.workspace } : {}) },
+    select: { id: true, workspaceId: true },
+  });
+  if (users.length === 0) throw new AppError('not_found', `No user with email ${email}${input.workspace ? ` in workspace ${input.workspace}` : ''}`);
+  const ids = users.map((u) => u.id);
+  await db.user.updateMany({ where: { id: { in: ids } }, data: { passwordHash } });
+  const sessionsEnded = await SessionStore.deleteForUsers(db, ids);
+  return { email: email.toLowerCase(), users: users.map((u) => ({ id: u.id, workspace_id: u.workspaceId })), sessions_ended: sessionsEnded };
+}
+
 export interface KeyInput {
   workspace: string;
   name: string;
@@ -68,6 +89,23 @@ export interface KeyInput {
 
 /** Creates a key and returns it in full: the only time it is ever shown. */
 export async function createApiKey(db: Db, input: KeyInput) {
+  const { row, key } = await insertApiKey(db, input);
+  return {
+    id: row.id,
+    key,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope,
+    permissions: row.permissions,
+    sandbox: row.sandbox,
+    workspace_id: row.workspaceId,
+    expires_at: row.expiresAt?.toISOString() ?? null,
+    created_at: row.createdAt.toISOString(),
+  };
+}
+
+/** Checks and stores a new key: its row, and the key itself (never stored). */
+export async function insertApiKey(db: Db, input: KeyInput) {
   await liveWorkspace(db, input.workspace);
   if (!input.name?.trim()) throw validationError({ name: ['is required'] });
   if (!(SCOPES as readonly string[]).includes(input.scope)) throw validationError({ scope: [`must be one of ${SCOPES.join(', ')}`] });
@@ -94,18 +132,7 @@ export async function createApiKey(db: Db, input: KeyInput) {
       expiresAt,
     },
   });
-  return {
-    id: row.id,
-    key,
-    name: row.name,
-    prefix: row.prefix,
-    scope: row.scope,
-    permissions: row.permissions,
-    sandbox: row.sandbox,
-    workspace_id: row.workspaceId,
-    expires_at: row.expiresAt?.toISOString() ?? null,
-    created_at: row.createdAt.toISOString(),
-  };
+  return { row, key };
 }
 
 export async function revokeApiKey(db: Db, id: string) {
@@ -115,7 +142,21 @@ export async function revokeApiKey(db: Db, id: string) {
   return { id: row.id, revoked: true, revoked_at: row.revokedAt!.toISOString() };
 }
 
-export async function createCustomField(db: Db, input: { workspace: string; key: string; type: string; options?: string[]; label?: string }) {
+export interface CustomFieldInput {
+  workspace: string;
+  key: string;
+  type: string;
+  options?: string[];
+  label?: string;
+}
+
+export async function createCustomField(db: Db, input: CustomFieldInput) {
+  const row = await insertCustomField(db, input);
+  return { id: row.id, workspace_id: row.workspaceId, key: row.key, type: row.type, options: row.options, label: row.label };
+}
+
+/** Checks and stores a custom field definition of a live workspace. */
+export async function insertCustomField(db: Db, input: CustomFieldInput) {
   await liveWorkspace(db, input.workspace);
   if (!input.key || !/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(input.key)) {
     throw validationError({ key: ['must start with a letter and hold only letters, digits and _ (at most 64)'] });
@@ -126,10 +167,9 @@ export async function createCustomField(db: Db, input: { workspace: string; key:
   const count = await db.customFieldDefinition.count({ where: { workspaceId: input.workspace } });
   if (count >= 100) throw new AppError('unprocessable_entity', 'A workspace has at most 100 custom fields');
   try {
-    const row = await db.customFieldDefinition.create({
+    return await db.customFieldDefinition.create({
       data: { id: newId('cf'), workspaceId: input.workspace, key: input.key, type: input.type, options, label: input.label ?? null },
     });
-    return { id: row.id, workspace_id: row.workspaceId, key: row.key, type: row.type, options: row.options, label: row.label };
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('conflict', `Custom field ${input.key} already exists`);
     throw err;

@@ -4,9 +4,11 @@ import { AppError } from '../errors.ts';
 import { hashApiKey, KEY_PATTERN } from './keys.ts';
 import type { Grant, Scope } from './scopes.ts';
 
+/** Who calls: an API key, or a user signed in to the dashboard (see sessions.ts). */
 export interface Caller extends Grant {
-  keyId: string;
-  keyName: string;
+  /** The API key; null for a signed-in user. */
+  keyId: string | null;
+  keyName: string | null;
   /** The workspace whose data the key acts on: the live one or its sandbox twin. */
   workspaceId: string;
   /** The live workspace: owner of users, custom fields and the plan. */
@@ -16,7 +18,11 @@ export interface Caller extends Grant {
   sandbox: boolean;
   userId: string | null;
   expiresAt: Date | null;
+  /** The signed-in dashboard user; null for API keys, which user-only fields refuse. */
+  user: { id: string; name: string } | null;
 }
+
+export type KeyCaller = Caller & { keyId: string; keyName: string };
 
 const HEADER = /^Bearer (\S+)$/;
 
@@ -35,12 +41,12 @@ const CACHE_MS = 5_000;
 const LAST_USED_EVERY_MS = 60_000;
 
 export class Authenticator {
-  private cache = new Map<string, { caller: Caller; until: number }>();
+  private cache = new Map<string, { caller: KeyCaller; until: number }>();
   private lastUsedWrites = new Map<string, number>();
 
   constructor(private prisma: Db) {}
 
-  async authenticate(header: string | undefined): Promise<Caller> {
+  async authenticate(header: string | undefined): Promise<KeyCaller> {
     if (!header) throw unauthorized('Missing API key: send "Authorization: Bearer <key>"');
     const key = parseAuthorization(header);
     if (!key) throw unauthorized('Malformed Authorization header: expected "Bearer <key>"');
@@ -61,12 +67,12 @@ export class Authenticator {
     return caller.caller;
   }
 
-  /** Drops cached identities so a revocation made in this process applies at once. */
-  forget(): void {
-    this.cache.clear();
+  /** Drops a key's cached identity (by its hash) so a revocation made in this process applies at once. */
+  forget(hash: string): void {
+    this.cache.delete(hash);
   }
 
-  private async load(hash: string): Promise<Caller | null> {
+  private async load(hash: string): Promise<KeyCaller | null> {
     const key = await this.prisma.apiKey.findUnique({
       where: { hash },
       include: { workspace: { select: { id: true, plan: true, currency: true, sandbox: { select: { id: true } } } } },
@@ -86,6 +92,7 @@ export class Authenticator {
       sandbox: key.sandbox,
       userId: key.userId,
       expiresAt: key.expiresAt,
+      user: null,
     };
   }
 

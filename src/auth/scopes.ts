@@ -1,8 +1,8 @@
 // Scopes: full, read_only, or custom with `<resource>:read|write` permissions.
 import { AppError } from '../errors.ts';
+import { RESOURCES, type Resource } from './resources.ts';
 
-export const RESOURCES = ['contacts', 'deals', 'pipelines', 'tasks', 'activities', 'webhooks'] as const;
-export type Resource = (typeof RESOURCES)[number];
+export { RESOURCES, type Resource };
 export type Access = 'read' | 'write';
 export const SCOPES = ['full', 'read_only', 'custom'] as const;
 export type Scope = (typeof SCOPES)[number];

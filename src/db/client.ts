@@ -43,7 +43,10 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     const options = opts.schema ? `-c search_path=${opts.schema}` : undefined;
     const adapter = new PrismaPg(
-      { connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, options },
+      // A connection PostgreSQL ends (restart, admin shutdown) can report it more than once; pg
+      // throws an 'error' event nobody listens to at that moment, which would end the process.
+      // Every connection gets a listener for its whole life; the pool drops and replaces it.
+      { connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, options, onConnect: (client) => void client.on('error', () => {}) },
       opts.schema ? { schema: opts.schema } : undefined,
     );
     const prisma = createClient(adapter, opts.onQuery);

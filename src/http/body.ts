@@ -1,6 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
 import { sendFailure } from './failure.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
 
 export const BODY_LIMIT = '1mb';
 
@@ -15,7 +16,14 @@ export function requireJson(req: Request, res: Response, next: NextFunction): vo
   next();
 }
 
-export const parseJson = express.json({ limit: BODY_LIMIT, strict: false });
+/** Parses JSON bodies and refuses those nested deeper than MAX_JSON_DEPTH. */
+export const parseJson = [
+  express.json({ limit: BODY_LIMIT, strict: false }),
+  (req: Request, res: Response, next: NextFunction): void => {
+    if (!nestedDeeperThan(req.body)) return next();
+    sendFailure(req, res, new AppError('malformed_request', `The request body is nested more than ${MAX_JSON_DEPTH} levels deep`));
+  },
+];
 
 /** Maps body-parser failures to the API's errors: bad JSON is a 400, too large a 413. */
 export function bodyErrors(err: unknown, req: Request, res: Response, next: NextFunction): void {

@@ -10,6 +10,7 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ASTNode, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
 
 export interface GraphqlLimits {
   /** Levels of fields below the operation; `{ a { b } }` is 2 (introspection's `__schema` is not counted). */
@@ -68,6 +69,10 @@ const noIntrospection: ValidationRule = (ctx) => ({
   },
 });
 
+function refuseDeepVariables({ args, setResultAndStopExecution }: { args: { variableValues?: unknown }; setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void }) {
+  if (nestedDeeperThan(args.variableValues)) setResultAndStopExecution({ errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)] });
+}
+
 /** The yoga plugins; graphql-ws operations get them too, through yoga.getEnveloped (websocket.ts). */
 export function graphqlLimitPlugins(limits: GraphqlLimits, opts: { introspection: boolean }): Plugin[] {
   const rules = opts.introspection ? limitRules(limits) : [...limitRules(limits), noIntrospection];
@@ -75,5 +80,7 @@ export function graphqlLimitPlugins(limits: GraphqlLimits, opts: { introspection
     // The parser counts tokens as it goes and stops at the limit; there is no validation context yet, so it throws.
     maxTokensPlugin({ n: limits.maxTokens, onReject: [(_ctx, err) => { throw limitError(err); }] }),
     { onValidate: ({ addValidationRule }) => rules.forEach((rule) => addValidationRule(rule)) },
+    // Variables are coerced recursively by graphql-js: absurdly deep ones are refused before that.
+    { onExecute: refuseDeepVariables, onSubscribe: refuseDeepVariables },
   ];
 }

@@ -6,7 +6,7 @@ import { GraphQLError, type GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Caller } from '../auth/authenticate.ts';
-import { AppError, toGraphQLError } from '../errors.ts';
+import { AppError, internalError, toGraphQLError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
 import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
@@ -17,6 +17,18 @@ type HttpContext = { req: Request; res: Response };
 export type SocketContext = { req: IncomingMessage; caller: Caller; requestId: string };
 type ServerContext = HttpContext | SocketContext;
 
+/** A document or variables error (syntax, unknown field, wrong variable type) is the client's: a coded validation error. */
+function withCode(error: GraphQLError): GraphQLError {
+  if (typeof error.extensions?.code === 'string') return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    extensions: { ...error.extensions, code: 'validation_error', status: 400 },
+  });
+}
+
 function maskError(error: unknown): Error {
   if (error instanceof GraphQLError) {
     const original = error.originalError;
@@ -24,11 +36,10 @@ function maskError(error: unknown): Error {
       const masked = toGraphQLError(original);
       return new GraphQLError(masked.message, { nodes: error.nodes, path: error.path, extensions: masked.extensions });
     }
-    if (!original || original instanceof GraphQLError) return error;
+    if (!original || original instanceof GraphQLError) return withCode(error);
   }
-  return new GraphQLError('An unexpected error occurred; quote the request id when reporting it', {
-    extensions: { code: 'internal_error', status: 500 },
-  });
+  const unexpected = internalError(error instanceof GraphQLError ? error.originalError : error);
+  return new GraphQLError(unexpected.message, { extensions: { code: unexpected.code, status: unexpected.status } });
 }
 
 /** Adds `extensions.warnings` when a resolver left notes for the client. */
@@ -57,6 +68,9 @@ export function createGraphqlHandler(opts: {
     graphqlEndpoint: '/graphql',
     graphiql: opts.graphiql ? { title: 'CRM GraphQL', headers: JSON.stringify({ Authorization: 'Bearer crm_live_...' }) } : false,
     landingPage: false,
+    // Any origin may call with an API key; none may read answers sent with the dashboard's
+    // cookie (the dashboard itself is same-origin).
+    cors: { credentials: false },
     context: (init) =>
       'caller' in init ? opts.contextOf(init.caller, init.requestId) : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId),
     maskedErrors: {

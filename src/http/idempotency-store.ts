@@ -1,6 +1,7 @@
 // Idempotency keys in the database, so every instance sees the same claims. A key is claimed by
 // inserting its row; the unique (api_key_id, key) makes exactly one of two racing requests win.
 import type { Db } from '../db/client.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
 
 /** How long a key and its stored answer are kept (Stripe's 24 hours). */
 export const RETENTION_MS = 24 * 60 * 60 * 1000;
@@ -24,7 +25,11 @@ export type Claim =
   | { kind: 'in_flight' };
 
 export class IdempotencyStore {
-  constructor(private readonly prisma: Db) {}
+  /** Stored answers are sealed with `box`: an answer can hold a secret shown only once (a new webhook's). */
+  constructor(
+    private readonly prisma: Db,
+    private readonly box: SecretBox,
+  ) {}
 
   async claim(ref: KeyRef, requestHash: string, now = new Date()): Promise<Claim> {
     const expiresAt = new Date(now.getTime() + RETENTION_MS);
@@ -43,7 +48,7 @@ export class IdempotencyStore {
         continue;
       }
       if (row.requestHash !== requestHash) return { kind: 'mismatch' };
-      if (row.status === 'done') return { kind: 'replay', status: row.responseStatus!, body: row.responseBody! };
+      if (row.status === 'done') return { kind: 'replay', status: row.responseStatus!, body: this.unseal(row.responseBody!) };
       if (now.getTime() - row.createdAt.getTime() < ABANDONED_AFTER_MS) return { kind: 'in_flight' };
       const taken = await this.prisma.idempotencyKey.updateMany({
         where: { ...ref, status: 'in_flight', createdAt: row.createdAt },
@@ -58,8 +63,13 @@ export class IdempotencyStore {
   async complete(ref: KeyRef, claimedAt: Date, status: number, body: string): Promise<void> {
     await this.prisma.idempotencyKey.updateMany({
       where: { ...ref, status: 'in_flight', createdAt: claimedAt },
-      data: { status: 'done', responseStatus: status, responseBody: body },
+      data: { status: 'done', responseStatus: status, responseBody: this.box.seal(body) },
     });
+  }
+
+  /** Answers stored before they were sealed are plain JSON, and stay readable until they expire. */
+  private unseal(stored: string): string {
+    return stored.startsWith('{') ? stored : this.box.open(stored);
   }
 
   /** Forgets the claim, so the client may retry with the same key. */

@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { AppError, validationError } from '../errors.ts';
 import { sendError } from '../rest/envelope.ts';
+import type { SecretBox } from '../webhooks/secret-box.ts';
 import { IdempotencyStore, type KeyRef } from './idempotency-store.ts';
 
 const MAX_KEY_LENGTH = 255;
@@ -44,8 +45,8 @@ function stored(status: number): boolean {
   return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 409 && status !== 429);
 }
 
-export function idempotency(prisma: Db, logger: Logger) {
-  const store = new IdempotencyStore(prisma);
+export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
+  const store = new IdempotencyStore(prisma, box);
   let lastCleanup = 0;
   const cleanup = () => {
     if (Date.now() - lastCleanup < CLEANUP_EVERY_MS) return;
@@ -59,7 +60,8 @@ export function idempotency(prisma: Db, logger: Logger) {
     if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
       return sendError(res, validationError({ 'Idempotency-Key': [`must be 1 to ${MAX_KEY_LENGTH} characters`] }));
     }
-    const ref: KeyRef = { apiKeyId: res.locals.caller!.keyId, key };
+    // REST is mounted behind the API-key guard only, so the caller is a key.
+    const ref: KeyRef = { apiKeyId: res.locals.caller!.keyId!, key };
     const claim = await store.claim(ref, requestHash(req.method, req.path, req.query, req.body));
     cleanup();
     switch (claim.kind) {

@@ -1,13 +1,17 @@
 // GraphQL over WebSocket (graphql-ws protocol) at /graphql, run through the same yoga
 // instance as HTTP so its plugins (error masking, ...) apply; pattern of graphql-yoga's
-// graphql-ws example. The API key comes in connectionParams: { authorization: 'Bearer <key>' }.
+// graphql-ws example. The API key comes in connectionParams: { authorization: 'Bearer <key>' };
+// without one, a dashboard user is identified by the upgrade request's session cookie plus
+// connectionParams: { csrf_token }, which another site cannot know.
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
+import cookieParser from 'cookie-parser';
 import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import type { Authenticator, Caller } from '../auth/authenticate.ts';
+import { callerOfSession, isValidCsrfToken, SESSION_COOKIE, type SessionStore } from '../auth/sessions.ts';
 import { AppError, toGraphQLError } from '../errors.ts';
 import type { createGraphqlHandler } from './graphql.ts';
 
@@ -26,13 +30,40 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined):
   return typeof value === 'string' ? value : undefined;
 }
 
+const parseCookies = cookieParser();
+
+function sessionTokenOf(req: IncomingMessage): string | undefined {
+  const withCookies = req as IncomingMessage & { cookies?: Record<string, string> };
+  // cookie-parser only reads the request's Cookie header and sets req.cookies.
+  if (!withCookies.cookies) parseCookies(withCookies as never, {} as never, () => {});
+  return withCookies.cookies?.[SESSION_COOKIE];
+}
+
+/** The caller of a socket, checked again for every operation (a key revoked or a session ended since starts nothing new). */
+function socketAuthentication(
+  deps: { authenticator: Authenticator; sessions: SessionStore },
+  req: IncomingMessage,
+  params: Readonly<Record<string, unknown>> | undefined,
+): () => Promise<Caller> {
+  const authorization = authorizationOf(params);
+  const token = sessionTokenOf(req);
+  if (authorization !== undefined || !token) return () => deps.authenticator.authenticate(authorization);
+  const csrf = params?.csrf_token;
+  return async () => {
+    const session = await deps.sessions.find(token);
+    if (!session) throw new AppError('unauthorized', 'The dashboard session has ended; sign in again');
+    if (!isValidCsrfToken(token, csrf)) throw new AppError('forbidden', 'Missing or invalid csrf_token in connectionParams');
+    return callerOfSession(session);
+  };
+}
+
 export interface GraphqlWs {
   /** Closes every socket (ending its subscriptions) and stops accepting new ones. */
   dispose(): Promise<void>;
 }
 
-export function attachGraphqlWs(server: Server, deps: { yoga: Yoga; authenticator: Authenticator; logger: Logger }): GraphqlWs {
-  const { yoga, authenticator, logger } = deps;
+export function attachGraphqlWs(server: Server, deps: { yoga: Yoga; authenticator: Authenticator; sessions: SessionStore; logger: Logger }): GraphqlWs {
+  const { yoga, logger } = deps;
   /** graphql-ws would put a thrown error's message in the close reason: keep internals out of it. */
   const internal = (err: unknown) => {
     logger.error({ err }, 'graphql-ws: authentication failed');
@@ -40,26 +71,26 @@ export function attachGraphqlWs(server: Server, deps: { yoga: Yoga; authenticato
   };
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
 
-  const graphqlWs = useServer<Record<string, unknown>, { authorization: string; caller: Caller }>(
+  const graphqlWs = useServer<Record<string, unknown>, { authenticate: () => Promise<Caller> }>(
     {
       onConnect: async (ctx) => {
-        const authorization = authorizationOf(ctx.connectionParams);
+        const authenticate = socketAuthentication(deps, ctx.extra.request, ctx.connectionParams);
         try {
-          ctx.extra.caller = await authenticator.authenticate(authorization);
-          ctx.extra.authorization = authorization;
+          await authenticate();
+          ctx.extra.authenticate = authenticate;
           return true;
         } catch (err) {
-          if (!(err instanceof AppError) || err.code !== 'unauthorized') throw internal(err);
-          // graphql-ws would answer 4403 Forbidden; an unusable key is 4401, like HTTP's 401.
-          ctx.extra.socket.close(UNAUTHORIZED, err.message);
+          if (!(err instanceof AppError) || (err.code !== 'unauthorized' && err.code !== 'forbidden')) throw internal(err);
+          // graphql-ws answers 4403 Forbidden to `false` (a missing CSRF token); an unusable key or session is 4401, like HTTP's 401.
+          if (err.code === 'unauthorized') ctx.extra.socket.close(UNAUTHORIZED, err.message);
           return false;
         }
       },
       onSubscribe: async (ctx, _id, payload) => {
-        // Checked again per operation, so a key revoked or expired since connecting starts nothing new.
         let caller: Caller;
         try {
-          caller = await authenticator.authenticate(ctx.extra.authorization);
+          // Set by onConnect: graphql-ws runs no operation before the connection was accepted.
+          caller = await ctx.extra.authenticate!();
         } catch (err) {
           if (err instanceof AppError) return [toGraphQLError(err)];
           throw internal(err);

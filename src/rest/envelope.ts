@@ -1,6 +1,6 @@
 // The response envelopes of the API: `{ success, data, meta }` and `{ success: false, error, meta }`.
 import type { Response } from 'express';
-import type { AppError } from '../errors.ts';
+import { UNAVAILABLE_RETRY_AFTER_SECONDS, type AppError } from '../errors.ts';
 
 export function meta(res: Response, extra: Record<string, unknown> = {}) {
   return { request_id: res.locals.requestId as string, timestamp: new Date().toISOString(), ...extra };
@@ -13,5 +13,6 @@ export function sendData(res: Response, status: number, data: unknown, extra?: R
 export function sendError(res: Response, err: AppError): void {
   const error: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details) error.details = err.details;
+  if (err.code === 'service_unavailable') res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
   res.status(err.status).json({ success: false, error, meta: meta(res) });
 }

@@ -15,6 +15,7 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
+import { EXACT_UP_TO } from '../schema/common/total.ts';
 import { commonHeaders, ERROR_RESPONSES, errorResponseRef, sharedComponents, successEnvelope } from './openapi/components.ts';
 import { queryParameters, requestSchema, type JsonSchema, type Parameter } from './openapi/request.ts';
 import { ResponseSchemas } from './openapi/response.ts';
@@ -24,7 +25,7 @@ const INTRO = `Contacts, deals in pipelines, tasks, activities and webhooks. Eve
 
 - **Authentication**: \`Authorization: Bearer crm_live_…\` (or \`crm_test_…\` for the sandbox). Keys carry a scope; an operation it does not allow is a 403.
 - **Envelopes**: \`{ success: true, data, meta }\`, or \`{ success: false, error: { code, message, details }, meta }\`.
-- **Lists** are pages: \`meta.total\`, \`limit\` (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}), \`has_more\`, \`next_cursor\`; pass \`?cursor=<next_cursor>\` for the next page.
+- **Lists** are pages: \`meta.total\`, \`limit\` (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}), \`has_more\`, \`next_cursor\`; pass \`?cursor=<next_cursor>\` for the next page. For contacts and deals \`total\` is exact up to ${EXACT_UP_TO.toLocaleString('en')} matches and may be up to a minute old above that.
 - **Rate limits** per key and minute; every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, and a 429 \`Retry-After\`.
 - A known path with a method it does not take answers 405 with an \`Allow\` header.`;
 

@@ -1,7 +1,8 @@
 // Serves the route table: matches method and path, turns the request into GraphQL variables,
 // runs the route's operation in-process and wraps the result in the API's envelopes.
 import type { NextFunction, Request, Response } from 'express';
-import { execute, getNamedType, isObjectType, type DocumentNode, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, isObjectType, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { AppError, internalError, validationError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
 import { sendData, sendError } from './envelope.ts';
@@ -11,7 +12,8 @@ import { toAppError } from './errors.ts';
 interface CompiledRoute extends RestRoute {
   pattern: RegExp;
   paramNames: string[];
-  document: DocumentNode;
+  /** The operation compiled to a function once at start (graphql-jit), which then runs per request. */
+  run: (variables: Record<string, unknown>, ctx: Context) => ExecutionResult | Promise<ExecutionResult>;
   /** Top-level field of the operation, whose value is the response. */
   field: string;
   /** For `fields=`: the names a client may ask for. */
@@ -32,7 +34,19 @@ function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string
   let type = getNamedType(root!.getFields()[field].type);
   if (route.list && isObjectType(type)) type = getNamedType(type.getFields().nodes.type);
   const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
-  return { ...route, pattern, paramNames, document, field, selectable };
+  const compiled = compileQuery(schema, document);
+  if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  const run = (variables: Record<string, unknown>, ctx: Context) => compiled.query(undefined, ctx, variables) as ExecutionResult | Promise<ExecutionResult>;
+  return { ...route, pattern, paramNames, run, field, selectable };
+}
+
+/** A path parameter as text; broken percent-encoding (`%ZZ`, bytes that are not UTF-8) is the client's error. */
+function decodeParam(name: string, raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw validationError({ [name]: ['is not valid percent-encoded UTF-8'] });
+  }
 }
 
 function pickFields(value: Record<string, unknown>, fields: string[]): Record<string, unknown> {
@@ -83,7 +97,7 @@ export function restRouter(opts: RestOptions) {
     }
     res.locals.route = req.baseUrl + route.path;
     try {
-      const params = Object.fromEntries(route.paramNames.map((n, i) => [n, decodeURIComponent(match![i + 1])]));
+      const params = Object.fromEntries(route.paramNames.map((n, i) => [n, decodeParam(n, match![i + 1])]));
       let body: unknown = req.body;
       if (route.method === 'POST' || route.method === 'PUT') {
         if (body === undefined) body = {};
@@ -94,7 +108,7 @@ export function restRouter(opts: RestOptions) {
       const fields = parseFields(route, req.query.fields);
       const variableValues = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
       const ctx = opts.contextFor(req, res);
-      const result = await execute({ schema: opts.schema, document: route.document, variableValues, contextValue: ctx });
+      const result = await route.run(variableValues, ctx);
       if (result.errors?.length) throw toAppError(result.errors[0]);
       const value = (result.data as Record<string, any>)[route.field];
       const extra: Record<string, unknown> = {};

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/authenticate.ts';
+import type { Authenticator, Caller } from '../auth/authenticate.ts';
 import type { Db } from '../db/client.ts';
 import type { Actor } from '../webhooks/events.ts';
 import type { EventBus } from '../webhooks/pubsub.ts';
@@ -15,8 +15,12 @@ export interface Context {
   bus: EventBus;
   /** Sending, signing and URL rules for webhook test sends and subscription checks. */
   webhooks: WebhookServices;
+  /** This instance's cache of verified API keys: a revocation drops its entry. */
+  keyCache: Pick<Authenticator, 'forget'>;
 }
 
 export function actorOf(ctx: Context): Actor {
-  return { type: 'api_key', id: ctx.caller.keyId, name: ctx.caller.keyName };
+  const { user, keyId, keyName } = ctx.caller;
+  if (user) return { type: 'user', id: user.id, name: user.name };
+  return { type: 'api_key', id: keyId!, name: keyName! };
 }

@@ -23,6 +23,11 @@ import './user/user.mutations.ts';
 // Webhooks
 import './webhook/webhook.queries.ts';
 import './webhook/webhook.mutations.ts';
+// Dashboard users only: API keys and custom field definitions
+import './api-key/api-key.queries.ts';
+import './api-key/api-key.mutations.ts';
+import './custom-field/custom-field.queries.ts';
+import './custom-field/custom-field.mutations.ts';
 // Live events over graphql-ws
 import './subscription/events.subscription.ts';
 import './subscription/changes.subscription.ts';

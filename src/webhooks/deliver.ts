@@ -15,12 +15,19 @@ export type SubscriptionForDelivery = Pick<
   'id' | 'url' | 'httpMethod' | 'contentType' | 'headers' | 'timeoutSeconds' | 'payloadFormat' | 'secretEncrypted'
 >;
 
+export type EncodedBody = ReturnType<typeof encodeBody>;
+
+/** The raw body a subscription receives for an event. */
+export function deliveryBody(sub: Pick<SubscriptionForDelivery, 'id' | 'contentType' | 'payloadFormat'>, event: EventForDelivery): EncodedBody {
+  return encodeBody(sub.contentType, buildPayload(sub.payloadFormat, event, sub.id));
+}
+
 export async function attemptDelivery(
   services: DeliveryServices,
   sub: SubscriptionForDelivery,
   event: EventForDelivery,
+  { body, contentType }: EncodedBody = deliveryBody(sub, event),
 ): Promise<{ requestBody: string; result: SendResult }> {
-  const { body, contentType } = encodeBody(sub.contentType, buildPayload(sub.payloadFormat, event, sub.id));
   const headers: Record<string, string> = {
     ...(sub.headers as Record<string, string>),
     'content-type': contentType,

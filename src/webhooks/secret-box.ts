@@ -3,8 +3,16 @@ import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:
 import fs from 'node:fs';
 import path from 'node:path';
 
+/** Opened secrets kept in memory, by sealed form; past this many the oldest is dropped. */
+const OPENED_CACHE_SIZE = 1000;
+
 export class SecretBox {
   private readonly key: Buffer;
+  /**
+   * A worker signs every delivery with the subscription's secret; a sealed form always opens
+   * to the same text, so it is opened once rather than per delivery.
+   */
+  private readonly opened = new Map<string, string>();
 
   constructor(keyMaterial: string) {
     this.key = createHash('sha256').update(keyMaterial).digest();
@@ -18,6 +26,16 @@ export class SecretBox {
   }
 
   open(sealed: string): string {
+    let plain = this.opened.get(sealed);
+    if (plain === undefined) {
+      plain = this.decrypt(sealed);
+      if (this.opened.size >= OPENED_CACHE_SIZE) this.opened.delete(this.opened.keys().next().value!);
+      this.opened.set(sealed, plain);
+    }
+    return plain;
+  }
+
+  private decrypt(sealed: string): string {
     const [version, iv, tag, body] = sealed.split(':');
     if (version !== 'v1') throw new Error('Unknown secret format');
     const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64'));

@@ -1,7 +1,7 @@
 // The only code that sends HTTP to receivers. Redirects are not followed (a 3xx is a failure),
 // every socket goes through the URL guard, and the whole exchange has a deadline.
 import net from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import { assertPublicTarget, BlockedAddressError, guardedLookup, type UrlPolicy } from './url-guard.ts';
 import { parseRetryAfter } from './retry.rules.ts';
 
@@ -51,11 +51,12 @@ export class WebhookSender {
       const url = new URL(req.url);
       // IP literals never reach the lookup, so check them here.
       if (net.isIP(url.hostname.replace(/^\[|\]$/g, ''))) await assertPublicTarget(url, this.policy);
-      const res = await request(url, {
+      const res = await this.agent.request({
+        origin: url.origin,
+        path: url.pathname + url.search,
         method: req.method as 'POST',
         headers: req.headers,
         body: req.body,
-        dispatcher: this.agent,
         signal: AbortSignal.timeout(req.timeoutMs),
         headersTimeout: req.timeoutMs,
         bodyTimeout: req.timeoutMs,

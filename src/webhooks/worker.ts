@@ -1,13 +1,14 @@
 // The delivery worker: fans out new events, claims due deliveries, sends them, records the
 // outcome. At-least-once: a claim is a lease (locked_until); a worker that dies mid-attempt
 // only means the lease runs out and the delivery is attempted again, with the same event id.
-// Sends run concurrently up to a limit, so one slow receiver holds one slot, not the worker;
-// outcomes are written in batches, one statement for many deliveries.
+// Sends run concurrently up to a limit, so one slow receiver holds one slot, not the worker.
+// Database work is batched: one statement claims many deliveries and reads what sending them
+// needs, one statement records many outcomes, and fan-out runs in a loop of its own.
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
-import type { WebhookSubscription } from '../db/generated/client/client.ts';
+import { Prisma, type WebhookSubscription } from '../db/generated/client/client.ts';
 import type { DeliveryOutcome, Metrics } from '../metrics.ts';
-import { attemptDelivery, type DeliveryServices } from './deliver.ts';
+import { attemptDelivery, deliveryBody, type DeliveryServices, type EncodedBody, type SubscriptionForDelivery } from './deliver.ts';
 import { dispatchEvents } from './dispatcher.ts';
 import type { EventForDelivery } from './payload.ts';
 import { DEFAULT_RETRY_POLICY, nextStep, shouldDisable, type NextStep, type RetryPolicy } from './retry.rules.ts';
@@ -22,15 +23,28 @@ const FLUSH_MS = 20;
 interface Claimed {
   id: string;
   subscription_id: string;
-  event_id: string;
+  event_id: string | null;
   attempts: number;
   /** last_attempt_at before this claim, put back if the claim is released unsent. */
   previous_attempt_at: Date | null;
 }
 
+/** A claimed delivery with everything its attempt needs, read by the claim itself. */
+interface ClaimedRow extends Claimed, Omit<SubscriptionForDelivery, 'id'>, Pick<WebhookSubscription, 'retryPolicy'> {
+  workspace_id: string;
+  event_type: string | null;
+  event_workspace_id: string | null;
+  event_created_at: Date | null;
+  event_data: Record<string, unknown> | null;
+}
+
+/** What recording an outcome needs to know of the subscription. */
+type OutcomeSubscription = Pick<WebhookSubscription, 'id' | 'workspaceId' | 'url' | 'retryPolicy'>;
+type ClaimedSubscription = SubscriptionForDelivery & OutcomeSubscription;
+
 interface Outcome {
   claim: Claimed;
-  sub: WebhookSubscription;
+  sub: OutcomeSubscription;
   requestBody: string | null;
   result: SendResult;
 }
@@ -53,6 +67,15 @@ export class DeliveryWorker {
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
+  private wakeFanOut: (() => void) | null = null;
+  /**
+   * False after a claim came back short: nothing more could be taken then (nothing due, or
+   * every subscription with due deliveries at its share). Claiming again at once would cost a
+   * query per finished attempt, so the next claim waits for a batch of finished attempts, new
+   * deliveries or the poll interval.
+   */
+  private claimable = true;
+  private finishedSinceClaim = 0;
   /** Attempts under way, with the claim each one holds. */
   private readonly inFlight = new Map<Promise<void>, Claimed>();
   /** Claims given back by stop() while their attempt still ran: its outcome must not be recorded. */
@@ -81,6 +104,7 @@ export class DeliveryWorker {
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
     this.wake?.();
+    this.wakeFanOut?.();
     await this.loop;
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([Promise.allSettled([...this.inFlight.keys()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
@@ -102,69 +126,144 @@ export class DeliveryWorker {
   }
 
   private async run(): Promise<void> {
-    let lastDispatch = 0;
+    const fanOut = this.fanOutLoop();
     while (this.running) {
       let launched = 0;
       try {
-        // New events are fanned out at most once per poll interval, or at once while the outbox is busy.
-        if (Date.now() - lastDispatch >= this.opts.pollMs) {
-          lastDispatch = (await dispatchEvents(this.opts.prisma)) > 0 ? 0 : Date.now();
-        }
         // Claim in batches: refilling one slot at a time would cost a query per delivery.
+        const batch = Math.max(1, Math.floor(this.concurrency / 4));
         const free = this.concurrency - this.inFlight.size;
-        if (free >= Math.max(1, Math.floor(this.concurrency / 4))) launched = await this.claimAndLaunch(free);
+        if (free >= batch && (this.claimable || this.finishedSinceClaim >= batch)) {
+          this.finishedSinceClaim = 0;
+          // Fan-out during the claim sets it again: what it added may not have been seen.
+          this.claimable = false;
+          launched = await this.claimAndLaunch(free);
+          if (launched === free) this.claimable = true;
+        }
       } catch (err) {
         this.opts.logger.error({ err }, 'delivery worker pass failed');
       }
-      if (launched === 0 && this.running) {
-        await new Promise<void>((resolve) => {
-          this.wake = resolve;
-          setTimeout(resolve, this.opts.pollMs);
-        });
-      }
+      // Woken early by a finished attempt or by new deliveries.
+      if (launched === 0 && this.running && !(await this.pause((wake) => (this.wake = wake)))) this.claimable = true;
     }
+    await fanOut;
+  }
+
+  /**
+   * Fans new events out beside the sending, so a busy outbox never holds up claims: again at
+   * once while events keep coming, else after the poll interval.
+   */
+  private async fanOutLoop(): Promise<void> {
+    while (this.running) {
+      let dispatched = 0;
+      try {
+        dispatched = await dispatchEvents(this.opts.prisma);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'fanning out webhook events failed');
+      }
+      if (dispatched > 0) {
+        this.claimable = true;
+        this.wake?.();
+      } else if (this.running) await this.pause((wake) => (this.wakeFanOut = wake));
+    }
+  }
+
+  /** Waits for the poll interval, or less if the function handed over is called; true when woken. */
+  private pause(register: (wake: () => void) => void): Promise<boolean> {
+    return new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), this.opts.pollMs);
+      register(() => {
+        clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 
   private async claimAndLaunch(limit: number): Promise<number> {
-    const claimed = await this.claim(limit);
-    if (claimed.length === 0) return 0;
-    const [subs, events] = await Promise.all([
-      this.opts.prisma.webhookSubscription.findMany({ where: { id: { in: [...new Set(claimed.map((c) => c.subscription_id))] } } }),
-      this.opts.prisma.event.findMany({ where: { id: { in: [...new Set(claimed.map((c) => c.event_id))] } } }),
-    ]);
-    const subById = new Map(subs.map((s) => [s.id, s]));
-    const eventById = new Map(events.map((e) => [e.id, e]));
-    for (const claim of claimed) {
-      const sub = subById.get(claim.subscription_id);
-      const event = eventById.get(claim.event_id);
-      const work = this.attempt(claim, sub, event && { id: event.id, type: event.type, workspaceId: event.workspaceId, createdAt: event.createdAt, data: event.data as Record<string, unknown> });
+    const rows = await this.claim(limit);
+    // Subscriptions in the `event` format get the same body for one event: encode it once.
+    const bodies = new Map<string, EncodedBody>();
+    for (const row of rows) {
+      const claim: Claimed = { id: row.id, subscription_id: row.subscription_id, event_id: row.event_id, attempts: row.attempts, previous_attempt_at: row.previous_attempt_at };
+      const sub: ClaimedSubscription = {
+        id: row.subscription_id, workspaceId: row.workspace_id, url: row.url, httpMethod: row.httpMethod, contentType: row.contentType,
+        headers: row.headers, timeoutSeconds: row.timeoutSeconds, payloadFormat: row.payloadFormat, secretEncrypted: row.secretEncrypted, retryPolicy: row.retryPolicy,
+      };
+      const event: EventForDelivery | null = row.event_type
+        ? { id: row.event_id!, type: row.event_type, workspaceId: row.event_workspace_id!, createdAt: row.event_created_at!, data: row.event_data! }
+        : null;
+      let body: EncodedBody | undefined;
+      if (event) {
+        const key = sub.payloadFormat === 'record' ? null : `${event.id}\n${sub.contentType}`;
+        body = (key && bodies.get(key)) || deliveryBody(sub, event);
+        if (key) bodies.set(key, body);
+      }
+      const work = this.attempt(claim, sub, event, body);
       this.inFlight.set(work, claim);
       void work.finally(() => {
         this.inFlight.delete(work);
+        this.finishedSinceClaim++;
         this.wake?.();
       });
     }
-    return claimed.length;
+    return rows.length;
   }
 
-  private claim(limit: number): Promise<Claimed[]> {
-    // The lease covers the subscription's receiver timeout plus time to record the outcome.
-    return this.opts.prisma.$queryRaw<Claimed[]>`
-      WITH due AS (
-        SELECT d.id, d.last_attempt_at AS previous_attempt_at FROM webhook_deliveries d
-        JOIN webhook_subscriptions s ON s.id = d.subscription_id
-        WHERE d.status = 'pending' AND s.active AND d.next_attempt_at <= now()
+  /**
+   * One statement claims a batch and reads what sending it needs: the subscription's settings
+   * and the event (null once the event is gone). The lease covers the subscription's receiver
+   * timeout plus time to record the outcome.
+   */
+  private claim(limit: number): Promise<ClaimedRow[]> {
+    // One subscription holds at most half the slots, so a receiver that hangs (or a backlog of
+    // one workspace) leaves the other half to everyone else: subscriptions at their share are
+    // left out, the others get at most what remains of theirs.
+    const share = Math.max(1, Math.floor(this.concurrency / 2));
+    const busy: Record<string, number> = {};
+    for (const c of this.inFlight.values()) busy[c.subscription_id] = (busy[c.subscription_id] ?? 0) + 1;
+    return this.opts.prisma.$queryRaw<ClaimedRow[]>`
+      WITH open AS (
+        SELECT s.id, ${share} - COALESCE((${JSON.stringify(busy)}::jsonb ->> s.id)::int, 0) AS room
+        FROM webhook_subscriptions s WHERE s.active
+      ), candidates AS (
+        -- Rows are found through arrays (= ANY) rather than joins throughout: the embedded
+        -- database has no autovacuum, so no statistics, and its planner would otherwise scan
+        -- whole tables (or look up every due row's subscription) on each claim.
+        SELECT d.id, d.subscription_id, d.next_attempt_at FROM webhook_deliveries d
+        WHERE d.status = 'pending' AND d.next_attempt_at <= now()
           AND (d.locked_until IS NULL OR d.locked_until < now())
+          AND d.subscription_id = ANY(ARRAY(SELECT id FROM open WHERE room > 0))
+        ORDER BY d.next_attempt_at
+        LIMIT ${limit * 2}
+        -- Locked here already, so workers claiming at the same time pick disjoint candidates
+        -- instead of all but one coming back short.
+        FOR UPDATE OF d SKIP LOCKED
+      ), fair AS (
+        SELECT c.id FROM (
+          SELECT c.*, row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at) AS n FROM candidates c
+        ) c JOIN open o ON o.id = c.subscription_id WHERE c.n <= o.room
+      ), due AS (
+        SELECT d.id, d.last_attempt_at AS previous_attempt_at FROM webhook_deliveries d
+        WHERE d.id = ANY(ARRAY(SELECT id FROM fair))
+          -- Checked again now that the rows are locked; written so that no index serves it
+          -- (the primary key is the one to use here).
+          AND (d.status = 'pending') IS TRUE AND (d.locked_until IS NULL OR d.locked_until < now())
         ORDER BY d.next_attempt_at
         LIMIT ${limit}
         FOR UPDATE OF d SKIP LOCKED
+      ), claimed AS (
+        UPDATE webhook_deliveries w
+        SET locked_until = now() + make_interval(secs => s.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
+            attempts = w.attempts + 1, last_attempt_at = now(), updated_at = now()
+        FROM due, webhook_subscriptions s
+        WHERE w.id = ANY(ARRAY(SELECT id FROM due)) AND w.id = due.id AND s.id = w.subscription_id
+        RETURNING w.id, w.subscription_id, w.event_id, w.attempts, due.previous_attempt_at,
+          s.workspace_id, s.url, s.http_method AS "httpMethod", s.content_type AS "contentType", s.headers,
+          s.timeout_seconds AS "timeoutSeconds", s.payload_format AS "payloadFormat",
+          s.secret_encrypted AS "secretEncrypted", s.retry_policy AS "retryPolicy"
       )
-      UPDATE webhook_deliveries w
-      SET locked_until = now() + make_interval(secs => s.timeout_seconds + ${LEASE_MARGIN_SECONDS}),
-          attempts = w.attempts + 1, last_attempt_at = now(), updated_at = now()
-      FROM due, webhook_subscriptions s
-      WHERE w.id = due.id AND s.id = w.subscription_id
-      RETURNING w.id, w.subscription_id, w.event_id, w.attempts, due.previous_attempt_at`;
+      SELECT c.*, e.type AS event_type, e.workspace_id AS event_workspace_id, e.created_at AS event_created_at, e.data AS event_data
+      FROM claimed c LEFT JOIN events e ON e.id = c.event_id`;
   }
 
   /**
@@ -187,14 +286,14 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt(claim: Claimed, sub: WebhookSubscription | undefined, event: EventForDelivery | undefined): Promise<void> {
+  private async attempt(claim: Claimed, sub: ClaimedSubscription, event: EventForDelivery | null, body: EncodedBody | undefined): Promise<void> {
     let outcome: Outcome;
-    if (!sub || !event) {
-      // Deleted between claim and send: nothing can be sent, so the delivery ends as failed.
+    if (!event || !body) {
+      // Deleted between fan-out and send: nothing can be sent, so the delivery ends as failed.
       const result: SendResult = { ok: false, statusCode: null, responseTimeMs: 0, responseBody: null, retryAfter: null, error: 'event or subscription no longer exists' };
-      outcome = { claim, sub: sub ?? ({ id: claim.subscription_id, retryPolicy: { max_retries: 0, intervals_seconds: [] } } as unknown as WebhookSubscription), requestBody: null, result };
+      outcome = { claim, sub: { ...sub, retryPolicy: { max_retries: 0, intervals_seconds: [] } }, requestBody: null, result };
     } else {
-      const { requestBody, result } = await attemptDelivery(this.opts, sub, event);
+      const { requestBody, result } = await attemptDelivery(this.opts, sub, event, body);
       outcome = { claim, sub, requestBody, result };
     }
     if (this.released.has(claim.id)) return;
@@ -230,29 +329,42 @@ export class DeliveryWorker {
         next_attempt_at: step.status === 'pending' ? new Date(now + step.retryInSeconds * 1000).toISOString() : null,
       };
     });
-    const bySub = new Map<string, { sub: WebhookSubscription; results: boolean[] }>();
+    const bySub = new Map<string, { sub: OutcomeSubscription; results: boolean[] }>();
     for (const o of batch) {
       if (!o.requestBody) continue;
       const entry = bySub.get(o.sub.id) ?? { sub: o.sub, results: [] };
       entry.results.push(o.result.ok);
       bySub.set(o.sub.id, entry);
     }
+    const recordDeliveries = Prisma.sql`
+      UPDATE webhook_deliveries d SET
+        status = v.status, locked_until = NULL, request_body = COALESCE(v.request_body, d.request_body),
+        response_code = v.response_code, response_time_ms = v.response_time_ms, response_body = v.response_body,
+        error = v.error, delivered_at = COALESCE(v.delivered_at, d.delivered_at), next_attempt_at = v.next_attempt_at, updated_at = now()
+      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
+        id text, status text, request_body text, response_code int, response_time_ms int, response_body text,
+        error text, delivered_at timestamptz, next_attempt_at timestamptz)
+      WHERE d.id = ANY(${rows.map((r) => r.id)}::text[]) AND d.id = v.id`;
     const disabled: DisabledSubscription[] = [];
-    await this.opts.prisma.$transaction(async (tx) => {
-      await tx.$executeRaw`
-        UPDATE webhook_deliveries d SET
-          status = v.status, locked_until = NULL, request_body = COALESCE(v.request_body, d.request_body),
-          response_code = v.response_code, response_time_ms = v.response_time_ms, response_body = v.response_body,
-          error = v.error, delivered_at = COALESCE(v.delivered_at, d.delivered_at), next_attempt_at = v.next_attempt_at, updated_at = now()
-        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
-          id text, status text, request_body text, response_code int, response_time_ms int, response_body text,
-          error text, delivered_at timestamptz, next_attempt_at timestamptz)
-        WHERE d.id = v.id`;
-      for (const { sub, results } of bySub.values()) {
-        const off = await this.countFailures(tx, sub, results, new Date(now));
-        if (off) disabled.push(off);
-      }
-    });
+    const counted = [...bySub.values()];
+    if (counted.every(({ results }) => results.at(-1) === true)) {
+      // The usual case, every subscription's last attempt succeeded: one statement records the
+      // batch and clears failure counts. Counts already at 0 are not written, so workers
+      // recording at once do not queue on a subscription's row.
+      const cleared = JSON.stringify(counted.map(({ sub }) => sub.id));
+      await this.opts.prisma.$executeRaw`
+        WITH recorded AS (${recordDeliveries} RETURNING d.id)
+        UPDATE webhook_subscriptions SET consecutive_failures = 0, updated_at = now()
+        WHERE id IN (SELECT jsonb_array_elements_text(${cleared}::jsonb)) AND consecutive_failures <> 0`;
+    } else {
+      await this.opts.prisma.$transaction(async (tx) => {
+        await tx.$executeRaw(recordDeliveries);
+        for (const { sub, results } of counted) {
+          const off = await this.countFailures(tx, sub, results, new Date(now));
+          if (off) disabled.push(off);
+        }
+      });
+    }
     for (const row of rows) this.opts.metrics?.webhookDeliveries.inc({ outcome: OUTCOME[row.status] });
     // Notified after commit, so nobody hears of a change that was rolled back.
     for (const sub of disabled) {
@@ -263,7 +375,7 @@ export class DeliveryWorker {
   /** Consecutive failures: reset by a success, counted on from the last one; past the threshold the subscription turns inactive. */
   private async countFailures(
     tx: Parameters<Parameters<Db['$transaction']>[0]>[0],
-    sub: WebhookSubscription,
+    sub: OutcomeSubscription,
     results: boolean[],
     now: Date,
   ): Promise<DisabledSubscription | null> {

@@ -7,7 +7,7 @@ import { inject } from 'vitest';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { buildApp } from '../../src/app.ts';
-import { openDatabase, type Database } from '../../src/db/client.ts';
+import { openDatabase, type Database, type OpenOptions } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createApiKey, createCustomField, createUser, createWorkspace, type KeyInput } from '../../src/admin/workspaces.ts';
 import { createLogger } from '../../src/logger.ts';
@@ -15,6 +15,7 @@ import { attachGraphqlWs } from '../../src/http/websocket.ts';
 import type { EventBus } from '../../src/webhooks/pubsub.ts';
 import type { Config } from '../../src/config.ts';
 import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
+import type { UrlPolicy } from '../../src/webhooks/url-guard.ts';
 import { DeliveryWorker } from '../../src/webhooks/worker.ts';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -53,15 +54,16 @@ export function client(base: string, key?: string): Client {
  * The run's database. `isolated` gives PostgreSQL runs a schema of their own (dropped on close),
  * for tests that damage the database on purpose.
  */
-export async function openTestDatabase(opts: { isolated?: boolean } = {}): Promise<Database> {
+export async function openTestDatabase(opts: { isolated?: boolean; onQuery?: OpenOptions['onQuery'] } = {}): Promise<Database> {
   const url = process.env.DATABASE_URL;
-  if (url && !opts.isolated) return openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 4 });
+  const { onQuery } = opts;
+  if (url && !opts.isolated) return openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 4, onQuery });
   if (url) {
     const schema = `crm_iso_${process.pid}_${Date.now().toString(36)}`;
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${schema}`);
-    const db = await openDatabase({ databaseUrl: url, schema, poolSize: 2 });
+    const db = await openDatabase({ databaseUrl: url, schema, poolSize: 2, onQuery });
     await applyMigrations(db.adapter);
     return {
       ...db,
@@ -73,8 +75,8 @@ export async function openTestDatabase(opts: { isolated?: boolean } = {}): Promi
     };
   }
   const dump = inject('pgliteDump');
-  if (dump) return openDatabase({ fromDump: new Blob([fs.readFileSync(dump)]) });
-  const db = await openDatabase({});
+  if (dump) return openDatabase({ fromDump: new Blob([fs.readFileSync(dump)]), onQuery });
+  const db = await openDatabase({ onQuery });
   await applyMigrations(db.adapter);
   return db;
 }
@@ -105,6 +107,8 @@ export interface TestAppOptions {
   trustProxy?: string;
   isolated?: boolean;
   webhooks?: Partial<Pick<Config, 'webhookAllowHttp' | 'webhookAllowPrivateUrls'>>;
+  /** DNS for webhook URLs (save-time check and connect-time guard), stubbed by SSRF tests. */
+  resolve?: UrlPolicy['resolve'];
   /** A shared (Redis) bus for multi-instance tests; in memory otherwise. Closed by close(). */
   bus?: EventBus;
   /** Where the app logs; silent by default. */
@@ -114,23 +118,25 @@ export interface TestAppOptions {
   metricsToken?: string;
   /** GraphQL introspection and document limits; on and the defaults unless given. */
   graphql?: Partial<Pick<Config, 'graphqlIntrospection' | 'graphqlLimits'>>;
+  /** Sees every SQL statement the app sends, for tests that count them. */
+  onQuery?: OpenOptions['onQuery'];
 }
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const db = await openTestDatabase({ isolated: opts.isolated });
+  const db = await openTestDatabase({ isolated: opts.isolated, onQuery: opts.onQuery });
   const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
   const redis = redisUrl ? new Redis(redisUrl, { maxRetriesPerRequest: 1 }) : null;
   // An unreachable Redis is a case under test (readiness), not a crash.
   redis?.on('error', () => {});
   // Local receivers live on 127.0.0.1, so tests allow private http targets unless they test the guard.
-  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, ...opts.webhooks });
+  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, ...opts.webhooks }, opts.resolve);
   const logger = opts.logger ?? createLogger('silent');
   const config = { trustProxy: opts.trustProxy ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
-  const { app, yoga, authenticator, bus, metrics } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
+  const { app, yoga, authenticator, sessions, bus, metrics } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
-  const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, logger });
+  const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, sessions, logger });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let n = 0;
   const workers: DeliveryWorker[] = [];

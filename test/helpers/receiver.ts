@@ -11,7 +11,8 @@ export interface Hit {
   at: number;
 }
 
-export type Behaviour = (n: number, hit: Hit) => number | 'hang' | { status: number; headers?: Record<string, string>; body?: string };
+/** A status, 'hang' (never answer), or an answer, optionally given only after delayMs. */
+export type Behaviour = (n: number, hit: Hit) => number | 'hang' | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
 
 export interface Receiver {
   url: string;
@@ -37,9 +38,13 @@ export async function receiver(behaviour: Behaviour = () => 200): Promise<Receiv
       hits.push(hit);
       const answer = behaviour(hits.length, hit);
       if (answer === 'hang') return void hanging.push(res);
-      const { status, headers, body } = typeof answer === 'number' ? { status: answer, headers: {}, body: undefined } : answer;
-      res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-      res.end(body ?? `ok ${'x'.repeat(2000)}`);
+      const { status, headers, body, delayMs } = typeof answer === 'number' ? { status: answer, headers: {}, body: undefined, delayMs: 0 } : answer;
+      const respond = () => {
+        res.writeHead(status, { 'content-type': 'text/plain', ...headers });
+        res.end(body ?? `ok ${'x'.repeat(2000)}`);
+      };
+      if (delayMs) setTimeout(respond, delayMs);
+      else respond();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -22,11 +22,25 @@ export interface TestSubscription {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `connectionParams` carries the key: `{ authorization: 'Bearer <key>' }`. */
-export function subscribe(base: string, connectionParams: Record<string, unknown>, query: string, variables?: Record<string, unknown>): TestSubscription {
+/**
+ * `connectionParams` carries the key: `{ authorization: 'Bearer <key>' }`; `headers` go with the
+ * upgrade request (a dashboard session's cookie).
+ */
+export function subscribe(
+  base: string,
+  connectionParams: Record<string, unknown>,
+  query: string,
+  variables?: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): TestSubscription {
+  class WebSocketWithHeaders extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols, { headers });
+    }
+  }
   const client = createClient({
     url: `${base.replace(/^http/, 'ws')}/graphql`,
-    webSocketImpl: WebSocket,
+    webSocketImpl: WebSocketWithHeaders,
     connectionParams,
     retryAttempts: 0,
   });

@@ -8,7 +8,7 @@ export function pageType<T>(name: string, node: ObjectRef<any, T>) {
     description: `A page of ${node.name}. Pass next_cursor as cursor to get the next one.`,
     fields: (t) => ({
       nodes: t.field({ type: [node], resolve: (p) => p.nodes }),
-      total: t.int({ description: 'Rows matching the filters, on all pages.', resolve: (p) => p.total() }),
+      total: t.int({ description: 'Rows matching the filters, on all pages. Contacts and deals: exact up to 10,000, above that possibly up to a minute old.', resolve: (p) => p.total() }),
       limit: t.exposeInt('limit'),
       has_more: t.exposeBoolean('hasMore'),
       next_cursor: t.exposeString('nextCursor', { nullable: true }),

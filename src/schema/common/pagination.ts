@@ -114,7 +114,11 @@ export function afterCursor(keys: SortKey[], cursor: string | null | undefined):
     const equalBefore = all.slice(0, i).map((k, j) => ({ [k.field]: values[j] === null ? null : values[j] }));
     branches.push({ AND: [...equalBefore, after] });
   }
-  return { OR: branches };
+  // The same condition as a range on the first key: the OR alone does not let PostgreSQL start
+  // its index scan at the cursor, and a page 1,000 pages deep would read all the rows before it.
+  const first = keys[0];
+  if (first.nullable || values[0] === null) return { OR: branches };
+  return { AND: [{ [first.field]: { [first.desc ? 'lte' : 'gte']: values[0] } }, { OR: branches }] };
 }
 
 // Nulls sort last in both directions, so after a null only other nulls (ordered by later keys) follow.

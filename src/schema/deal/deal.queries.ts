@@ -6,6 +6,7 @@ import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { cheapTotal, COUNT_ORDER } from '../common/total.ts';
 import { parseInput } from '../common/validation.ts';
 import { findContact } from '../contact/contact.queries.ts';
 import { dealFilter } from './deal.inputs.ts';
@@ -55,7 +56,7 @@ function dealPage(ctx: Context, info: GraphQLResolveInfo, args: ListArgs, where:
     cursor: args.cursor,
     where: where as Record<string, unknown>,
     fetch: (q) => ctx.prisma.deal.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.DealFindManyArgs),
-    count: (w) => ctx.prisma.deal.count({ where: w }),
+    count: cheapTotal('deals', (w, take) => ctx.prisma.deal.count({ where: w, take, orderBy: take ? COUNT_ORDER : undefined })),
   });
 }
 

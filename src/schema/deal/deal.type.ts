@@ -1,6 +1,15 @@
+import { assertAllowed, type Resource } from '../../auth/scopes.ts';
+import type { Context } from '../context.ts';
 import { builder } from '../builder.ts';
 import { pageType } from '../common/page.ts';
+import { ContactType } from '../contact/contact.type.ts';
 import '../pipeline/pipeline.type.ts';
+
+/** A related record, if the key may read its resource: a sub-resource needs the read permission of what it returns. */
+function readable<T>(ctx: Context, resource: Resource, record: T): T {
+  assertAllowed(ctx.caller, resource, 'read');
+  return record;
+}
 
 /** `YYYY-MM-DD` of a date column (stored as UTC midnight). */
 export const calendarDay = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
@@ -14,7 +23,12 @@ export const DealContactType = builder.prismaObject('DealContact', {
     first_name: t.string({ select: { contact: { select: { firstName: true } } }, resolve: (dc) => dc.contact.firstName }),
     last_name: t.string({ nullable: true, select: { contact: { select: { lastName: true } } }, resolve: (dc) => dc.contact.lastName }),
     email: t.string({ select: { contact: { select: { email: true } } }, resolve: (dc) => dc.contact.email }),
-    contact: t.relation('contact'),
+    // Selected with the associations that ask for it.
+    contact: t.field({
+      type: ContactType,
+      select: (_args, _ctx, nested) => ({ contact: nested(true) }),
+      resolve: (dc, _args, ctx) => readable(ctx, 'contacts', dc.contact),
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime', description: 'When the contact was associated' }),
   }),
 });
@@ -54,8 +68,15 @@ export const DealType = builder.prismaObject('Deal', {
     closed_at: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When it was last won or lost' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
-    contact: t.relation('contact', { nullable: true }),
+    // Selected with the deals that ask for it.
+    contact: t.field({
+      type: ContactType,
+      nullable: true,
+      select: (_args, _ctx, nested) => ({ contact: nested(true) }),
+      resolve: (d, _args, ctx) => readable(ctx, 'contacts', d.contact),
+    }),
     owner: t.relation('owner', { nullable: true }),
+    // Part of the deal, like stage_name and pipeline_id: deals:read is enough.
     stage: t.relation('stage'),
     pipeline: t.relation('pipeline'),
     contacts: t.relation('dealContacts', { query: { orderBy: [{ isPrimary: 'desc' }, { createdAt: 'asc' }, { contactId: 'asc' }] } }),

@@ -1,0 +1,109 @@
+// Turns measurements into the table `npm run bench` prints: each case with its ratio to the
+// baseline it is judged against, the goal and whether it was met.
+import type { LoadOptions, Measured } from './load.ts';
+
+export interface Row extends Measured {
+  size: number;
+  /** Throughput relative to the baseline case named in `against`. */
+  ratio?: number;
+  against?: string;
+  goal?: string;
+  met?: boolean;
+}
+
+interface Goal {
+  /** Start of the service case's name. */
+  service: string;
+  /** Start of the Express + Prisma case's name it is compared with. */
+  baseline: string;
+  min?: number;
+  p99Below?: number;
+}
+
+const GOALS: Goal[] = [
+  { service: 'REST GET /v1/contacts/:id', baseline: 'Express+Prisma GET contact by id', min: 0.85, p99Below: 50 },
+  { service: 'GraphQL contact(id)', baseline: 'Express+Prisma GET contact by id', min: 0.6 },
+  { service: 'REST GET /v1/contacts?limit=100', baseline: 'Express+Prisma GET contacts', min: 0.8 },
+  { service: 'GraphQL contacts(limit: 100)', baseline: 'Express+Prisma GET contacts' },
+  { service: 'REST GET /v1/deals?limit=100', baseline: 'Express+Prisma GET deals', min: 0.8 },
+  { service: 'GraphQL deals(limit: 100)', baseline: 'Express+Prisma GET deals' },
+  { service: 'REST POST /v1/contacts', baseline: 'Express+Prisma insert contact', min: 0.7 },
+  { service: 'http+pg GET contact', baseline: 'Express+Prisma GET contact by id' },
+  { service: 'http+PGlite GET contact', baseline: 'Express+Prisma GET contact by id' },
+  { service: 'http+pg GET contacts', baseline: 'Express+Prisma GET contacts' },
+  { service: 'http+PGlite GET contacts', baseline: 'Express+Prisma GET contacts' },
+];
+
+/** Cases whose p95 at 1,000,000 contacts must stay within 2× of their p95 at 10,000 (goal 6). */
+const SCALE_CASES = ['REST GET /v1/contacts/:id', 'REST GET /v1/contacts?limit=100', 'REST contacts ?status=', 'REST contacts cursor', 'REST GET /v1/contacts/search'];
+
+export function goalsOf(size: number, prisma: Measured[], raw: Measured[], service: Measured[], rssMb: number): Row[] {
+  const baseline = (name: string) => prisma.find((m) => m.name.startsWith(name));
+  const rows: Row[] = prisma.map((m) => ({ ...m, size }));
+  for (const m of [...raw, ...service]) {
+    const goal = GOALS.find((g) => m.name.startsWith(g.service));
+    const row: Row = { ...m, size };
+    const base = goal && baseline(goal.baseline);
+    if (goal && base) {
+      // A baseline that answered nothing within autocannon's 10 s timeout gives no ratio.
+      row.ratio = base.rps > 0 ? m.rps / base.rps : undefined;
+      row.against = base.name;
+      if (goal.min !== undefined) {
+        const parts = [`≥ ${Math.round(goal.min * 100)} %`];
+        let met = row.ratio !== undefined && row.ratio >= goal.min;
+        if (goal.p99Below !== undefined) {
+          parts.push(`p99 < ${goal.p99Below} ms`);
+          met &&= m.p99 < goal.p99Below;
+        }
+        row.goal = parts.join(', ');
+        row.met = met && m.failures === 0;
+      }
+    }
+    rows.push(row);
+  }
+  rows.push({ name: 'service RSS max (MB)', size, rps: NaN, p50: NaN, p95: NaN, p99: NaN, failures: 0, cpuPerRequest: NaN, ratio: rssMb, goal: '< 300 MB', met: rssMb < 300 });
+  return rows;
+}
+
+function scaleGoals(rows: Row[], sizes: number[]): void {
+  if (sizes.length < 2) return;
+  const [small, big] = sizes;
+  for (const name of SCALE_CASES) {
+    const a = rows.find((r) => r.size === small && r.name.startsWith(name));
+    const b = rows.find((r) => r.size === big && r.name.startsWith(name));
+    if (!a || !b) continue;
+    b.goal = [b.goal, `p95 ≤ 2× of ${small.toLocaleString('en')} (${a.p95} ms)`].filter(Boolean).join('; ');
+    b.met = (b.met ?? true) && b.rps > 0 && b.p95 <= 2 * a.p95;
+  }
+}
+
+const num = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '');
+
+export function printTable(
+  rows: Row[],
+  info: { database: string; load: LoadOptions; rssMax: number; delivery: Array<[number, number | null]>; sizes: number[] },
+): void {
+  scaleGoals(rows, info.sizes);
+  const header = ['contacts', 'case', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'CPU ms/req', 'ratio', 'goal', 'met?'];
+  const body = rows.map((r) => [
+    r.size.toLocaleString('en'),
+    r.name + (r.failures ? ` (${r.failures} failed)` : '') + (r.rps === 0 ? ' (no answer within 10 s)' : ''),
+    num(r.rps),
+    num(r.p50),
+    num(r.p95),
+    num(r.p99),
+    num(r.cpuPerRequest, 2),
+    r.ratio === undefined ? (r.against ? 'n/a' : '') : r.name.startsWith('service RSS') ? `${num(r.ratio)} MB` : `${num(r.ratio * 100)} %`,
+    r.goal ?? '',
+    r.met === undefined ? '' : r.met ? 'yes' : 'NO',
+  ]);
+  for (const [workers, perSecond] of info.delivery) {
+    body.push(['', `webhook deliveries/s, ${workers} worker${workers > 1 ? 's' : ''}`, perSecond === null ? 'n/a' : num(perSecond), '', '', '', '', '', '', '']);
+  }
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 && i <= 7 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
+  console.log(`\n${info.database}, ${info.load.connections} connections, ${info.load.seconds} s per case; ratio = req/s against the Express + Prisma case of the same kind; CPU ms/req = the server process's CPU time per request\n`);
+  console.log(line(header));
+  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const b of body) console.log(line(b));
+}

@@ -1,0 +1,220 @@
+// `npm run bench`: seeds its own data, measures the service against two plain baselines in one
+// run and prints one table with the goals' ratios. PostgreSQL when DATABASE_URL is set (in a
+// database of its own, dropped at the end), else the embedded database in a temporary directory.
+//   npm run bench -- [--seconds 5] [--warmup 1] [--connections 50] [--large] [--no-deliveries] [--only name,name]
+//                          [--compare <other checkout>]
+// --large adds a run at 1,000,000 contacts (PostgreSQL only).
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { openDatabase, type Database } from '../src/db/client.ts';
+import { applyMigrations } from '../src/db/migrate.ts';
+import { measure, type Case, type LoadOptions, type Measured } from './load.ts';
+import { DEEP_PAGE, seed, type Seeded } from './seed.ts';
+import { startServer } from './server-process.ts';
+import { goalsOf, printTable, type Row } from './report.ts';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const load: LoadOptions = {
+  seconds: Number(flag('--seconds') ?? 5),
+  warmupSeconds: Number(flag('--warmup') ?? 1),
+  connections: Number(flag('--connections') ?? 50),
+};
+const pgUrl = process.env.DATABASE_URL || null;
+/** `--compare <dir>`: also measure the service of another checkout (with its dependencies installed). */
+const compare = flag('--compare');
+const large = args.includes('--large');
+if (large && !pgUrl) throw new Error('--large needs PostgreSQL: set DATABASE_URL');
+const sizes = [10_000, ...(large ? [1_000_000] : [])];
+/** Requests per key before the next key takes over: below every plan's burst, so nothing is refused. */
+const PER_KEY = 900;
+const KEYS = 1000;
+
+const say = (s: string) => process.stderr.write(`${s}\n`);
+
+// Interrupted runs still drop their database and stop their servers (children get the signal too).
+const cleanups = new Set<() => Promise<void>>();
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    say(`${signal}: cleaning up`);
+    void Promise.allSettled([...cleanups].map((c) => c())).finally(() => process.exit(130));
+  });
+}
+
+/** A fresh database for one size: returns how the servers reach it and how to remove it. */
+async function freshDatabase(size: number): Promise<{ env: Record<string, string>; open: () => Promise<Database>; drop: () => Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-bench-'));
+  if (!pgUrl) {
+    return {
+      env: { DATA_DIR: dataDir },
+      open: () => openDatabase({ dataDir }),
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const name = `crm_bench_${process.pid}_${size}`;
+  const admin = new pg.Client({ connectionString: pgUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(pgUrl);
+  url.pathname = `/${name}`;
+  return {
+    env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir },
+    open: () => openDatabase({ databaseUrl: url.toString() }),
+    drop: async () => {
+      await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+      await admin.end();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * Hands out keys so that each serves PER_KEY requests, then the next one takes over. One rotation
+ * per key list for the whole run, so no key is used again by a later case (or process).
+ */
+const rotations = new WeakMap<string[], () => string>();
+function keyRotation(keys: string[]) {
+  let rotation = rotations.get(keys);
+  if (!rotation) {
+    let n = 0;
+    rotation = () => `Bearer ${keys[Math.floor(n++ / PER_KEY) % keys.length]}`;
+    rotations.set(keys, rotation);
+  }
+  return rotation;
+}
+
+const CONTACT_FIELDS = 'id first_name last_name email phone company job_title status source tags assigned_to engagement_score custom_fields address created_at updated_at';
+const DEAL_FIELDS = 'id title pipeline_id stage_id stage_name value currency probability owner_id contact_id expected_close_date status custom_fields tags won_reason lost_reason competitor closed_at created_at updated_at';
+const PAGE = 'total limit has_more next_cursor';
+
+/** Numbers the contacts the write cases create: emails must stay unique in their workspace across cases. */
+let created = 0;
+
+function serviceCases(s: Seeded): Case[] {
+  const readKey = keyRotation(s.readKeys);
+  const writeKey = keyRotation(s.writeKeys);
+  let i = 0;
+  const nextId = () => s.contactIds[i++ % s.contactIds.length];
+  const get = (name: string, p: () => string): Case => ({ name, request: () => ({ path: p(), headers: { authorization: readKey() } }) });
+  const gql = (name: string, query: string, variables: () => Record<string, unknown> = () => ({})): Case => ({
+    name,
+    method: 'POST',
+    request: () => ({ path: '/graphql', headers: { authorization: readKey() }, body: JSON.stringify({ query, variables: variables() }) }),
+  });
+  return [
+    get('REST GET /v1/contacts/:id', () => `/v1/contacts/${nextId()}`),
+    gql('GraphQL contact(id)', `query GetContact($id: ID!) { contact(id: $id) { ${CONTACT_FIELDS} } }`, () => ({ id: nextId() })),
+    get('REST GET /v1/contacts?limit=100', () => '/v1/contacts?limit=100'),
+    gql('GraphQL contacts(limit: 100)', `{ contacts(limit: 100) { nodes { ${CONTACT_FIELDS} } ${PAGE} } }`),
+    get('REST GET /v1/deals?limit=100', () => '/v1/deals?limit=100'),
+    gql('GraphQL deals(limit: 100) + contact, stage', `{ deals(limit: 100) { nodes { ${DEAL_FIELDS} contact { id first_name last_name email } stage { id name probability } } ${PAGE} } }`),
+    get('REST contacts ?status=customer', () => '/v1/contacts?status=customer&limit=100'),
+    get(`REST contacts cursor ${DEEP_PAGE.pages} pages deep`, () => `/v1/contacts?limit=${DEEP_PAGE.limit}&cursor=${s.deepCursor}`),
+    get('REST GET /v1/contacts/search', () => `/v1/contacts/search?q=${encodeURIComponent(s.searchQuery)}`),
+    {
+      name: 'REST POST /v1/contacts (+ event)',
+      method: 'POST',
+      request: () => ({ path: '/v1/contacts', headers: { authorization: writeKey() }, body: JSON.stringify({ first_name: 'Bench', last_name: 'Writer', email: `svc${process.pid}.${created++}@example.com`, company: 'Bench' }) }),
+    },
+  ];
+}
+
+function baselineCases(s: Seeded, prefix: string, withWrites: boolean): Case[] {
+  let i = 0;
+  const cases: Case[] = [
+    { name: `${prefix} GET contact by id`, request: () => ({ path: `/contacts/${s.contactIds[i++ % s.contactIds.length]}` }) },
+    { name: `${prefix} GET contacts?limit=100`, request: () => ({ path: '/contacts?limit=100' }) },
+  ];
+  if (withWrites) {
+    cases.push({ name: `${prefix} GET deals?limit=100`, request: () => ({ path: '/deals?limit=100' }) });
+    cases.push({
+      name: `${prefix} insert contact (no event)`,
+      method: 'POST',
+      request: () => ({ path: '/contacts', body: JSON.stringify({ first_name: 'Bench', last_name: 'Writer', email: `base${process.pid}.${created++}@example.com`, company: 'Bench' }) }),
+    });
+  }
+  return cases;
+}
+
+/** `--only a,b`: just the cases whose names contain one of these (for quick comparisons). */
+const only = flag('--only')?.split(',');
+const chosen = (c: Case) => !only || only.some((o) => c.name.includes(o));
+
+async function runCases(label: string, script: string, env: Record<string, string>, all: Case[]): Promise<{ results: Measured[]; rssMb: number }> {
+  const cases = all.filter(chosen);
+  if (!cases.length) return { results: [], rssMb: 0 };
+  say(`-- ${label}`);
+  const server = await startServer(script, env);
+  cleanups.add(server.stop);
+  const results: Measured[] = [];
+  try {
+    for (const c of cases) {
+      const m = await measure(server, c, load);
+      say(`   ${c.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`);
+      results.push(m);
+    }
+  } finally {
+    cleanups.delete(server.stop);
+    await server.stop();
+  }
+  return { results, rssMb: server.rssMaxMb() };
+}
+
+async function deliveries(workers: number): Promise<number | null> {
+  if (workers === 2 && !pgUrl) return null;
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/deliveries.ts', '3000', '--json', '--workers', String(workers)], { maxBuffer: 1 << 24 });
+    const last = stdout.trim().split('\n').pop() ?? '';
+    const parsed = JSON.parse(last) as { per_second: number };
+    return parsed.per_second;
+  } catch (err) {
+    say(`   deliveries (${workers} worker(s)) failed: ${(err as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+
+const rows: Row[] = [];
+let rssMax = 0;
+say(`bench: ${pgUrl ? 'PostgreSQL' : 'PGlite'}, ${load.connections} connections, ${load.seconds} s per case (+${load.warmupSeconds} s warm-up), ${os.cpus().length} CPUs`);
+for (const size of sizes) {
+  const database = await freshDatabase(size);
+  cleanups.add(database.drop);
+  try {
+    say(`seeding ${size.toLocaleString('en')} contacts`);
+    const started = Date.now();
+    const db = await database.open();
+    await applyMigrations(db.adapter);
+    const seeded = await seed(db, size, KEYS);
+    await db.close();
+    say(`   seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const env = { ...database.env, BENCH_READ_WORKSPACE: seeded.readWorkspace, BENCH_WRITE_WORKSPACE: seeded.writeWorkspace };
+    const prisma = await runCases('baseline: Express + Prisma', 'bench/baselines/express-prisma.ts', env, baselineCases(seeded, 'Express+Prisma', true));
+    const raw = await runCases(`baseline: node:http + ${pgUrl ? 'pg' : 'PGlite query'}`, 'bench/baselines/node-pg.ts', env, baselineCases(seeded, pgUrl ? 'http+pg' : 'http+PGlite', false));
+    const serviceEnv = { ...env, NODE_ENV: 'production', ENCRYPTION_KEY: 'bench-only-key' };
+    const service = await runCases('service (src/main.ts)', 'src/main.ts', serviceEnv, serviceCases(seeded));
+    rssMax = Math.max(rssMax, service.rssMb);
+    rows.push(...goalsOf(size, prisma.results, raw.results, service.results, service.rssMb));
+    if (compare) {
+      // Another checkout's service on the same data, for before/after figures from one run.
+      const other = await runCases(`service of ${compare}`, path.join(compare, 'src/main.ts'), serviceEnv, serviceCases(seeded));
+      rows.push(...other.results.map((m) => ({ ...m, size, name: `[${path.basename(compare)}] ${m.name}` })));
+    }
+  } finally {
+    cleanups.delete(database.drop);
+    await database.drop();
+  }
+}
+
+const delivery: Array<[number, number | null]> = [];
+if (!args.includes('--no-deliveries') && !only) {
+  say('-- webhook deliveries (bench/deliveries.ts)');
+  for (const workers of [1, 2]) delivery.push([workers, await deliveries(workers)]);
+}
+printTable(rows, { database: pgUrl ? 'PostgreSQL' : 'PGlite', load, rssMax, delivery, sizes });

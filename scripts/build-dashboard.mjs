@@ -1,0 +1,62 @@
+// Builds the dashboard (src/dashboard) into dist/dashboard: one hashed JS and CSS bundle plus
+// index.html. With --if-stale it does nothing when every input is older than the last build,
+// so `npm start` only pays for a build after the sources changed.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const outDir = path.join(root, 'dist/dashboard');
+const manifestFile = path.join(outDir, 'build.json');
+const self = fileURLToPath(import.meta.url);
+
+function isStale() {
+  let manifest;
+  try {
+    manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
+  } catch {
+    return true;
+  }
+  const builtAt = fs.statSync(manifestFile).mtimeMs;
+  // The bundle's own inputs (recorded at build), any new file in src/dashboard, the lock file, this script.
+  const watched = [...manifest.inputs.map((f) => path.join(root, f)), ...listFiles(path.join(root, 'src/dashboard')), path.join(root, 'package-lock.json'), self];
+  return watched.some((f) => !fs.existsSync(f) || fs.statSync(f).mtimeMs > builtAt);
+}
+
+function listFiles(dir) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+}
+
+async function build() {
+  const started = Date.now();
+  const assets = path.join(outDir, 'assets');
+  fs.rmSync(outDir, { recursive: true, force: true });
+  const result = await esbuild.build({
+    absWorkingDir: root,
+    entryPoints: ['src/dashboard/main.tsx'],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome111', 'firefox115', 'safari16.4'],
+    minify: true,
+    sourcemap: 'linked',
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    entryNames: '[name]-[hash]',
+    outdir: assets,
+    metafile: true,
+    logLevel: 'warning',
+  });
+  const outputs = Object.keys(result.metafile.outputs).map((f) => path.basename(f));
+  const js = outputs.find((f) => f.endsWith('.js'));
+  const css = outputs.find((f) => f.endsWith('.css'));
+  const html = fs.readFileSync(path.join(root, 'src/dashboard/index.html'), 'utf8').replace('%JS%', js).replace('%CSS%', css);
+  fs.writeFileSync(path.join(outDir, 'index.html'), html);
+  fs.writeFileSync(manifestFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs), js, css }, null, 2));
+  const size = (f) => `${(fs.statSync(path.join(assets, f)).size / 1024).toFixed(1)} kB`;
+  console.log(`dashboard built in ${Date.now() - started} ms: ${js} ${size(js)}, ${css} ${size(css)}`);
+}
+
+if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
+await build();

@@ -1,0 +1,39 @@
+// The routes under /dashboard. Focus moves to the page on navigation, as a full page load would.
+import { useEffect } from 'preact/hooks';
+import { Route, Router, useLocation } from 'preact-iso/router';
+import { ApiKeysPage } from './pages/api-keys.tsx';
+import { ContactPage } from './pages/contact.tsx';
+import { ContactsPage } from './pages/contacts.tsx';
+import { CustomFieldsPage } from './pages/custom-fields.tsx';
+import { NotFoundPage } from './pages/not-found.tsx';
+import { PipelineBoardPage } from './pages/pipeline-board.tsx';
+import { WebhookEditPage, WebhookNewPage } from './pages/webhook-form-page.tsx';
+import { WebhookPage } from './pages/webhook.tsx';
+import { WebhooksPage } from './pages/webhooks.tsx';
+
+function Home() {
+  const { route } = useLocation();
+  useEffect(() => route('/dashboard/pipeline', true), []);
+  return null;
+}
+
+export function Pages() {
+  const focusMain = () => document.getElementById('main')?.focus();
+  return (
+    <main id="main" tabIndex={-1}>
+      <Router onRouteChange={focusMain}>
+        <Route path="/dashboard" component={Home} />
+        <Route path="/dashboard/pipeline" component={PipelineBoardPage} />
+        <Route path="/dashboard/contacts" component={ContactsPage} />
+        <Route path="/dashboard/contacts/:id" component={ContactPage} />
+        <Route path="/dashboard/keys" component={ApiKeysPage} />
+        <Route path="/dashboard/webhooks" component={WebhooksPage} />
+        <Route path="/dashboard/webhooks/new" component={WebhookNewPage} />
+        <Route path="/dashboard/webhooks/:id" component={WebhookPage} />
+        <Route path="/dashboard/webhooks/:id/edit" component={WebhookEditPage} />
+        <Route path="/dashboard/custom-fields" component={CustomFieldsPage} />
+        <Route default component={NotFoundPage} />
+      </Router>
+    </main>
+  );
+}

@@ -1,0 +1,148 @@
+// One contact: its fields and its timeline (what happened to it, newest first).
+import { useState } from 'preact/hooks';
+import { gql } from '../api/graphql.ts';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { formatDateTime, formatMoney, fullName } from '../lib/format.ts';
+import { useQuery } from '../lib/use-query.ts';
+import { useTitle } from '../lib/use-title.ts';
+
+interface Contact {
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+  phone: string | null;
+  company: string | null;
+  job_title: string | null;
+  status: string | null;
+  source: string | null;
+  tags: string[];
+  engagement_score: number | null;
+  custom_fields: Record<string, unknown> | null;
+  created_at: string;
+  updated_at: string;
+  deals: { id: string; title: string; value: number | null; currency: string; status: string; stage_name: string | null }[];
+}
+
+interface TimelineEntry {
+  id: string;
+  type: string;
+  summary: string | null;
+  occurred_at: string;
+  actor: { type?: string; name?: string } | null;
+}
+
+interface TimelinePage {
+  nodes: TimelineEntry[];
+  next_cursor: string | null;
+}
+
+const CONTACT_FIELDS =
+  'id first_name last_name email phone company job_title status source tags engagement_score custom_fields created_at updated_at deals(limit: 10) { id title value currency status stage_name }';
+
+const timeline = (contactId: string, cursor: string | null) =>
+  gql<{ contactTimeline: TimelinePage }>(
+    'query ($id: ID!, $cursor: String) { contactTimeline(contactId: $id, limit: 50, cursor: $cursor) { next_cursor nodes { id type summary occurred_at actor } } }',
+    { id: contactId, cursor },
+  ).then((d) => d.contactTimeline);
+
+function Timeline({ contactId }: { contactId: string }) {
+  const [more, setMore] = useState<TimelineEntry[]>([]);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const first = useQuery(async () => {
+    const page = await timeline(contactId, null);
+    setCursor(page.next_cursor);
+    return page;
+  }, [contactId]);
+  const loadMore = async () => {
+    try {
+      const page = await timeline(contactId, cursor);
+      setMore([...more, ...page.nodes]);
+      setCursor(page.next_cursor);
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const entries = [...(first.data?.nodes ?? []), ...more];
+  return (
+    <section aria-labelledby="timeline">
+      <h2 id="timeline">Timeline</h2>
+      <ErrorMessage error={first.error ?? error} />
+      <ol class="timeline">
+        {entries.map((e) => (
+          <li key={e.id}>
+            <time dateTime={e.occurred_at}>{formatDateTime(e.occurred_at)}</time>
+            <span class="summary">{e.summary ?? e.type}</span>
+            <span class="hint">
+              <code>{e.type}</code>
+              {e.actor?.name && ` by ${e.actor.name}`}
+            </span>
+          </li>
+        ))}
+        {first.data && entries.length === 0 && <li>Nothing has happened yet.</li>}
+      </ol>
+      {cursor && (
+        <button type="button" onClick={loadMore}>
+          Show older
+        </button>
+      )}
+    </section>
+  );
+}
+
+export function ContactPage({ id }: { id: string }) {
+  const contact = useQuery(() => gql<{ contact: Contact }>(`query ($id: ID!) { contact(id: $id) { ${CONTACT_FIELDS} } }`, { id }).then((d) => d.contact), [id]);
+  const c = contact.data;
+  useTitle(c ? fullName(c) : 'Contact');
+  const fields: [string, string][] = c
+    ? [
+        ['Email', c.email ?? '—'],
+        ['Phone', c.phone ?? '—'],
+        ['Company', [c.job_title, c.company].filter(Boolean).join(', ') || '—'],
+        ['Status', c.status ?? '—'],
+        ['Source', c.source ?? '—'],
+        ['Tags', c.tags.join(', ') || '—'],
+        ['Engagement score', String(c.engagement_score ?? '—')],
+        ...Object.entries(c.custom_fields ?? {}).map(([k, v]): [string, string] => [k, String(v)]),
+        ['Created', formatDateTime(c.created_at)],
+        ['Updated', formatDateTime(c.updated_at)],
+      ]
+    : [];
+  return (
+    <>
+      <p class="crumbs">
+        <a href="/dashboard/contacts">Contacts</a> /
+      </p>
+      <ErrorMessage error={contact.error} />
+      {c && (
+        <div class="contact">
+          <div>
+            <h1>{fullName(c)}</h1>
+            <dl class="settings">
+              {fields.map(([k, v]) => (
+                <div key={k}>
+                  <dt>{k}</dt>
+                  <dd>{v}</dd>
+                </div>
+              ))}
+            </dl>
+            {c.deals.length > 0 && (
+              <section aria-labelledby="deals">
+                <h2 id="deals">Deals</h2>
+                <ul class="plain">
+                  {c.deals.map((d) => (
+                    <li key={d.id}>
+                      {d.title} · {formatMoney(d.value, d.currency)} · {d.status === 'open' ? d.stage_name : d.status}
+                    </li>
+                  ))}
+                </ul>
+              </section>
+            )}
+          </div>
+          <Timeline contactId={id} />
+        </div>
+      )}
+    </>
+  );
+}

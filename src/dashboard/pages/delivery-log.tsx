@@ -1,0 +1,130 @@
+// The delivery log of a subscription, newest first; refreshes itself while deliveries are pending.
+import { useEffect, useState } from 'preact/hooks';
+import { gql } from '../api/graphql.ts';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { formatDateTime } from '../lib/format.ts';
+import { useAction } from '../lib/use-action.ts';
+import { useQuery } from '../lib/use-query.ts';
+
+interface Delivery {
+  id: string;
+  event: string;
+  status: string;
+  test: boolean;
+  attempts: number;
+  response_code: number | null;
+  response_time_ms: number | null;
+  response_body: string | null;
+  error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+}
+
+const FIELDS = 'id event status test attempts response_code response_time_ms response_body error next_attempt_at created_at';
+const PENDING_REFRESH_MS = 2000;
+
+export function DeliveryLog({ webhookId, version }: { webhookId: string; version: number }) {
+  const [status, setStatus] = useState('');
+  const { error, run } = useAction();
+  const log = useQuery(
+    () =>
+      gql<{ webhookLogs: { nodes: Delivery[]; total: number } }>(
+        `query ($id: ID!, $filter: JSONObject) { webhookLogs(webhookId: $id, filter: $filter, limit: 50) { total nodes { ${FIELDS} } } }`,
+        { id: webhookId, filter: status ? { status } : {} },
+      ).then((d) => d.webhookLogs),
+    [webhookId, status, version],
+  );
+
+  const pending = log.data?.nodes.some((d) => d.status === 'pending');
+  useEffect(() => {
+    if (!pending) return;
+    const timer = setTimeout(() => void log.reload(), PENDING_REFRESH_MS);
+    return () => clearTimeout(timer);
+  }, [log.data]);
+
+  const redeliver = (logId: string) =>
+    run(async () => {
+      await gql('mutation ($id: ID!, $logId: ID!) { redeliverWebhook(id: $id, logId: $logId) { id } }', { id: webhookId, logId });
+      await log.reload();
+    });
+
+  return (
+    <section aria-labelledby="delivery-log">
+      <div class="title-row">
+        <h2 id="delivery-log">Delivery log</h2>
+        <label class="inline-field">
+          Status
+          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">All</option>
+            <option value="pending">Pending</option>
+            <option value="delivered">Delivered</option>
+            <option value="failed">Failed</option>
+          </select>
+        </label>
+        <button type="button" onClick={() => void log.reload()}>
+          Refresh
+        </button>
+      </div>
+      <ErrorMessage error={error ?? log.error} />
+      <table class="log">
+        <caption>
+          {log.data ? `${log.data.total} deliveries${log.data.total > log.data.nodes.length ? `, the latest ${log.data.nodes.length} shown` : ''}` : 'Deliveries'}
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Created</th>
+            <th scope="col">Event</th>
+            <th scope="col">Status</th>
+            <th scope="col">Response</th>
+            <th scope="col">Time</th>
+            <th scope="col">Attempts</th>
+            <th scope="col">Response body (first 1000 characters)</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {log.data?.nodes.map((d) => (
+            <tr key={d.id} data-status={d.status}>
+              <td>{formatDateTime(d.created_at)}</td>
+              <td>
+                <code>{d.event}</code> {d.test && <span class="badge">test</span>}
+              </td>
+              <td>
+                <span class={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'off' : 'wait'}`}>{d.status}</span>
+                {d.status === 'pending' && d.next_attempt_at && <div class="hint">next {formatDateTime(d.next_attempt_at)}</div>}
+              </td>
+              <td>{d.response_code ?? (d.error ? <span class="error-text">{d.error}</span> : '—')}</td>
+              <td>{d.response_time_ms != null ? `${d.response_time_ms} ms` : '—'}</td>
+              <td>{d.attempts}</td>
+              <td>
+                {d.response_body ? (
+                  <details>
+                    <summary>{d.response_body.length} characters</summary>
+                    <pre>{d.response_body}</pre>
+                  </details>
+                ) : (
+                  '—'
+                )}
+              </td>
+              <td>
+                {/* Test sends have no event to send again: a new test replaces them. */}
+                {d.status === 'failed' && !d.test && (
+                  <button type="button" onClick={() => redeliver(d.id)} aria-label={`Redeliver ${d.event} of ${formatDateTime(d.created_at)}`}>
+                    Redeliver
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+          {log.data?.nodes.length === 0 && (
+            <tr>
+              <td colSpan={8}>No deliveries yet.</td>
+            </tr>
+          )}
+        </tbody>
+      </table>
+    </section>
+  );
+}

@@ -1,0 +1,54 @@
+// The dashboard's pages: the built bundle (scripts/build-dashboard.mjs → dist/dashboard) and
+// index.html for every other path under /dashboard, where the app routes in the browser.
+// The /dashboard/api routes are mounted before this and answer their own paths.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '../errors.ts';
+import { sendFailure } from './failure.ts';
+
+const DEFAULT_DIR = fileURLToPath(new URL('../../dist/dashboard', import.meta.url));
+
+/** Everything the pages load comes from this origin; no inline script or style is allowed. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  // 'self' covers the ws:/wss: subscription socket of the same host.
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+function securityHeaders(_req: Request, res: Response, next: NextFunction) {
+  res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'same-origin');
+  next();
+}
+
+export function dashboardPages(dir = DEFAULT_DIR) {
+  const router = express.Router();
+  const indexFile = path.join(dir, 'index.html');
+  router.use(securityHeaders);
+  // Bundle names carry a content hash: a new build gets new names, so they can be cached for good.
+  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }), (req, res) =>
+    sendFailure(req, res, new AppError('not_found', `No dashboard asset ${req.path}`)),
+  );
+  router.get(/.*/, (req, res, next) => {
+    // Unknown session API paths get the API's 404, not a page.
+    if (req.path === '/api' || req.path.startsWith('/api/')) return next();
+    if (!fs.existsSync(indexFile)) {
+      sendFailure(req, res, new AppError('service_unavailable', 'The dashboard is not built: run `npm run build:dashboard`'));
+      return;
+    }
+    res.setHeader('Cache-Control', 'no-cache');
+    res.sendFile(indexFile);
+  });
+  return router;
+}

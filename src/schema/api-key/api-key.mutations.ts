@@ -1,0 +1,54 @@
+import { z } from 'zod';
+import { insertApiKey } from '../../admin/workspaces.ts';
+import { SCOPES } from '../../auth/scopes.ts';
+import { notFound, validationError } from '../../errors.ts';
+import { builder } from '../builder.ts';
+import { isoDateOrTime, name255, parseInput } from '../common/validation.ts';
+import { assertSignedInUser } from '../common/signed-in.ts';
+import { ApiKeyType, CreatedApiKey } from './api-key.type.ts';
+
+const createInput = z.strictObject({
+  name: name255.min(1, 'is required'),
+  scope: z.enum(SCOPES),
+  permissions: z.array(z.string().max(64)).max(50).optional(),
+  expires_at: isoDateOrTime.nullable().optional(),
+});
+
+builder.mutationFields((t) => ({
+  createApiKey: t.field({
+    type: CreatedApiKey,
+    description: "Creates a key for the session's workspace and environment, owned by the signed-in user. The key is returned only here.",
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: async (_root, args, ctx) => {
+      const user = assertSignedInUser(ctx);
+      const input = parseInput(createInput, args.input);
+      if (input.expires_at && input.expires_at.getTime() <= Date.now()) {
+        throw validationError({ expires_at: ['must be in the future'] });
+      }
+      const { row, key } = await insertApiKey(ctx.prisma, {
+        workspace: ctx.caller.accountId,
+        name: input.name,
+        scope: input.scope,
+        permissions: input.permissions,
+        sandbox: ctx.caller.sandbox,
+        expiresAt: input.expires_at?.toISOString(),
+        userId: user.id,
+      });
+      return { api_key: row, key };
+    },
+  }),
+  revokeApiKey: t.prismaField({
+    type: ApiKeyType,
+    description: 'Revokes a key of the workspace at once; revoking a revoked key changes nothing.',
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (query, _root, args, ctx) => {
+      assertSignedInUser(ctx);
+      const key = await ctx.prisma.apiKey.findFirst({ where: { id: String(args.id), workspaceId: ctx.caller.accountId } });
+      if (!key) throw notFound('API key');
+      const row = key.revokedAt ? key : await ctx.prisma.apiKey.update({ ...query, where: { id: key.id }, data: { revokedAt: new Date() } });
+      // Other instances notice within their cache period (see authenticate.ts); this one at once.
+      ctx.keyCache.forget(key.hash);
+      return row;
+    },
+  }),
+}));

@@ -1,0 +1,53 @@
+import { z } from 'zod';
+import { insertCustomField } from '../../admin/workspaces.ts';
+import { CUSTOM_FIELD_TYPES } from '../contact/custom-fields.rules.ts';
+import { AppError, notFound } from '../../errors.ts';
+import { builder } from '../builder.ts';
+import { DeleteResult } from '../common/page.ts';
+import { parseInput } from '../common/validation.ts';
+import { assertSignedInUser } from '../common/signed-in.ts';
+import { CustomFieldType } from './custom-field.type.ts';
+
+const createInput = z.strictObject({
+  key: z.string().max(64, 'must be at most 64 characters'),
+  label: z.string().trim().max(255, 'must be at most 255 characters').nullable().optional(),
+  type: z.enum(CUSTOM_FIELD_TYPES),
+  options: z.array(z.string().max(255, 'options must be at most 255 characters')).max(100, 'at most 100 options').optional(),
+});
+
+/** Every contact and deal write checks values against all definitions: keep the list short. */
+export const MAX_CUSTOM_FIELDS = 100;
+
+builder.mutationFields((t) => ({
+  createCustomField: t.prismaField({
+    type: CustomFieldType,
+    description: `Defines a custom field for contacts and deals of the workspace (at most ${MAX_CUSTOM_FIELDS}). Signed-in users only.`,
+    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    resolve: async (_query, _root, args, ctx) => {
+      assertSignedInUser(ctx);
+      const input = parseInput(createInput, args.input);
+      const defined = await ctx.prisma.customFieldDefinition.count({ where: { workspaceId: ctx.caller.accountId } });
+      if (defined >= MAX_CUSTOM_FIELDS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_CUSTOM_FIELDS} custom fields; remove one first`);
+      return insertCustomField(ctx.prisma, { workspace: ctx.caller.accountId, key: input.key, type: input.type, options: input.options, label: input.label ?? undefined });
+    },
+  }),
+  deleteCustomField: t.field({
+    type: DeleteResult,
+    description: "Removes a definition and the field's values from the workspace's contacts and deals (both environments).",
+    args: { id: t.arg.id({ required: true }) },
+    resolve: async (_root, args, ctx) => {
+      assertSignedInUser(ctx);
+      const def = await ctx.prisma.customFieldDefinition.findFirst({ where: { id: String(args.id), workspaceId: ctx.caller.accountId } });
+      if (!def) throw notFound('Custom field');
+      const workspaces = await ctx.prisma.workspace.findMany({ where: { OR: [{ id: def.workspaceId }, { liveId: def.workspaceId }] }, select: { id: true } });
+      const ids = workspaces.map((w) => w.id);
+      // Values of an undefined key would never be checked again, and writes keep them: drop them with the definition.
+      await ctx.prisma.$transaction([
+        ctx.prisma.$executeRaw`UPDATE contacts SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
+        ctx.prisma.$executeRaw`UPDATE deals SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
+        ctx.prisma.customFieldDefinition.delete({ where: { id: def.id } }),
+      ]);
+      return { id: def.id, deleted: true as const };
+    },
+  }),
+}));

@@ -1,0 +1,114 @@
+// The API keys and custom fields pages in Chromium: a key created on the page works against /v1
+// from the browser until it is revoked there; a field defined on the page is accepted by the API.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+
+let app: TestApp;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let ws: TestWorkspace;
+
+beforeAll(async () => {
+  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  ws = await app.workspace();
+  const { email } = await dashboardUser(app, ws);
+  context = await newContext(browser, app.base);
+  page = await context.newPage();
+  await signInThroughPage(page, email);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+/** A request from the page with a key: the session cookie goes along and must not matter. */
+function fetchWithKey(key: string, method: string, path: string, body?: unknown) {
+  return page.evaluate(
+    async ({ key, method, path, body }) => {
+      const r = await fetch(path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      return r.status;
+    },
+    { key, method, path, body },
+  );
+}
+
+describe('API keys page', () => {
+  it('creates a custom key shown once, which works with fetch against /v1 within its permissions until revoked', async () => {
+    await page.getByRole('link', { name: 'API keys' }).click();
+    await page.getByLabel('Name').fill('Reporting');
+    await page.getByLabel('Custom').check();
+    await page.getByLabel('contacts read').check();
+    await page.getByLabel('deals write').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const shown = page.getByTestId('new-api-key');
+    const key = (await shown.textContent())!;
+    expect(key).toMatch(/^crm_live_/);
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await screenshot(page, 'api-keys');
+
+    expect(await fetchWithKey(key, 'GET', '/v1/contacts')).toBe(200);
+    expect(await fetchWithKey(key, 'GET', '/v1/deals')).toBe(200);
+    expect(await fetchWithKey(key, 'POST', '/v1/contacts', { first_name: 'No', email: 'no@example.com' })).toBe(403);
+
+    // Listed with its prefix, scope and use; the key itself appears nowhere after a reload.
+    await page.reload();
+    const row = page.getByRole('row', { name: /Reporting/ });
+    expect(await row.textContent()).toContain(key.slice(0, 12));
+    expect(await row.textContent()).toContain('contacts:read, deals:write');
+    expect(await row.textContent()).not.toContain('Never');
+    expect(await page.content()).not.toContain(key);
+
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Revoke Reporting' }).click();
+    await expect.poll(() => row.textContent()).toContain('Revoked');
+    expect(await fetchWithKey(key, 'GET', '/v1/contacts')).toBe(401);
+  });
+
+  it('creates a read-only key with an expiry date', async () => {
+    await page.getByLabel('Name').fill('Auditor');
+    await page.getByLabel('Read only').check();
+    await page.getByLabel('Expires on').fill('2099-12-31');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const key = (await page.getByTestId('new-api-key').textContent())!;
+    const row = page.getByRole('row', { name: /Auditor/ });
+    await expect.poll(() => row.textContent()).toContain('Expires');
+    expect(await row.textContent()).toContain('2099');
+    expect(await fetchWithKey(key, 'GET', '/v1/contacts')).toBe(200);
+    expect(await fetchWithKey(key, 'POST', '/v1/contacts', { first_name: 'No', email: 'no@example.com' })).toBe(403);
+  });
+
+  it('shows the server’s field errors', async () => {
+    await page.getByLabel('Name').fill('Nothing allowed');
+    await page.getByLabel('Custom').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('permission');
+  });
+});
+
+describe('custom fields page', () => {
+  it('defines a select field the API then accepts, and removes it', async () => {
+    await page.getByRole('link', { name: 'Custom fields' }).click();
+    await page.getByLabel('Key').fill('industry');
+    await page.getByLabel('Label').fill('Industry');
+    await page.getByLabel('Type').selectOption('select');
+    await page.getByLabel('Options').fill('saas, retail');
+    await page.getByRole('button', { name: 'Add field' }).click();
+    const row = page.getByRole('row', { name: /industry/ });
+    await expect.poll(() => row.textContent()).toContain('saas, retail');
+    await screenshot(page, 'custom-fields');
+
+    const created = await ws.api('POST', '/v1/contacts', { first_name: 'Cy', email: 'cy@example.com', custom_fields: { industry: 'retail' } });
+    expect(created.status).toBe(201);
+    expect(created.body.data.custom_fields).toEqual({ industry: 'retail' });
+
+    await row.getByRole('button', { name: 'Remove' }).click();
+    await row.getByRole('button', { name: 'Remove industry' }).click();
+    await expect.poll(() => page.getByText('No custom fields yet.').isVisible()).toBe(true);
+    const after = await ws.api('POST', '/v1/contacts', { first_name: 'Di', email: 'di@example.com', custom_fields: { industry: 'retail' } });
+    expect(after.body.data.custom_fields).toEqual({});
+  });
+});

@@ -1,0 +1,18 @@
+// Tenant isolation, scopes and mass assignment (tenant-isolation.ts, scopes.ts,
+// mass-assignment.ts), against one app holding workspaces A (with its sandbox) and B.
+import { afterAll, beforeAll } from 'vitest';
+import { startWorld, type World } from './fixtures.ts';
+import { massAssignmentTests } from './mass-assignment.ts';
+import { scopeTests } from './scopes.ts';
+import { tenantIsolationTests } from './tenant-isolation.ts';
+
+let world: World;
+beforeAll(async () => {
+  world = await startWorld();
+});
+afterAll(() => world?.close());
+
+tenantIsolationTests(() => world);
+scopeTests(() => world);
+// Last: it changes A's records (the others compare snapshots within each test, but read the seed).
+massAssignmentTests(() => world);

@@ -1,0 +1,209 @@
+// Scope matrix, enumerated from the route table and the schema: a read-only key gets 403 from
+// every write and changes nothing; a custom key without a resource's permission gets 403 from
+// every route, root field and nested field that returns or changes that resource.
+import { getNamedType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
+import { schema } from '../../src/schema/index.ts';
+import { subscribe } from '../helpers/subscriptions.ts';
+import {
+  apiOf,
+  bodyFor,
+  DASHBOARD_ONLY,
+  documentFor,
+  pathFor,
+  readPath,
+  permissionOf,
+  rootFields,
+  ROUTES,
+  snapshot,
+  variablesFor,
+  type RootField,
+  type World,
+} from './fixtures.ts';
+
+let world: World;
+
+const key = async (scope: string, permissions: string[] = []) => (await world.wsA.addKey({ name: `${scope} ${permissions.join(',')}`, scope, permissions })).key;
+/** A custom key with every permission but those of `resource`. */
+const keyWithout = (resource: Resource) => key('custom', RESOURCES.filter((r) => r !== resource).map((r) => `${r}:write`));
+
+/** The permission of each root field: that of the route that runs it. */
+function fieldPermissions(): Map<string, ReturnType<typeof permissionOf>> {
+  const out = new Map<string, ReturnType<typeof permissionOf>>();
+  for (const r of ROUTES) out.set(r.field, permissionOf(r.route));
+  return out;
+}
+
+const asSpace = (k: string) => ({ ...world.A, key: k });
+
+export function scopeTests(worldOf: () => World): void {
+  describe('scopes', () => {
+    beforeAll(() => {
+      world = worldOf();
+    });
+
+    it('a read-only key gets 403 from every write route and every mutation, and changes nothing', async () => {
+      const readOnly = await key('read_only');
+      const api = apiOf(world, readOnly);
+      const before = await snapshot(world, world.A.workspaceId);
+      let checked = 0;
+      for (const r of ROUTES) {
+        const path = r.route.method === 'GET' ? readPath(r, world.A) : pathFor(r, world.A);
+        const res = await api(r.route.method, path, bodyFor(r, world.A));
+        const what = `read-only ${r.route.method} ${path}: ${res.text}`;
+        if (r.route.method === 'GET') expect(res.status, what).toBe(200);
+        else {
+          expect(res.status, what).toBe(403);
+          expect(res.body.error.code).toBe('forbidden');
+        }
+        checked++;
+      }
+      for (const f of rootFields().filter((f) => f.type === 'mutation' && !DASHBOARD_ONLY.has(f.name))) {
+        const result = await world.gql(asSpace(readOnly), documentFor(f), variablesFor(f, world.A));
+        expect(result.errors?.[0]?.extensions?.code, `read-only ${f.name}: ${JSON.stringify(result)}`).toBe('forbidden');
+        checked++;
+      }
+      expect(await snapshot(world, world.A.workspaceId)).toEqual(before);
+      console.log(`scopes, read-only key: ${checked} routes and mutations checked`);
+    }, 120_000);
+
+    it('a custom key without a resource gets 403 from every route and root field of that resource', async () => {
+      const permissions = fieldPermissions();
+      const fields = rootFields();
+      const before = await snapshot(world, world.A.workspaceId);
+      let denied = 0;
+      for (const resource of RESOURCES) {
+        const k = await keyWithout(resource);
+        const api = apiOf(world, k);
+        for (const r of ROUTES) {
+          if (permissionOf(r.route)?.resource !== resource) continue;
+          const path = r.route.method === 'GET' ? readPath(r, world.A) : pathFor(r, world.A);
+          const res = await api(r.route.method, path, bodyFor(r, world.A));
+          expect(res.status, `without ${resource}: ${r.route.method} ${path}: ${res.text}`).toBe(403);
+          denied++;
+        }
+        for (const f of fields) {
+          if (DASHBOARD_ONLY.has(f.name)) continue;
+          expect(permissions.has(f.name), `say which permission ${f.name} needs (no route runs it)`).toBe(true);
+          if (permissions.get(f.name)?.resource !== resource) continue;
+          const result = await world.gql(asSpace(k), documentFor(f), variablesFor(f, world.A));
+          expect(result.errors?.[0]?.extensions?.code, `without ${resource}: ${f.name}: ${JSON.stringify(result)}`).toBe('forbidden');
+          denied++;
+        }
+      }
+      expect(await snapshot(world, world.A.workspaceId)).toEqual(before);
+      console.log(`scopes, custom keys: ${denied} route/field × resource denials`);
+    }, 120_000);
+
+    it('a custom key with just the permission a read route needs is enough for it', async () => {
+      const keys = new Map<string, string>();
+      let allowed = 0;
+      for (const r of ROUTES) {
+        const need = permissionOf(r.route);
+        if (r.route.method !== 'GET' || !need) continue;
+        const permission = `${need.resource}:read`;
+        if (!keys.has(permission)) keys.set(permission, await key('custom', [permission]));
+        const path = readPath(r, world.A);
+        const res = await apiOf(world, keys.get(permission)!)('GET', path);
+        expect(res.status, `${permission} only: GET ${path}: ${res.text}`).toBe(200);
+        allowed++;
+      }
+      console.log(`scopes, custom keys: ${allowed} reads allowed with exactly their permission`);
+    });
+
+    it('dashboard-only fields refuse every API key', async () => {
+      const full = world.A;
+      for (const f of rootFields().filter((f) => DASHBOARD_ONLY.has(f.name))) {
+        const vars = Object.fromEntries(f.field.args.map((a) => [a.name, String(a.type).endsWith('!') ? (getNamedType(a.type).name === 'JSONObject' ? {} : 'x') : null]));
+        const result = await world.gql(full, documentFor(f), vars);
+        expect(['forbidden', 'unauthorized'], `${f.name}: ${JSON.stringify(result)}`).toContain(result.errors?.[0]?.extensions?.code);
+      }
+    });
+
+    /** The resource whose read permission each object type needs; null for types any key may read. */
+    const TYPE_RESOURCE: Record<string, Resource | null> = {
+      Contact: 'contacts',
+      Note: 'contacts',
+      TimelineEntry: 'contacts',
+      BulkContactResult: 'contacts',
+      BulkContactError: 'contacts',
+      ContactChange: 'contacts',
+      Deal: 'deals',
+      DealContact: 'deals',
+      StageHistory: 'deals',
+      DealChange: 'deals',
+      Pipeline: 'pipelines',
+      Stage: 'pipelines',
+      StageWithTotals: 'pipelines',
+      Task: 'tasks',
+      TaskRelatedTo: 'tasks',
+      TaskReminder: 'tasks',
+      Activity: 'activities',
+      Webhook: 'webhooks',
+      WebhookDelivery: 'webhooks',
+      WebhookTestResult: 'webhooks',
+      User: null,
+      DeleteResult: null,
+      LiveEvent: null,
+      ApiKey: null,
+      CreatedApiKey: null,
+      CustomField: null,
+    };
+    /** Nested fields that are part of their parent, so its read permission is enough (the API reference says so too). */
+    const PART_OF_PARENT = new Set(['Deal.stage', 'Deal.pipeline']);
+    const resourceOf = (type: GraphQLObjectType): Resource | null | undefined => {
+      if (type.name.endsWith('Page')) return resourceOf(getNamedType(type.getFields().nodes.type) as GraphQLObjectType);
+      return TYPE_RESOURCE[type.name];
+    };
+
+    it('a nested field that returns another resource needs that resource’s read permission', async () => {
+      const roots = rootFields().filter((f) => f.type === 'query' && !DASHBOARD_ONLY.has(f.name));
+      /** A root query that reaches `type` (directly or as a page's nodes), with the path to it. */
+      const rootFor = (type: GraphQLObjectType): { root: RootField; nodes: boolean } | undefined => {
+        for (const root of roots) {
+          const t = getNamedType(root.field.type) as GraphQLObjectType;
+          if (t === type) return { root, nodes: false };
+          if (t.getFields().nodes && getNamedType(t.getFields().nodes.type) === type) return { root, nodes: true };
+        }
+        return undefined;
+      };
+      let checked = 0;
+      for (const type of Object.values(schema.getTypeMap())) {
+        if (!isObjectType(type) || type.name.startsWith('__') || ['Query', 'Mutation', 'Subscription'].includes(type.name) || type.name.endsWith('Page')) continue;
+        expect(TYPE_RESOURCE, `say in TYPE_RESOURCE which read permission type ${type.name} needs`).toHaveProperty(type.name);
+        const parent = resourceOf(type);
+        const reach = rootFor(type);
+        if (!parent || !reach) continue;
+        for (const field of Object.values(type.getFields()) as GraphQLField<unknown, unknown>[]) {
+          const child = getNamedType(field.type);
+          if (!isObjectType(child)) continue;
+          const needed = resourceOf(child);
+          if (!needed || needed === parent || PART_OF_PARENT.has(`${type.name}.${field.name}`)) continue;
+          const inner = `${field.name} { __typename }`;
+          const doc = documentFor(reach.root).replace(/\{ (nodes \{ )?__typename( id)? \}( \})? \}$/, reach.nodes ? `{ nodes { ${inner} } } }` : `{ ${inner} } }`);
+          const variables = variablesFor(reach.root, world.A);
+          const without = await key('custom', [`${parent}:read`]);
+          const denied = await world.gql(asSpace(without), doc, variables);
+          expect(denied.errors?.map((e) => e.extensions?.code) ?? [], `${type.name}.${field.name} with ${parent}:read only: ${JSON.stringify(denied)}`).toContain('forbidden');
+          const withIt = await key('custom', [`${parent}:read`, `${needed}:read`]);
+          const ok = await world.gql(asSpace(withIt), doc, variables);
+          expect(ok.errors, `${type.name}.${field.name} with ${parent}:read and ${needed}:read: ${JSON.stringify(ok)}`).toBeUndefined();
+          checked++;
+        }
+      }
+      console.log(`scopes, nested fields: ${checked} fields checked`);
+      expect(checked).toBeGreaterThan(0);
+    }, 120_000);
+
+    it('subscriptions need the read permission of what they report', async () => {
+      const k = await key('custom', ['tasks:read']);
+      for (const field of ['contactChanged', 'dealChanged']) {
+        const sub = subscribe(world.app.base, { authorization: `Bearer ${k}` }, `subscription { ${field} { id } }`);
+        await sub.ended;
+        expect(sub.errors.map((e) => e.extensions?.code), field).toContain('forbidden');
+        await sub.close();
+      }
+    });
+  });
+}
