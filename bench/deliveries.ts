@@ -6,7 +6,7 @@
 // Every delivery must arrive exactly once: the run fails on a duplicate or a failed delivery.
 //   npx tsx bench/deliveries.ts [events=3000] [--workers 1|2] [--json] [--cpu-prof file]   (PostgreSQL when DATABASE_URL is set)
 // --cpu-prof writes a CPU profile of this process while it delivers (open it in Chrome DevTools).
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import inspector from 'node:inspector/promises';
@@ -131,7 +131,9 @@ async function runBenchmark(): Promise<void> {
 
     let second: ChildProcess | null = null;
     if (workers === 2) {
-      second = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+      // As `npm run worker` starts it: compiled, without a TypeScript loader.
+      execFileSync(process.execPath, ['scripts/build-server.mjs', '--if-stale']);
+      second = spawn(process.execPath, ['dist/server/worker.js'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
       const proc = second;
       cleanup.push(() => void proc.kill('SIGKILL'));
       await new Promise<void>((resolve, reject) => {

@@ -2,7 +2,7 @@
 // run and prints one table with the goals' ratios. PostgreSQL when DATABASE_URL is set (in a
 // database of its own, dropped at the end), else the embedded database in a temporary directory.
 //   npm run bench -- [--seconds 5] [--warmup 1] [--connections 50] [--large] [--no-deliveries] [--only name,name]
-//                          [--compare <other checkout>]
+//                          [--compare <other checkout>] [--profile <dir>]
 // --large adds a run at 1,000,000 contacts (PostgreSQL only).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -31,6 +31,8 @@ const pgUrl = process.env.DATABASE_URL || null;
 /** `--compare <dir>`: also measure the service of another checkout (with its dependencies installed). */
 const compare = flag('--compare');
 const large = args.includes('--large');
+/** `--profile <dir>`: the service (not the baselines) writes a V8 CPU profile there when it stops. */
+const profileDir = flag('--profile');
 if (large && !pgUrl) throw new Error('--large needs PostgreSQL: set DATABASE_URL');
 const sizes = [10_000, ...(large ? [1_000_000] : [])];
 /** Requests per key before the next key takes over: below every plan's burst, so nothing is refused. */
@@ -147,11 +149,11 @@ function baselineCases(s: Seeded, prefix: string, withWrites: boolean): Case[] {
 const only = flag('--only')?.split(',');
 const chosen = (c: Case) => !only || only.some((o) => c.name.includes(o));
 
-async function runCases(label: string, script: string, env: Record<string, string>, all: Case[]): Promise<{ results: Measured[]; rssMb: number }> {
+async function runCases(label: string, script: string, env: Record<string, string>, all: Case[], nodeArgs: string[] = []): Promise<{ results: Measured[]; rssMb: number }> {
   const cases = all.filter(chosen);
   if (!cases.length) return { results: [], rssMb: 0 };
   say(`-- ${label}`);
-  const server = await startServer(script, env);
+  const server = await startServer(script, env, nodeArgs);
   cleanups.add(server.stop);
   const results: Measured[] = [];
   try {
@@ -182,6 +184,8 @@ async function deliveries(workers: number): Promise<number | null> {
 
 const rows: Row[] = [];
 let rssMax = 0;
+// The service runs as `npm start` runs it: compiled (scripts/build-server.mjs), without a TypeScript loader.
+await promisify(execFile)(process.execPath, ['scripts/build-server.mjs', '--if-stale']);
 say(`bench: ${pgUrl ? 'PostgreSQL' : 'PGlite'}, ${load.connections} connections, ${load.seconds} s per case (+${load.warmupSeconds} s warm-up), ${os.cpus().length} CPUs`);
 for (const size of sizes) {
   const database = await freshDatabase(size);
@@ -198,12 +202,14 @@ for (const size of sizes) {
     const prisma = await runCases('baseline: Express + Prisma', 'bench/baselines/express-prisma.ts', env, baselineCases(seeded, 'Express+Prisma', true));
     const raw = await runCases(`baseline: node:http + ${pgUrl ? 'pg' : 'PGlite query'}`, 'bench/baselines/node-pg.ts', env, baselineCases(seeded, pgUrl ? 'http+pg' : 'http+PGlite', false));
     const serviceEnv = { ...env, NODE_ENV: 'production', ENCRYPTION_KEY: 'bench-only-key' };
-    const service = await runCases('service (src/main.ts)', 'src/main.ts', serviceEnv, serviceCases(seeded));
+    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
+    const service = await runCases('service (dist/server/main.js)', 'dist/server/main.js', serviceEnv, serviceCases(seeded), profile);
     rssMax = Math.max(rssMax, service.rssMb);
     rows.push(...goalsOf(size, prisma.results, raw.results, service.results, service.rssMb));
     if (compare) {
       // Another checkout's service on the same data, for before/after figures from one run.
-      const other = await runCases(`service of ${compare}`, path.join(compare, 'src/main.ts'), serviceEnv, serviceCases(seeded));
+      const built = path.join(compare, 'dist/server/main.js');
+      const other = await runCases(`service of ${compare}`, fs.existsSync(built) ? built : path.join(compare, 'src/main.ts'), serviceEnv, serviceCases(seeded));
       rows.push(...other.results.map((m) => ({ ...m, size, name: `[${path.basename(compare)}] ${m.name}` })));
     }
   } finally {

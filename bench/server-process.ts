@@ -1,4 +1,4 @@
-// Starts a server script (the service's src/main.ts or a baseline) in a process of its own, waits
+// Starts a server script (the service's dist/server/main.js or a baseline) in a process of its own, waits
 // until it answers, and samples its resident memory while it runs.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -42,10 +42,12 @@ function cpuMsOf(pid: number): number {
   }
 }
 
-export async function startServer(script: string, env: Record<string, string>): Promise<ServerProcess> {
+/** `nodeArgs`: extra flags for node, such as `--cpu-prof` (see `--profile` in run.ts). */
+export async function startServer(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  // Node itself runs the script (tsx as a loader), so the child's pid is the server's.
-  const child = spawn(process.execPath, ['--import', 'tsx', script], {
+  // Node itself runs the script (tsx as a loader for TypeScript), so the child's pid is the server's.
+  const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+  const child = spawn(process.execPath, [...nodeArgs, ...loader, script], {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -5,28 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { isStale, listFiles } from './stale.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const outDir = path.join(root, 'dist/dashboard');
 const manifestFile = path.join(outDir, 'build.json');
 const self = fileURLToPath(import.meta.url);
-
-function isStale() {
-  let manifest;
-  try {
-    manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8'));
-  } catch {
-    return true;
-  }
-  const builtAt = fs.statSync(manifestFile).mtimeMs;
-  // The bundle's own inputs (recorded at build), any new file in src/dashboard, the lock file, this script.
-  const watched = [...manifest.inputs.map((f) => path.join(root, f)), ...listFiles(path.join(root, 'src/dashboard')), path.join(root, 'package-lock.json'), self];
-  return watched.some((f) => !fs.existsSync(f) || fs.statSync(f).mtimeMs > builtAt);
-}
-
-function listFiles(dir) {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
 
 async function build() {
   const started = Date.now();
@@ -58,5 +42,7 @@ async function build() {
   console.log(`dashboard built in ${Date.now() - started} ms: ${js} ${size(js)}, ${css} ${size(css)}`);
 }
 
-if (process.argv.includes('--if-stale') && !isStale()) process.exit(0);
+// The bundle's own inputs (recorded at build), any new file in src/dashboard, the lock file, these scripts.
+const watched = () => [...listFiles(path.join(root, 'src/dashboard')), path.join(root, 'package-lock.json'), self, path.join(root, 'scripts/stale.mjs')];
+if (process.argv.includes('--if-stale') && !isStale(root, manifestFile, watched())) process.exit(0);
 await build();

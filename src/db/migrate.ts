@@ -3,7 +3,6 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { PGlite } from '@electric-sql/pglite';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import {
@@ -13,10 +12,11 @@ import {
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
 import * as bg from '@prisma/schema-engine-wasm/schema_engine_bg';
+import { projectRoot } from '../project-root.ts';
 import type { MigrationList, SchemaEngine, SchemaFilter } from '@prisma/schema-engine-wasm/schema_engine_bg';
 
-// Relative to this file, not the cwd, so scripts and tests work from anywhere.
-export const prismaDir = fileURLToPath(new URL('../../prisma/', import.meta.url));
+// From the project root, not the cwd, so scripts and tests work from anywhere.
+export const prismaDir = path.join(projectRoot, 'prisma') + path.sep;
 export const migrationsDir = path.join(prismaDir, 'migrations');
 const schemaFile = path.join(prismaDir, 'schema.prisma');
 const noFilter: SchemaFilter = { externalTables: [], externalEnums: [] };

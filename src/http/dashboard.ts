@@ -3,12 +3,12 @@
 // The /dashboard/api routes are mounted before this and answer their own paths.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
+import { projectRoot } from '../project-root.ts';
 import { sendFailure } from './failure.ts';
 
-const DEFAULT_DIR = fileURLToPath(new URL('../../dist/dashboard', import.meta.url));
+const DEFAULT_DIR = path.join(projectRoot, 'dist/dashboard');
 
 /** Everything the pages load comes from this origin; no inline script or style is allowed. */
 const CONTENT_SECURITY_POLICY = [

@@ -2,10 +2,10 @@
 // route whose operation no longer fits the schema stops the service instead of failing later.
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { projectRoot } from '../project-root.ts';
 import { parse, separateOperations, validate, type DocumentNode, type GraphQLSchema } from 'graphql';
 
-const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'operations');
+const DIR = path.join(projectRoot, 'src/rest/operations');
 
 export function loadOperations(schema: GraphQLSchema): Map<string, DocumentNode> {
   const source = fs
