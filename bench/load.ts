@@ -1,4 +1,6 @@
-// One measured case: autocannon at fixed concurrency for a fixed duration, after a short warm-up.
+// Measured cases: autocannon at fixed concurrency for a fixed duration, after a short warm-up.
+// Cases are measured in rounds, each case a slice per round, so that a machine that gets slower
+// or faster during a run (shared hosts do) weighs on the service and its baselines alike.
 // Latencies come from every response (autocannon's own summary has no p95).
 import autocannon from 'autocannon';
 
@@ -23,8 +25,15 @@ export interface Measured {
 
 export interface LoadOptions {
   connections: number;
+  /** Measured time per case, split evenly over the rounds. */
   seconds: number;
   warmupSeconds: number;
+  rounds: number;
+}
+
+export interface Target {
+  server: { base: string; cpuMs(): number };
+  case: Case;
 }
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
@@ -54,20 +63,34 @@ function fire(base: string, c: Case, connections: number, seconds: number, onLat
   return instance;
 }
 
-export async function measure(server: { base: string; cpuMs(): number }, c: Case, opts: LoadOptions): Promise<Measured> {
-  if (opts.warmupSeconds > 0) await fire(server.base, c, opts.connections, opts.warmupSeconds);
-  const latencies: number[] = [];
-  const cpuBefore = server.cpuMs();
-  const result = await fire(server.base, c, opts.connections, opts.seconds, (ms) => latencies.push(ms));
-  const cpu = server.cpuMs() - cpuBefore;
-  latencies.sort((a, b) => a - b);
-  return {
-    name: c.name,
-    rps: result.requests.total / opts.seconds,
-    p50: round(percentile(latencies, 50)),
-    p95: round(percentile(latencies, 95)),
-    p99: round(percentile(latencies, 99)),
-    failures: result.non2xx + result.errors + result.timeouts,
-    cpuPerRequest: Math.round((cpu / Math.max(1, result.requests.total)) * 100) / 100,
-  };
+/** Measures every target for `opts.seconds`, interleaved: round 1 of each, round 2 of each, … */
+export async function measureInRounds(targets: Target[], opts: LoadOptions, onDone?: (m: Measured) => void): Promise<Measured[]> {
+  const slice = opts.seconds / opts.rounds;
+  const tallies = targets.map(() => ({ latencies: [] as number[], requests: 0, failures: 0, cpu: 0 }));
+  for (let round = 0; round < opts.rounds; round++) {
+    for (const [i, t] of targets.entries()) {
+      if (round === 0 && opts.warmupSeconds > 0) await fire(t.server.base, t.case, opts.connections, opts.warmupSeconds);
+      const tally = tallies[i];
+      const cpuBefore = t.server.cpuMs();
+      const result = await fire(t.server.base, t.case, opts.connections, slice, (ms) => tally.latencies.push(ms));
+      tally.cpu += t.server.cpuMs() - cpuBefore;
+      tally.requests += result.requests.total;
+      tally.failures += result.non2xx + result.errors + result.timeouts;
+    }
+  }
+  return targets.map((t, i) => {
+    const { latencies, requests, failures, cpu } = tallies[i];
+    latencies.sort((a, b) => a - b);
+    const m: Measured = {
+      name: t.case.name,
+      rps: requests / opts.seconds,
+      p50: round(percentile(latencies, 50)),
+      p95: round(percentile(latencies, 95)),
+      p99: round(percentile(latencies, 99)),
+      failures,
+      cpuPerRequest: Math.round((cpu / Math.max(1, requests)) * 100) / 100,
+    };
+    onDone?.(m);
+    return m;
+  });
 }

@@ -1,7 +1,7 @@
 // `npm run bench`: seeds its own data, measures the service against two plain baselines in one
 // run and prints one table with the goals' ratios. PostgreSQL when DATABASE_URL is set (in a
 // database of its own, dropped at the end), else the embedded database in a temporary directory.
-//   npm run bench -- [--seconds 5] [--warmup 1] [--connections 50] [--large] [--no-deliveries] [--only name,name]
+//   npm run bench -- [--seconds 6] [--rounds 3] [--warmup 1] [--connections 50] [--large] [--no-deliveries] [--only name,name]
 //                          [--compare <other checkout>] [--profile <dir>]
 // --large adds a run at 1,000,000 contacts (PostgreSQL only).
 import { execFile } from 'node:child_process';
@@ -12,9 +12,9 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
-import { measure, type Case, type LoadOptions, type Measured } from './load.ts';
+import { measureInRounds, type Case, type LoadOptions, type Measured } from './load.ts';
 import { DEEP_PAGE, seed, type Seeded } from './seed.ts';
-import { startServer } from './server-process.ts';
+import { startServer, type ServerProcess } from './server-process.ts';
 import { goalsOf, printTable, type Row } from './report.ts';
 
 const args = process.argv.slice(2);
@@ -23,9 +23,10 @@ const flag = (name: string) => {
   return i >= 0 ? args[i + 1] : undefined;
 };
 const load: LoadOptions = {
-  seconds: Number(flag('--seconds') ?? 5),
+  seconds: Number(flag('--seconds') ?? 6),
   warmupSeconds: Number(flag('--warmup') ?? 1),
   connections: Number(flag('--connections') ?? 50),
+  rounds: Number(flag('--rounds') ?? 3),
 };
 const pgUrl = process.env.DATABASE_URL || null;
 /** `--compare <dir>`: also measure the service of another checkout (with its dependencies installed). */
@@ -149,24 +150,57 @@ function baselineCases(s: Seeded, prefix: string, withWrites: boolean): Case[] {
 const only = flag('--only')?.split(',');
 const chosen = (c: Case) => !only || only.some((o) => c.name.includes(o));
 
-async function runCases(label: string, script: string, env: Record<string, string>, all: Case[], nodeArgs: string[] = []): Promise<{ results: Measured[]; rssMb: number }> {
-  const cases = all.filter(chosen);
-  if (!cases.length) return { results: [], rssMb: 0 };
-  say(`-- ${label}`);
-  const server = await startServer(script, env, nodeArgs);
-  cleanups.add(server.stop);
-  const results: Measured[] = [];
-  try {
-    for (const c of cases) {
-      const m = await measure(server, c, load);
-      say(`   ${c.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`);
-      results.push(m);
-    }
-  } finally {
-    cleanups.delete(server.stop);
-    await server.stop();
+interface Server {
+  label: string;
+  script: string;
+  env: Record<string, string>;
+  cases: Case[];
+  nodeArgs?: string[];
+}
+
+/**
+ * Starts every server at once and measures all their chosen cases in interleaved rounds (see
+ * load.ts), so a ratio compares figures taken over the same minutes. Results per server, in order.
+ */
+async function runAll(servers: Server[]): Promise<Array<{ results: Measured[]; rssMb: number }>> {
+  const wanted = servers.map((s) => ({ ...s, cases: s.cases.filter(chosen) }));
+  // The embedded database is one process's: there the servers take turns instead.
+  if (!pgUrl) {
+    const out = [];
+    for (const s of wanted) out.push(...(await measureTogether([s])));
+    return out;
   }
-  return { results, rssMb: server.rssMaxMb() };
+  return measureTogether(wanted);
+}
+
+async function measureTogether(wanted: Server[]): Promise<Array<{ results: Measured[]; rssMb: number }>> {
+  const started: Array<ServerProcess | null> = [];
+  try {
+    for (const s of wanted) {
+      if (!s.cases.length) {
+        started.push(null);
+        continue;
+      }
+      say(`-- starting ${s.label}`);
+      const server = await startServer(s.script, s.env, s.nodeArgs);
+      cleanups.add(server.stop);
+      started.push(server);
+    }
+    const targets = wanted.flatMap((s, i) => s.cases.map((c) => ({ server: started[i]!, case: c })));
+    if (!targets.length) return wanted.map(() => ({ results: [], rssMb: 0 }));
+    say(`-- ${targets.length} case(s), ${load.rounds} round(s) of ${load.seconds / load.rounds} s each`);
+    const results = await measureInRounds(targets, load, (m) =>
+      say(`   ${m.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`),
+    );
+    let offset = 0;
+    return wanted.map((s, i) => ({ results: results.slice(offset, (offset += s.cases.length)), rssMb: started[i]?.rssMaxMb() ?? 0 }));
+  } finally {
+    for (const server of started) {
+      if (!server) continue;
+      cleanups.delete(server.stop);
+      await server.stop();
+    }
+  }
 }
 
 async function deliveries(workers: number): Promise<number | null> {
@@ -199,19 +233,28 @@ for (const size of sizes) {
     await db.close();
     say(`   seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const env = { ...database.env, BENCH_READ_WORKSPACE: seeded.readWorkspace, BENCH_WRITE_WORKSPACE: seeded.writeWorkspace };
-    const prisma = await runCases('baseline: Express + Prisma', 'bench/baselines/express-prisma.ts', env, baselineCases(seeded, 'Express+Prisma', true));
-    const raw = await runCases(`baseline: node:http + ${pgUrl ? 'pg' : 'PGlite query'}`, 'bench/baselines/node-pg.ts', env, baselineCases(seeded, pgUrl ? 'http+pg' : 'http+PGlite', false));
     const serviceEnv = { ...env, NODE_ENV: 'production', ENCRYPTION_KEY: 'bench-only-key' };
-    const profile = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [];
-    const service = await runCases('service (dist/server/main.js)', 'dist/server/main.js', serviceEnv, serviceCases(seeded), profile);
-    rssMax = Math.max(rssMax, service.rssMb);
-    rows.push(...goalsOf(size, prisma.results, raw.results, service.results, service.rssMb));
+    const servers: Server[] = [
+      { label: 'baseline: Express + Prisma', script: 'bench/baselines/express-prisma.ts', env, cases: baselineCases(seeded, 'Express+Prisma', true) },
+      { label: `baseline: node:http + ${pgUrl ? 'pg' : 'PGlite query'}`, script: 'bench/baselines/node-pg.ts', env, cases: baselineCases(seeded, pgUrl ? 'http+pg' : 'http+PGlite', false) },
+      {
+        label: 'service (dist/server/main.js)',
+        script: 'dist/server/main.js',
+        env: serviceEnv,
+        cases: serviceCases(seeded),
+        nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [],
+      },
+    ];
     if (compare) {
       // Another checkout's service on the same data, for before/after figures from one run.
       const built = path.join(compare, 'dist/server/main.js');
-      const other = await runCases(`service of ${compare}`, fs.existsSync(built) ? built : path.join(compare, 'src/main.ts'), serviceEnv, serviceCases(seeded));
-      rows.push(...other.results.map((m) => ({ ...m, size, name: `[${path.basename(compare)}] ${m.name}` })));
+      const prefix = `[${path.basename(compare)}] `;
+      servers.push({ label: `service of ${compare}`, script: fs.existsSync(built) ? built : path.join(compare, 'src/main.ts'), env: serviceEnv, cases: serviceCases(seeded).map((c) => ({ ...c, name: prefix + c.name })) });
     }
+    const [prisma, raw, service, other] = await runAll(servers);
+    rssMax = Math.max(rssMax, service.rssMb);
+    rows.push(...goalsOf(size, prisma.results, raw.results, service.results, service.rssMb));
+    if (other) rows.push(...other.results.map((m) => ({ ...m, size })));
   } finally {
     cleanups.delete(database.drop);
     await database.drop();

@@ -1,6 +1,6 @@
 // Domain event names and the outbox write. Every change calls recordEvent inside its
 // own transaction, so an event exists exactly when its change was committed.
-import type { Prisma } from '../db/generated/client/client.ts';
+import { Prisma } from '../db/generated/client/client.ts';
 import { newId } from '../ids.ts';
 import { EMITTED_EVENTS, TIMELINE_ONLY_EVENTS } from './event-names.ts';
 
@@ -43,4 +43,19 @@ export async function recordEvent(tx: EventWriter, e: NewEvent): Promise<string>
     },
   });
   return id;
+}
+
+/**
+ * The outbox row of `e` as an INSERT statement, for writes that put their change and its event
+ * in one SQL statement (`WITH change AS (…) INSERT INTO events …`): atomic without a
+ * transaction, and one round trip to the database instead of four.
+ */
+export function insertEventSql(e: NewEvent): { id: string; sql: Prisma.Sql } {
+  const id = newId('evt');
+  const actor = e.actor ? JSON.stringify(e.actor) : null;
+  return {
+    id,
+    sql: Prisma.sql`INSERT INTO events (id, workspace_id, type, entity_type, entity_id, contact_id, data, actor)
+      VALUES (${id}, ${e.workspaceId}, ${e.type}, ${e.entityType}, ${e.entityId}, ${e.contactId ?? null}, ${JSON.stringify(e.data)}::jsonb, ${actor}::jsonb)`,
+  };
 }

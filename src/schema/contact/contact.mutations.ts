@@ -13,14 +13,17 @@ import { createContact, emailTaken, updateContact } from './contact.write.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { mergeContacts } from './merge.rules.ts';
 
-async function inTransaction<T>(ctx: Context, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> {
+/** A second contact with the same email in the workspace is the client's conflict (409). */
+async function asEmailConflict<T>(work: () => Promise<T>): Promise<T> {
   try {
-    return await ctx.prisma.$transaction(work);
+    return await work();
   } catch (err) {
     if (isUniqueViolation(err)) throw emailTaken();
     throw err;
   }
 }
+
+const inTransaction = <T>(ctx: Context, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> => asEmailConflict(() => ctx.prisma.$transaction(work));
 
 interface BulkError {
   index: number;
@@ -61,7 +64,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(contactCreateInput, args.input);
-      return inTransaction(ctx, (tx) => createContact(tx, ctx, input));
+      return asEmailConflict(() => createContact(ctx.prisma, ctx, input));
     },
   }),
   updateContact: t.field({
@@ -110,7 +113,7 @@ builder.mutationFields((t) => ({
         try {
           const parsed = contactCreateInput.safeParse(row);
           if (!parsed.success) throw new AppError('validation_error', 'The contact has invalid fields', issuesToDetails(parsed.error.issues));
-          result.contacts.push(await inTransaction(ctx, (tx) => createContact(tx, ctx, parsed.data)));
+          result.contacts.push(await asEmailConflict(() => createContact(ctx.prisma, ctx, parsed.data)));
           result.created++;
         } catch (err) {
           result.errors.push(bulkError(index, row, err));
