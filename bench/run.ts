@@ -14,7 +14,7 @@ import { openDatabase, type Database } from '../src/db/client.ts';
 import { applyMigrations } from '../src/db/migrate.ts';
 import { measureInRounds, type Case, type LoadOptions, type Measured } from './load.ts';
 import { DEEP_PAGE, seed, type Seeded } from './seed.ts';
-import { startServer, type ServerProcess } from './server-process.ts';
+import { startFlags, startServer, type ServerProcess } from './server-process.ts';
 import { goalsOf, printTable, type Row } from './report.ts';
 
 const args = process.argv.slice(2);
@@ -242,14 +242,14 @@ for (const size of sizes) {
         script: 'dist/server/main.js',
         env: serviceEnv,
         cases: serviceCases(seeded),
-        nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [],
+        nodeArgs: [...startFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],
       },
     ];
     if (compare) {
       // Another checkout's service on the same data, for before/after figures from one run.
       const built = path.join(compare, 'dist/server/main.js');
       const prefix = `[${path.basename(compare)}] `;
-      servers.push({ label: `service of ${compare}`, script: fs.existsSync(built) ? built : path.join(compare, 'src/main.ts'), env: serviceEnv, cases: serviceCases(seeded).map((c) => ({ ...c, name: prefix + c.name })) });
+      servers.push({ label: `service of ${compare}`, script: fs.existsSync(built) ? built : path.join(compare, 'src/main.ts'), env: serviceEnv, nodeArgs: startFlags(), cases: serviceCases(seeded).map((c) => ({ ...c, name: prefix + c.name })) });
     }
     const [prisma, raw, service, other] = await runAll(servers);
     rssMax = Math.max(rssMax, service.rssMb);

@@ -42,6 +42,16 @@ function cpuMsOf(pid: number): number {
   }
 }
 
+/**
+ * The node flags `npm start` gives the service (such as its heap limit), read from package.json
+ * so that the benchmark measures the service as it is started.
+ */
+export function startFlags(): string[] {
+  const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
+  const command = start.split('&&').map((s) => s.trim()).find((s) => s.endsWith('dist/server/main.js'));
+  return command ? command.split(/\s+/).slice(1, -1) : [];
+}
+
 /** `nodeArgs`: extra flags for node, such as `--cpu-prof` (see `--profile` in run.ts). */
 export async function startServer(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
   const port = await freePort();

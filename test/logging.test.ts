@@ -44,7 +44,7 @@ describe('logs', () => {
 
   it('error logs carry the request id of the request that failed (REST and GraphQL)', async () => {
     const ws = await app.workspace();
-    const spy = vi.spyOn(app.db.prisma, '$transaction').mockRejectedValue(new Error('database went away'));
+    const spy = vi.spyOn(app.db.prisma, '$executeRaw').mockRejectedValue(new Error('database went away'));
     const rest = await ws.api('POST', '/v1/contacts', { first_name: 'Boom', email: uniqueEmail('boom') });
     const graphql = await client(app.base, ws.key)('POST', '/graphql', { query: `mutation { createContact(input: { first_name: "Boom", email: "${uniqueEmail('boom')}" }) { id } }` });
     spy.mockRestore();

@@ -32,12 +32,17 @@ const INIT = `window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#s
 // The browser enforces what the page promises: nothing is loaded from another host.
 const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'";
 
-export function apiDocs(openapi: object) {
+/** GET openapi.json, mounted by the caller under /v1 ahead of the key check: the document is public. */
+export function openApiDocument(openapi: object) {
   const document = JSON.stringify(openapi);
-  const router = Router();
-  router.get(['/v1/openapi.json', '/api/v1/openapi.json'], (_req, res) => {
+  return Router().get('/openapi.json', (_req, res) => {
     res.type('application/json').send(document);
   });
+}
+
+/** The API reference page (Swagger UI, served from node_modules) under /docs. */
+export function apiDocs() {
+  const router = Router();
   router.get('/docs', (_req, res) => {
     res.setHeader('Content-Security-Policy', CSP);
     res.type('html').send(PAGE);
