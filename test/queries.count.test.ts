@@ -63,3 +63,24 @@ describe('lists of 100 send at most 3 SQL statements', () => {
     expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(3);
   });
 });
+
+describe('a create is one SQL statement', () => {
+  it('POST /v1/contacts writes the contact and its contact.created event in one statement', async () => {
+    let n = 0;
+    let created: { id: string } | undefined;
+    const sent = await statementsOf(async () => {
+      const r = await api('POST', '/v1/contacts', { first_name: 'Counted', email: `counted.${Date.now()}.${n++}@example.com`, tags: ['a'], address: { city: 'Oslo' } });
+      expect(r.status, r.text).toBe(201);
+      created = r.body.data;
+    });
+    expect(sent, sent.join('\n')).toHaveLength(1);
+    const [stored, event] = await Promise.all([
+      app.db.prisma.contact.findUnique({ where: { id: created!.id } }),
+      app.db.prisma.event.findFirst({ where: { entityId: created!.id, type: 'contact.created' } }),
+    ]);
+    // The answer, the row and the event's record agree, timestamps and defaults included.
+    expect(stored).toMatchObject({ firstName: 'Counted', status: 'lead', source: 'api', tags: ['a'], engagementScore: 0, address: { city: 'Oslo' } });
+    expect(created).toMatchObject({ created_at: stored!.createdAt.toISOString(), updated_at: stored!.updatedAt.toISOString() });
+    expect((event!.data as { contact: unknown }).contact).toEqual(created);
+  });
+});

@@ -135,6 +135,10 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const { app, yoga, authenticator, sessions, bus, metrics } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    // The test client (fetch) drops idle connections after 4 s; were the server to drop them at
+    // its default 5 s, a late timer on a busy machine could close one just as fetch reuses it
+    // (ECONNRESET). Here the client always lets go first.
+    s.keepAliveTimeout = 60_000;
   });
   const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, sessions, logger });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
