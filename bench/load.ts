@@ -29,6 +29,8 @@ export interface LoadOptions {
   seconds: number;
   warmupSeconds: number;
   rounds: number;
+  /** Awaited before each slice: lets the database finish work that earlier cases left running. */
+  settle?: () => Promise<void>;
 }
 
 export interface Target {
@@ -71,6 +73,7 @@ export async function measureInRounds(targets: Target[], opts: LoadOptions, onDo
     for (const [i, t] of targets.entries()) {
       if (round === 0 && opts.warmupSeconds > 0) await fire(t.server.base, t.case, opts.connections, opts.warmupSeconds);
       const tally = tallies[i];
+      await opts.settle?.();
       const cpuBefore = t.server.cpuMs();
       const result = await fire(t.server.base, t.case, opts.connections, slice, (ms) => tally.latencies.push(ms));
       tally.cpu += t.server.cpuMs() - cpuBefore;

@@ -173,6 +173,26 @@ async function runAll(servers: Server[]): Promise<Array<{ results: Measured[]; r
   return measureTogether(wanted);
 }
 
+/**
+ * Waits (up to a minute) until no statement of another connection runs in the benchmark's
+ * database: at 1,000,000 contacts a baseline's `count(*)` goes on for seconds after autocannon
+ * gave up on its request, and would slow whichever case comes next.
+ */
+async function quietDatabase(url: string): Promise<{ wait: () => Promise<void>; close: () => Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const close = () => client.end();
+  const wait = async () => {
+    for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+      const { rows } = await client.query(
+        "SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() AND now() - query_start > interval '1 second'",
+      );
+      if (rows[0].busy === 0) return;
+    }
+  };
+  return { wait, close };
+}
+
 async function measureTogether(wanted: Server[]): Promise<Array<{ results: Measured[]; rssMb: number }>> {
   const started: Array<ServerProcess | null> = [];
   try {
@@ -189,9 +209,11 @@ async function measureTogether(wanted: Server[]): Promise<Array<{ results: Measu
     const targets = wanted.flatMap((s, i) => s.cases.map((c) => ({ server: started[i]!, case: c })));
     if (!targets.length) return wanted.map(() => ({ results: [], rssMb: 0 }));
     say(`-- ${targets.length} case(s), ${load.rounds} round(s) of ${load.seconds / load.rounds} s each`);
-    const results = await measureInRounds(targets, load, (m) =>
+    const quiet = pgUrl ? await quietDatabase(wanted[0].env.DATABASE_URL) : null;
+    const results = await measureInRounds(targets, { ...load, settle: quiet?.wait }, (m) =>
       say(`   ${m.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`),
     );
+    await quiet?.close();
     let offset = 0;
     return wanted.map((s, i) => ({ results: results.slice(offset, (offset += s.cases.length)), rssMb: started[i]?.rssMaxMb() ?? 0 }));
   } finally {

@@ -95,13 +95,13 @@ export function buildApp(deps: AppDeps) {
   app.use(
     '/graphql',
     cookieParser(),
-    (req, res, next) => (graphiqlPage(req) ? next() : usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
+    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
     // As on REST, a body that is not JSON is a 415 with an error the client can read; it is
     // parsed here too (same size and depth limits), and yoga takes the parsed body as it is.
     requireJson,
     parseJson,
     bodyErrors,
-    (req, res) => yoga(req, res),
+    (req: Request, res: Response) => yoga(req, res),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.
   app.use('/dashboard/api', cookieParser(), dashboardSessionRoutes({ sessions, loginLimits: new LoginLimits(deps.redis ?? null) }));
