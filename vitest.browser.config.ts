@@ -10,7 +10,7 @@ export default defineConfig({
     ...base.test,
     include: ['test/browser/**/*.test.ts'],
     exclude: ['**/node_modules/**'],
-    globalSetup: ['test/helpers/global-setup.ts', 'test/browser/build-setup.ts'],
+    globalSetup: ['test/helpers/global-setup.ts', 'test/browser/build-setup.ts', 'test/helpers/build-setup.ts'],
     // What a page shows after a round trip (a reload, a live event) is waited for, not timed.
     expect: { poll: { timeout: 10_000, interval: 100 } },
     // Two browsers at a time fill a 2-core machine.

@@ -9,7 +9,7 @@ export default defineConfig({
     // Browser tests need Chromium and run on their own: `npm run test:browser`; so do the fault
     // and several-instance tests, which start their own servers: `npm run test:reliability`.
     exclude: ['**/node_modules/**', 'test/browser/**', 'test/reliability/**'],
-    globalSetup: ['test/helpers/global-setup.ts'],
+    globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/build-setup.ts'],
     pool: 'forks',
     // Many files wait on real processes, receivers and timeouts rather than the CPU: on a 2-core
     // machine the default (cores - 1 = one file at a time) leaves it mostly idle.

@@ -8,6 +8,7 @@ export default defineConfig({
   // The same graphql pin as vitest.config.ts (one copy of graphql in the process).
   resolve: { alias: [{ find: /^graphql$/, replacement: 'graphql/index.js' }] },
   test: {
+    globalSetup: ['test/helpers/build-setup.ts'],
     include: ['test/reliability/**/*.test.ts'],
     pool: 'forks',
     // Mostly waiting on child processes, like the main suite.

@@ -15,7 +15,7 @@ const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'pr
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['dist/server/cli.js', ...args, '--json'], { env, timeout: 60_000 });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
@@ -23,7 +23,7 @@ async function cli(...args: string[]): Promise<{ code: number; stdout: string; s
   }
 }
 async function cliWithStdin(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const running = run(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args, '--json'], { env, timeout: 60_000 });
+  const running = run(process.execPath, ['dist/server/cli.js', ...args, '--json'], { env, timeout: 60_000 });
   running.child.stdin!.end(input);
   try {
     const { stdout, stderr } = await running;
