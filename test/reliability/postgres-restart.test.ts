@@ -41,6 +41,18 @@ describe('PostgreSQL restarted during 500 writes', () => {
     const hook = await client('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], timeout_seconds: 5 });
     expect(hook.status, hook.text).toBe(201);
     sub = subscribe(api.base, { authorization: `Bearer ${key}` }, 'subscription { events(types: ["contact.created"]) { id data } }');
+    // The subscription is live before the outage: it has seen a change made after it was opened
+    // (it connects in the background, so a change may come before it listens: then another).
+    const live = sub;
+    const seenBefore = async () => {
+      for (let n = 0; n < 15; n++) {
+        const before = await client('POST', '/v1/contacts', { first_name: 'Before', email: `before.restart.${n}@example.com` });
+        expect(before.status, before.text).toBe(201);
+        if (await live.waitFor((d) => d.events.data.contact.id === before.body.data.id, 1_000).then(() => true, () => false)) return true;
+      }
+      return false;
+    };
+    expect(await seenBefore()).toBe(true);
 
     const accepted: string[] = [];
     const refused: { status: number; code?: string; retryAfter: string | null }[] = [];
