@@ -222,6 +222,26 @@ describe('event feed', () => {
     await f.stop();
   });
 
+  it('ignores a saved cursor beyond this database\'s log (another database\'s, on a shared Redis)', async () => {
+    const bus = createEventBus(null);
+    // A lease whose saved cursor came from a database with a much longer log.
+    bus.lease = { ...bus.lease, resumeFrom: async () => 10n ** 15n };
+    const seen: PublishedEvent[] = [];
+    const events = bus.subscribe(ws.id)[Symbol.asyncIterator]();
+    const pump = (async () => {
+      for (let r = await events.next(); !r.done; r = await events.next()) seen.push(r.value);
+    })();
+    const feed = startEventFeed({ prisma: app.db.prisma, bus, intervalMs: 0 });
+    await feed.runOnce();
+    const c = await newContact();
+    await feed.runOnce();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(seen.map((e) => e.entityId)).toContain(c.id);
+    await feed.stop();
+    await events.return?.();
+    await pump;
+  });
+
   it('publishes an event that commits after one with a higher seq', async () => {
     const f = await manualFeed();
     // Two numbers from the sequence, as two transactions would take them; the higher commits first.

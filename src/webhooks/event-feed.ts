@@ -72,7 +72,10 @@ export function startEventFeed({ prisma, bus, intervalMs, logger }: EventFeedDep
     }
     if (cursor === null) {
       // Starting (or taking over): never replay history, but do not skip what a previous holder left.
-      cursor = (await bus.lease.resumeFrom()) ?? (await head());
+      // A saved cursor beyond this database's log is another database's (a Redis shared under the
+      // same prefix, a restored backup): following it would skip every new event, so start at the head.
+      const [saved, last] = await Promise.all([bus.lease.resumeFrom(), head()]);
+      cursor = saved !== null && saved <= last ? saved : last;
       gaps.clear();
     }
     let published = 0;
