@@ -177,9 +177,8 @@ describe('typed changes', () => {
 });
 
 describe('event feed', () => {
-  /** A feed on a bus of its own, driven by hand, with what it publishes for `ws`. */
-  async function manualFeed() {
-    const bus = createEventBus(null);
+  /** A feed on a bus of its own (or the one given), driven by hand, with what it publishes for `ws`. */
+  async function manualFeed(bus = createEventBus(null)) {
     const seen: PublishedEvent[] = [];
     const events = bus.subscribe(ws.id)[Symbol.asyncIterator]();
     const pump = (async () => {
@@ -226,20 +225,12 @@ describe('event feed', () => {
     const bus = createEventBus(null);
     // A lease whose saved cursor came from a database with a much longer log.
     bus.lease = { ...bus.lease, resumeFrom: async () => 10n ** 15n };
-    const seen: PublishedEvent[] = [];
-    const events = bus.subscribe(ws.id)[Symbol.asyncIterator]();
-    const pump = (async () => {
-      for (let r = await events.next(); !r.done; r = await events.next()) seen.push(r.value);
-    })();
-    const feed = startEventFeed({ prisma: app.db.prisma, bus, intervalMs: 0 });
-    await feed.runOnce();
+    const f = await manualFeed(bus);
     const c = await newContact();
-    await feed.runOnce();
-    await new Promise((r) => setTimeout(r, 20));
-    expect(seen.map((e) => e.entityId)).toContain(c.id);
-    await feed.stop();
-    await events.return?.();
-    await pump;
+    await f.feed.runOnce();
+    await f.settle();
+    expect(f.seen.map((e) => e.entityId)).toContain(c.id);
+    await f.stop();
   });
 
   it('publishes an event that commits after one with a higher seq', async () => {
