@@ -9,9 +9,12 @@ export function generateApiKey(sandbox: boolean): string {
   return `crm_${sandbox ? 'test' : 'live'}_${randomBase62(32)}`;
 }
 
-export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+/** What is stored instead of a secret token (API keys, dashboard session tokens): its SHA-256, hex. */
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
 }
+
+export const hashApiKey = hashToken;
 
 /** What may be shown of a key after creation: its prefix and first characters. */
 export function displayPrefix(key: string): string {

@@ -1,7 +1,8 @@
 // Dashboard sessions. The cookie carries a random token (256 bits); the table keeps only its
 // SHA-256, so a leaked table opens no session. A session ends after an idle period or at its
 // absolute end, whichever comes first, and at sign-out.
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hashToken } from './keys.ts';
 import type { Db } from '../db/client.ts';
 import type { Prisma } from '../db/generated/client/client.ts';
 import { newId } from '../ids.ts';
@@ -21,7 +22,6 @@ export const DEFAULT_SESSION_TIMES: SessionTimes = { idleMs: 12 * 3600_000, maxA
 /** last_seen_at is written at most this often per session. */
 const TOUCH_EVERY_MS = 60_000;
 
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 const base64url = (bytes: Buffer) => bytes.toString('base64url');
 
 /**
@@ -63,7 +63,7 @@ export class SessionStore {
     await this.deleteExpired();
     const token = base64url(randomBytes(32));
     const { id } = await this.prisma.dashboardSession.create({
-      data: { id: newId('ses'), tokenHash: sha256(token), userId, userIds, expiresAt: new Date(Date.now() + this.times.maxAgeMs) },
+      data: { id: newId('ses'), tokenHash: hashToken(token), userId, userIds, expiresAt: new Date(Date.now() + this.times.maxAgeMs) },
     });
     return { token, session: (await loadSession(this.prisma, { id }))! };
   }
@@ -71,7 +71,7 @@ export class SessionStore {
   /** The live session for a cookie's token, or null (unknown, expired, or its user deactivated). */
   async find(token: string | undefined): Promise<Session | null> {
     if (!token || token.length > 100) return null;
-    const session = await loadSession(this.prisma, { tokenHash: sha256(token) });
+    const session = await loadSession(this.prisma, { tokenHash: hashToken(token) });
     if (!session) return null;
     const now = Date.now();
     if (session.expiresAt.getTime() <= now || now - session.lastSeenAt.getTime() >= this.times.idleMs || !session.user.active) {
