@@ -133,6 +133,25 @@ describe('read, update, delete', () => {
     expect((await w.api('GET', `/v1/webhooks/${a.id}`)).status).toBe(404);
   });
 
+  it('an update ignores a secret in its body; rotate_secret replaces it with a generated one, shown once', async () => {
+    const w = await app.workspace();
+    const created = (await w.api('POST', '/v1/webhooks', { url, events: ['contact.created'], secret: 'first-secret-0123456789' })).body.data;
+    const sealed = async () => app.webhooks.box.open((await app.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: created.id } })).secretEncrypted);
+
+    const ignored = await w.api('PUT', `/v1/webhooks/${created.id}`, { secret: 'chosen-by-a-body-0123456789', description: 'renamed' });
+    expect(ignored.status).toBe(200);
+    expect(ignored.body.data).toMatchObject({ description: 'renamed' });
+    expect(ignored.body.data.secret).toBeNull();
+    expect(await sealed()).toBe('first-secret-0123456789');
+
+    const rotated = await w.api('PUT', `/v1/webhooks/${created.id}`, { rotate_secret: true });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(await sealed()).toBe(rotated.body.data.secret);
+    expect((await w.api('GET', `/v1/webhooks/${created.id}`)).body.data).not.toHaveProperty('secret');
+    expect((await w.api('PUT', `/v1/webhooks/${created.id}`, { rotate_secret: 'yes' })).status).toBe(400);
+  });
+
   it('at most 100 subscriptions per workspace (422)', async () => {
     const w = await app.workspace();
     await app.db.prisma.webhookSubscription.createMany({

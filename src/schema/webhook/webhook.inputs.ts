@@ -47,7 +47,13 @@ const fields = {
 };
 
 export const webhookCreateInput = z.object(fields);
-export const webhookUpdateInput = z.object(fields).partial();
+// The secret is chosen once, at creation. An update ignores a `secret` in its body like any other
+// read-only field, so a body replayed from a create or copied between tools cannot swap the key
+// receivers verify with; `rotate_secret: true` asks for a new generated one instead.
+const { secret: _createOnly, ...updatable } = fields;
+export const webhookUpdateInput = z.object(updatable).partial().extend({
+  rotate_secret: z.boolean().optional().meta({ description: 'true: replace the signing secret with a new generated one, returned once in this answer' }),
+});
 export type WebhookCreateInput = z.output<typeof webhookCreateInput>;
 export type WebhookUpdateInput = z.output<typeof webhookUpdateInput>;
 

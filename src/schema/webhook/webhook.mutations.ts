@@ -75,17 +75,18 @@ builder.mutationFields((t) => ({
       const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
       const url = input.url === undefined ? undefined : await validateWebhookUrl(input.url, ctx.webhooks.policy);
       const reactivated = input.active === true && !sub.active;
+      const secret = input.rotate_secret ? generateWebhookSecret() : undefined;
       const row = await ctx.prisma.webhookSubscription.update({
         where: { id: sub.id },
         data: {
           ...settings(input),
           url,
           active: input.active,
-          secretEncrypted: input.secret ? ctx.webhooks.box.seal(input.secret) : undefined,
+          secretEncrypted: secret ? ctx.webhooks.box.seal(secret) : undefined,
           ...(reactivated ? { consecutiveFailures: 0, disabledAt: null } : {}),
         },
       });
-      return withSecret(row, input.secret) as WithSecret;
+      return withSecret(row, secret) as WithSecret;
     },
   }),
   deleteWebhook: t.field({
