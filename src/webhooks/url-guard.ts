@@ -15,10 +15,21 @@ export interface UrlPolicy {
 
 const defaultResolve = async (hostname: string) => (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
-/** ipaddr.js names every special range; only plain public unicast is allowed. */
+/** Global unicast IPv6 (RFC 4291 §2.4): everything IANA has ever allocated for public use. */
+const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
+
+/**
+ * ipaddr.js names every special range (and unwraps IPv4-mapped IPv6); only plain public unicast
+ * is allowed. ipaddr.js calls "unicast" whatever it has no name for, which for IPv6 includes the
+ * deprecated IPv4-compatible form (`::127.0.0.1`, i.e. `::7f00:1`) and unallocated space, so
+ * IPv6 must also lie in 2000::/3. NAT64 (64:ff9b::/96, 64:ff9b:1::/48), 6to4 and Teredo are
+ * named ranges and refused: they lead to an IPv4 address through a translator.
+ */
 export function isPublicAddress(ip: string): boolean {
   if (!ipaddr.isValid(ip)) return false;
-  return ipaddr.process(ip).range() === 'unicast';
+  const addr = ipaddr.process(ip);
+  if (addr.range() !== 'unicast') return false;
+  return addr instanceof ipaddr.IPv4 || addr.match(GLOBAL_UNICAST_V6);
 }
 
 export class BlockedAddressError extends Error {
