@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Child } from '../helpers/processes.ts';
 import { startPrivatePostgres, type PrivatePostgres } from '../helpers/private-postgres.ts';
 import { receiver, until, type Receiver } from '../helpers/receiver.ts';
+import { printSummary } from '../helpers/reliability-summary.ts';
 import { seedWorkspace, startApi, startWorker, type ServiceProcess } from '../helpers/service-process.ts';
 
 const KILLS = 5;
@@ -73,7 +74,14 @@ describe('delivery worker SIGKILLed five times during 200 events', () => {
       expect(contactOf.get(h.json.id) ?? h.json.data.contact.id).toBe(h.json.data.contact.id);
       contactOf.set(h.json.id, h.json.data.contact.id);
     }
-    console.log(`worker kills: ${KILLS} SIGKILLs, ${produced.length} events produced, ${delivered().size} delivered (${rc.hits.length - delivered().size} repeats)`);
+    printSummary('worker-kill', {
+      faults: KILLS,
+      faultKind: 'delivery worker SIGKILLed mid-sending, a new one started each time',
+      produced: produced.length,
+      delivered: delivered().size,
+      duplicates: rc.hits.length - delivered().size,
+      details: `${rc.hits.length} requests, every repeat with its event id and contact; delivered ids = produced ids`,
+    });
     await last.stop();
   });
 });
