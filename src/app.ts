@@ -17,7 +17,7 @@ import { dashboardPages } from './http/dashboard.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
 import { apiDocs, openApiDocument } from './http/docs.ts';
 import { sendFailure } from './http/failure.ts';
-import { createGraphqlHandler } from './http/graphql.ts';
+import { asJsonForYoga, createGraphqlHandler } from './http/graphql.ts';
 import { DEFAULT_GRAPHQL_LIMITS } from './http/graphql-limits.ts';
 import { redirectPlainHttp } from './http/https.ts';
 import { idempotency } from './http/idempotency.ts';
@@ -101,6 +101,7 @@ export function buildApp(deps: AppDeps) {
     requireJson,
     parseJson,
     bodyErrors,
+    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : asJsonForYoga(req, res, next)),
     (req: Request, res: Response) => yoga(req, res),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.

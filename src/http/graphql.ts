@@ -7,6 +7,7 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Caller } from '../auth/authenticate.ts';
 import { AppError, internalError, toGraphQLError } from '../errors.ts';
+import { sendFailure } from './failure.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
 import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
@@ -52,6 +53,48 @@ const warningsPlugin: Plugin<Context> = {
     },
   }),
 };
+
+/** What yoga can answer a GraphQL request with. */
+const ANSWER_TYPES = ['application/graphql-response+json', 'application/json', 'multipart/mixed', 'text/event-stream'];
+
+/**
+ * Requests yoga would fail in ways this service otherwise does not (all found by the security
+ * fuzz tests), made into the answers the rest of the API gives:
+ * - an Accept naming none of the types yoga produces (`application/xml`, or `text/html` on a POST)
+ *   is an empty 406 from yoga: like REST, which answers JSON whatever Accept says, it is answered
+ *   as if it accepted `application/json`;
+ * - a JSON body sent as `application/*+json` (admitted and parsed by requireJson and parseJson) is
+ *   an empty 415 from yoga: yoga is told it is `application/json`, which it is;
+ * - on GET, `variables` or `extensions` that are not JSON (or given twice, which yoga joins with a
+ *   comma) make yoga's JSON.parse throw: an internal_error, logged as a server failure. Like a
+ *   POST body that is not JSON, they are a 400 malformed_request.
+ * The error answers have the GraphQL error shape with a code, as every /graphql error does.
+ */
+export function asJsonForYoga(req: Request, res: Response, next: () => void): void {
+  const q = req.originalUrl.indexOf('?');
+  if (req.method === 'GET' && q >= 0) {
+    const params = new URLSearchParams(req.originalUrl.slice(q + 1));
+    for (const name of ['variables', 'extensions']) {
+      const values = params.getAll(name);
+      if (values.length === 0 || (values.length === 1 && values[0] === '')) continue;
+      if (values.length > 1 || !isJson(values[0])) {
+        return sendFailure(req, res, new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`));
+      }
+    }
+  }
+  if (!req.accepts(ANSWER_TYPES)) req.headers.accept = 'application/json';
+  if (req.is('application/*+json')) req.headers['content-type'] = 'application/json';
+  next();
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 export function createGraphqlHandler(opts: {
   schema: GraphQLSchema;

@@ -3,12 +3,13 @@
 // GraphQL field, which resource an id names and what a valid input looks like. The tables are
 // checked for completeness against the route table and the schema, so a new route or field
 // fails these tests until it is classified here.
-import { getNamedType, isObjectType, Kind, type GraphQLField, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, isObjectType, isScalarType, Kind, type GraphQLField, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
 import { expect } from 'vitest';
 import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
 import { loadOperations } from '../../src/rest/operations.ts';
 import { routes, type RestRoute } from '../../src/rest/routes.ts';
 import { schema } from '../../src/schema/index.ts';
+import { revokeApiKey } from '../../src/admin/workspaces.ts';
 import { client, gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from '../helpers/app.ts';
 import { receiver, type Receiver } from '../helpers/receiver.ts';
 
@@ -171,6 +172,18 @@ function idSelection(type: unknown): string {
   return isObjectType(type) && type.getFields().id ? ' id' : '';
 }
 
+/** Every subscription field of the schema. */
+export const subscriptionFields = () => Object.values(schema.getSubscriptionType()!.getFields()) as GraphQLField<unknown, unknown>[];
+
+/** The scalar fields of what a subscription field reports (`id`, and `data`, which holds the changed record). */
+export function subscriptionSelection(field: GraphQLField<unknown, unknown>): string {
+  const type = getNamedType(field.type) as GraphQLObjectType;
+  return Object.values(type.getFields())
+    .filter((f) => isScalarType(getNamedType(f.type)) && !f.args.length)
+    .map((f) => f.name)
+    .join(' ');
+}
+
 /** A GraphQL document for a root field with its arguments as variables. */
 export function documentFor(f: RootField): string {
   const defs = f.field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
@@ -318,6 +331,14 @@ export interface FuzzSetup {
   graphql: { workspace: TestWorkspace; space: Space };
 }
 
+/** A revoked and an expired key of `workspace`: well-formed and once valid, never accepted. */
+export async function deadKeys(app: TestApp, workspace: TestWorkspace): Promise<{ revoked: string; expired: string }> {
+  const revoked = await workspace.addKey({ name: 'revoked' });
+  await revokeApiKey(app.db.prisma, revoked.id);
+  const expired = await workspace.addKey({ name: 'expired', expiresAt: new Date(Date.now() - 60_000).toISOString() });
+  return { revoked: revoked.key, expired: expired.key };
+}
+
 /** The ids of `target` that `caller` must never reach (a sandbox shares its account's users). */
 export function foreignIds(caller: Space, target: Space): string[] {
   const reachable = Object.entries(target.ids).filter(([kind]) => kind !== 'user' || caller.accountId !== target.accountId);
@@ -330,13 +351,13 @@ export const crossable = (kinds: IdKind[], caller: Space, target: Space) => !(ki
 /** Another client of the app with a key. */
 export const apiOf = (world: World, key: string) => client(world.app.base, key);
 
-/** Every row that belongs to a workspace, as text: the same before and after means nothing there changed. */
 /** Columns the delivery worker writes as it fans out and records attempts. */
 const WORKER_COLUMNS: Record<string, string[]> = {
   events: ['dispatched_at'],
   webhook_subscriptions: ['consecutive_failures', 'disabled_at', 'updated_at'],
 };
 
+/** Every row that belongs to a workspace, as text: the same before and after means nothing there changed. */
 export async function snapshot(world: World, workspaceId: string): Promise<string[]> {
   const prisma = world.app.db.prisma;
   const columns = await prisma.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
@@ -350,9 +371,19 @@ export async function snapshot(world: World, workspaceId: string): Promise<strin
     rows.push(...result.map((r) => r.row).sort());
   };
   await dump(`SELECT t::text AS row FROM workspaces t WHERE id = $1`);
+  // API keys (of a live workspace), all but last_used_at: using a key updates it.
+  await dump(`SELECT 'api_keys: ' || (to_jsonb(t) - 'last_used_at')::text AS row FROM api_keys t WHERE workspace_id = $1`);
+  await dump(`SELECT 'idempotency_keys: ' || t::text AS row FROM idempotency_keys t WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = $1)`);
+  // Deliveries that requests create: test sends, and redeliveries (a later row for an event and
+  // subscription that already have one). The first row of each is the delivery worker's fan-out,
+  // and attempts are the worker's too: on PostgreSQL another test file's worker may fan out and
+  // deliver these workspaces' events at any time, so those rows and columns are left out.
+  await dump(`
+    SELECT 'webhook_deliveries: ' || jsonb_build_object('id', id, 'subscription_id', subscription_id, 'event_id', event_id, 'event', event, 'test', test, 'created_at', created_at)::text AS row
+    FROM (SELECT d.*, row_number() OVER (PARTITION BY subscription_id, event_id ORDER BY created_at, id) AS n FROM webhook_deliveries d WHERE workspace_id = $1) t
+    WHERE test OR (event_id IS NOT NULL AND n > 1)`);
   for (const [table, cols] of [...tables].sort()) {
-    // Bookkeeping that using a key changes, not data; deliveries are the delivery worker's (on
-    // PostgreSQL, another test file's worker may deliver these workspaces' events meanwhile).
+    // Dumped above, with the columns and rows that only the app's own bookkeeping and workers change left out.
     if (table === 'api_keys' || table === 'idempotency_keys' || table === 'webhook_deliveries') continue;
     const workerColumns = WORKER_COLUMNS[table];
     const row = workerColumns ? `(to_jsonb(t) - ARRAY[${workerColumns.map((c) => `'${c}'`).join(', ')}])::text` : 't::text';

@@ -1,13 +1,29 @@
 // Property-based fuzzing of every REST route (from the route table) with hostile bodies, query
 // strings, path parameters and headers: never a 5xx, always the envelope, never a stack trace,
-// SQL or database text, and Object.prototype stays clean in the server (it runs in this process).
+// SQL or database text anywhere in an answer (body or headers), nothing logged as a server error,
+// and Object.prototype stays clean in the server (it runs in this process). Hostile Authorization
+// headers on every route: always a 401 in the envelope.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { requestSchema } from '../../src/rest/openapi/request.ts';
-import { rawRequest, expectRestEnvelope, FUZZ_SEED, hostileBody, hostileHeaders, hostileId, hostileQuery, prototypeState } from './hostile.ts';
-import { ROUTES, VALID_INPUT, type FuzzSetup, type Space } from './fixtures.ts';
+import {
+  expectRestEnvelope,
+  freshLoopback,
+  FUZZ_SEED,
+  hostileAuthorization,
+  hostileAuthorizations,
+  hostileBody,
+  hostileHeaders,
+  hostileId,
+  hostileQuery,
+  prototypeState,
+  rawRequest,
+} from './hostile.ts';
+import { deadKeys, ROUTES, VALID_INPUT, type FuzzSetup, type Space } from './fixtures.ts';
 
 const RUNS_PER_ROUTE = 15;
+/** Generated Authorization values, on top of one fixed hostile value per route. */
+const RUNS_OF_AUTHORIZATION = 20;
 
 /** Property names of a route's body schema, so single fields get hostile values too. */
 function bodyFields(route: (typeof ROUTES)[number]['route']): string[] {
@@ -55,17 +71,51 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
             const sendBody = r.route.method === 'POST' || r.route.method === 'PUT' || withBody;
             const res = await rawRequest(app.base, r.route.method, path, { ...headers, authorization: `Bearer ${keys[i]}` }, sendBody ? body : undefined);
             runs++;
-            expectRestEnvelope(res.status, res.text, `${r.route.method} ${path.slice(0, 300)} [${res.status}] ${res.text.slice(0, 500)} ${serverErrors.splice(0).join('\n')}`);
+            const logged = serverErrors.splice(0);
+            const what = `${r.route.method} ${path.slice(0, 300)} [${res.status}] ${res.text.slice(0, 500)} ${logged.join('\n')}`;
+            expectRestEnvelope(res, what);
+            expect(logged, `${what}: the server logged an error`).toEqual([]);
           }),
           { seed: FUZZ_SEED + i, numRuns: RUNS_PER_ROUTE },
         );
       });
     }
 
-    it('left Object.prototype and Array.prototype as they were', () => {
+    let authRuns = 0;
+    it(`every route answers hostile Authorization headers with a 401 in the envelope (${RUNS_OF_AUTHORIZATION} generated, seed ${FUZZ_SEED})`, async () => {
+      const setup = setupOf();
+      const fixed = hostileAuthorizations(setup.rest.workspace.key, await deadKeys(setup.app, setup.graphql.workspace));
+      // Refused requests draw from a per-IP budget (100 a minute): these come from an address of their own.
+      const from = await freshLoopback(app.base, 0);
+      const send = async (r: (typeof ROUTES)[number], [label, authorization]: [string, string]) => {
+        const path = '/v1' + r.route.path.replace(/:(\w+)/g, (_m, name: string) => space.ids[r.params[name]]);
+        const body = r.route.method === 'POST' || r.route.method === 'PUT' ? JSON.stringify(VALID_INPUT[r.field]?.(space) ?? {}) : undefined;
+        const res = await rawRequest(app.base, r.route.method, path, { authorization, 'content-type': 'application/json', accept: 'application/json' }, body, { localAddress: from });
+        authRuns++;
+        const logged = serverErrors.splice(0);
+        const what = `${label} (${authorization.slice(0, 80)}): ${r.route.method} ${path} [${res.status}] ${res.text.slice(0, 300)} ${logged.join('\n')}`;
+        const answer = expectRestEnvelope(res, what);
+        // Without an address of its own (not Linux), a shared Redis bucket may already be spent.
+        if (from || res.status !== 429) {
+          expect(res.status, what).toBe(401);
+          expect(answer.error.code, what).toBe('unauthorized');
+        }
+        expect(logged, `${what}: the server logged an error`).toEqual([]);
+      };
+      // Each fixed value on a route of its own, round the route table: every route sees some.
+      for (const [i, r] of ROUTES.entries()) await send(r, fixed[i % fixed.length]);
+      for (const value of fixed.slice(ROUTES.length)) await send(ROUTES[0], value);
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: ROUTES.length - 1 }), hostileAuthorization(fixed), async (i, value) => send(ROUTES[i], value)),
+        { seed: FUZZ_SEED, numRuns: RUNS_OF_AUTHORIZATION },
+      );
+    });
+
+    it('left Object.prototype and Array.prototype as they were, and logged no server error', () => {
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(prototypeState()).toEqual(protoBefore);
-      console.log(`REST fuzzing: ${runs} requests over ${ROUTES.length} routes (seed ${FUZZ_SEED})`);
+      expect(serverErrors).toEqual([]);
+      console.log(`REST fuzzing: ${runs} hostile requests over ${ROUTES.length} routes, ${authRuns} with hostile Authorization headers (seed ${FUZZ_SEED})`);
     });
   });
 }

@@ -1,10 +1,12 @@
 // Scope matrix, enumerated from the route table and the schema: a read-only key gets 403 from
 // every write and changes nothing; a custom key without a resource's permission gets 403 from
-// every route, root field and nested field that returns or changes that resource.
+// every route, root field and nested field that returns or changes that resource, and every
+// subscription field refuses it or sends it none of that resource's events.
 import { getNamedType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
 import { schema } from '../../src/schema/index.ts';
+import { EMITTED_EVENTS } from '../../src/webhooks/events.ts';
 import { subscribe } from '../helpers/subscriptions.ts';
 import {
   apiOf,
@@ -17,6 +19,8 @@ import {
   rootFields,
   ROUTES,
   snapshot,
+  subscriptionFields,
+  subscriptionSelection,
   variablesFor,
   type RootField,
   type World,
@@ -71,10 +75,12 @@ export function scopeTests(worldOf: () => World): void {
     it('a custom key without a resource gets 403 from every route and root field of that resource', async () => {
       const permissions = fieldPermissions();
       const fields = rootFields();
+      // Keys first: the snapshot holds the workspace's keys too.
+      const keys = await Promise.all(RESOURCES.map(keyWithout));
       const before = await snapshot(world, world.A.workspaceId);
       let denied = 0;
-      for (const resource of RESOURCES) {
-        const k = await keyWithout(resource);
+      for (const [n, resource] of RESOURCES.entries()) {
+        const k = keys[n];
         const api = apiOf(world, k);
         for (const r of ROUTES) {
           if (permissionOf(r.route)?.resource !== resource) continue;
@@ -196,14 +202,90 @@ export function scopeTests(worldOf: () => World): void {
       expect(checked).toBeGreaterThan(0);
     }, 120_000);
 
-    it('subscriptions need the read permission of what they report', async () => {
-      const k = await key('custom', ['tasks:read']);
-      for (const field of ['contactChanged', 'dealChanged']) {
-        const sub = subscribe(world.app.base, { authorization: `Bearer ${k}` }, `subscription { ${field} { id } }`);
-        await sub.ended;
-        expect(sub.errors.map((e) => e.extensions?.code), field).toContain('forbidden');
-        await sub.close();
+    /**
+     * The events each subscription field can report: a new field fails the test until it is
+     * classified here. Each event needs the read permission of the record it is about (EVENT_RESOURCE).
+     */
+    const SUBSCRIPTION_EVENTS: Record<string, readonly string[]> = {
+      events: EMITTED_EVENTS,
+      contactChanged: EMITTED_EVENTS.filter((e) => e.startsWith('contact.')),
+      dealChanged: EMITTED_EVENTS.filter((e) => e.startsWith('deal.')),
+    };
+    const EVENT_RESOURCE: Record<string, Resource> = { contact: 'contacts', deal: 'deals', task: 'tasks', activity: 'activities' };
+    const resourceOfEvent = (event: string) => {
+      const resource = EVENT_RESOURCE[event.split('.')[0]];
+      expect(resource, `say in EVENT_RESOURCE which read permission ${event} needs`).toBeDefined();
+      return resource;
+    };
+
+    it('every subscription field refuses a key without the read permission of what it reports, or sends it none of it', async () => {
+      const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+      const { A } = world;
+      /** An event of A as the bus carries it, naming A's records. */
+      const eventOf = (event: string) => {
+        const kind = event.split('.')[0] as 'contact' | 'deal' | 'task' | 'activity';
+        return {
+          id: `evt_scope_${Math.random().toString(36).slice(2)}`,
+          event,
+          timestamp: new Date().toISOString(),
+          workspaceId: A.workspaceId,
+          entityType: kind,
+          entityId: A.ids[kind],
+          data: { [kind]: { id: A.ids[kind], pipeline_id: A.ids.pipeline } },
+        };
+      };
+      let refused = 0;
+      let silent = 0;
+      for (const field of subscriptionFields()) {
+        const events = SUBSCRIPTION_EVENTS[field.name];
+        expect(events, `say in SUBSCRIPTION_EVENTS which events subscription ${field.name} reports`).toBeDefined();
+        const resources = [...new Set(events.map(resourceOfEvent))];
+        for (const resource of resources) {
+          const denied = events.filter((e) => resourceOfEvent(e) === resource);
+          const allowed = events.filter((e) => resourceOfEvent(e) !== resource);
+          const what = `${field.name} without ${resource}:read`;
+          const sub = subscribe(world.app.base, { authorization: `Bearer ${await keyWithout(resource)}` }, `subscription { ${field.name} { ${subscriptionSelection(field)} } }`);
+          try {
+            if (allowed.length) {
+              // It reports other resources too: once it listens (an allowed event arrives), the
+              // denied events are published, then an allowed one that must come after them.
+              const listening = await sub.ready(world.app.bus, eventOf(allowed[0])).then(
+                () => true,
+                () => false,
+              );
+              if (!listening) {
+                expect(sub.errors.map((e) => e?.extensions?.code), `${what}: ${JSON.stringify(sub.errors)}`).toContain('forbidden');
+                refused++;
+                continue;
+              }
+              const published = denied.map(eventOf);
+              for (const e of published) await world.app.bus.publish(e);
+              const sentinel = eventOf(allowed[0]);
+              await world.app.bus.publish(sentinel);
+              await sub.waitFor((d) => JSON.stringify(d).includes(sentinel.id));
+              const got = JSON.stringify(sub.received);
+              expect(published.filter((e) => got.includes(e.id)).map((e) => e.event), `${what}: received`).toEqual([]);
+              silent++;
+            } else {
+              // It reports only this resource: refused, or (if it ever listens) sent nothing.
+              await Promise.race([sub.ended, sleep(2_000)]);
+              if (sub.errors.length) {
+                expect(sub.errors.map((e) => e?.extensions?.code), `${what}: ${JSON.stringify(sub.errors)}`).toContain('forbidden');
+                refused++;
+                continue;
+              }
+              for (const until = Date.now() + 500; Date.now() < until; await sleep(25)) for (const e of denied) await world.app.bus.publish(eventOf(e));
+              await sleep(100);
+              expect(sub.received, `${what}: received`).toEqual([]);
+              silent++;
+            }
+          } finally {
+            await sub.close();
+          }
+        }
       }
-    });
+      console.log(`scopes, subscriptions: ${refused + silent} field × resource checks (${refused} refused, ${silent} listening but sent none of the resource's events)`);
+      expect(refused + silent).toBeGreaterThan(0);
+    }, 60_000);
   });
 }

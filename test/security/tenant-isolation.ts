@@ -1,9 +1,10 @@
 // A key of one workspace (or environment) addressing another's records gets 404 or no data and
 // changes nothing there: every REST route, every GraphQL query, mutation and subscription,
-// enumerated from the route table and the schema.
-import { getNamedType, isScalarType } from 'graphql';
+// enumerated from the route table and the schema. The other tenant's id goes in the path (or
+// argument) both with a body naming its records and with the caller's own valid body, so a 404
+// caused by the body's references cannot hide a path lookup that is not scoped to the caller.
+import { getNamedType, type GraphQLField } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { schema } from '../../src/schema/index.ts';
 import { startEventFeed } from '../../src/webhooks/event-feed.ts';
 import { subscribe } from '../helpers/subscriptions.ts';
 import {
@@ -16,12 +17,53 @@ import {
   rootFields,
   ROUTES,
   snapshot,
+  subscriptionFields,
+  subscriptionSelection,
   variablesFor,
+  VALID_INPUT,
+  type IdKind,
   type Space,
   type World,
 } from './fixtures.ts';
 
 let world: World;
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A change each subscription field reports (`mark` makes it recognisable), and the event name of its readiness probe. */
+const TRIGGER: Record<string, { probe: string; entity: 'contact' | 'deal'; change: (s: Space, mark: string) => Promise<{ status: number }> }> = {
+  events: { probe: 'contact.updated', entity: 'contact', change: (s, mark) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: mark }) },
+  contactChanged: { probe: 'contact.updated', entity: 'contact', change: (s, mark) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: mark }) },
+  dealChanged: { probe: 'deal.updated', entity: 'deal', change: (s, mark) => s.api('PUT', `/v1/deals/${s.ids.deal}`, { title: mark }) },
+};
+
+/** The kind of record each ID argument of a subscription field names. */
+const SUBSCRIPTION_ID_ARGS: Record<string, IdKind> = {
+  'contactChanged.id': 'contact',
+  'dealChanged.pipelineId': 'pipeline',
+};
+/** Values for the other arguments of subscription fields: ones that let the trigger's events through. */
+const SUBSCRIPTION_OTHER_ARGS: Record<string, unknown> = {
+  'events.types': ['contact.updated', 'deal.updated'],
+};
+
+/** A subscription document with every argument of the field, and their values naming `target`'s records; fails on an unclassified argument. */
+function subscriptionWithArgs(field: GraphQLField<unknown, unknown>, target: Space): { query: string; variables: Record<string, unknown> } {
+  const variables: Record<string, unknown> = {};
+  for (const a of field.args) {
+    const key = `${field.name}.${a.name}`;
+    if (getNamedType(a.type).name === 'ID') {
+      expect(SUBSCRIPTION_ID_ARGS[key], `say in SUBSCRIPTION_ID_ARGS which kind of record ${key} names`).toBeDefined();
+      variables[a.name] = target.ids[SUBSCRIPTION_ID_ARGS[key]];
+    } else {
+      expect(SUBSCRIPTION_OTHER_ARGS, `give ${key} a value in SUBSCRIPTION_OTHER_ARGS`).toHaveProperty([key]);
+      variables[a.name] = SUBSCRIPTION_OTHER_ARGS[key];
+    }
+  }
+  const defs = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
+  const args = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+  return { query: `subscription${defs ? `(${defs})` : ''} { ${field.name}${args ? `(${args})` : ''} { ${subscriptionSelection(field)} } }`, variables };
+}
 
 /** Caller → target: another workspace, and production ↔ sandbox of the same one. */
 const pairs = (): [Space, Space][] => [
@@ -53,8 +95,9 @@ export function tenantIsolationTests(worldOf: () => World): void {
       world = worldOf();
     });
 
-    it("REST: every route given another tenant's ids answers 404 and changes nothing there", async () => {
+    it("REST: every route given another tenant's ids answers 404 and changes nothing there, with its body or the caller's own", async () => {
       let checked = 0;
+      let ownBody = 0;
       for (const [caller, target] of pairs()) {
         const before = await snapshot(world, target.workspaceId);
         for (const r of ROUTES) {
@@ -65,15 +108,24 @@ export function tenantIsolationTests(worldOf: () => World): void {
           if (names.length > 1) for (const n of names) variants.push({ [n]: target.ids[r.params[n]] });
           for (const ids of variants) {
             const path = pathFor(r, caller, ids);
-            const res = await caller.api(r.route.method, path, bodyFor(r, target));
-            expect(res.status, `${caller.label} → ${target.label}: ${r.route.method} ${path}: ${res.text}`).toBe(404);
-            expect(res.body.error.code).toBe('not_found');
-            checked++;
+            // A body naming the target's records, then the caller's own valid one (its own stage,
+            // contact, user...): only the path's foreign id can make that one a 404.
+            const bodies: [string, Record<string, unknown> | undefined][] = [['target', bodyFor(r, target)]];
+            const own = bodyFor(r, caller);
+            if (own && JSON.stringify(own) !== JSON.stringify(bodies[0][1])) bodies.push(['own', own]);
+            for (const [whose, body] of bodies) {
+              const res = await caller.api(r.route.method, path, body);
+              const what = `${caller.label} → ${target.label}: ${r.route.method} ${path} with the ${whose} body ${JSON.stringify(body)}: ${res.text}`;
+              expect(res.status, what).toBe(404);
+              expect(res.body.error.code, what).toBe('not_found');
+              checked++;
+              if (whose === 'own') ownBody++;
+            }
           }
         }
         expect(await snapshot(world, target.workspaceId), `${target.label} changed`).toEqual(before);
       }
-      console.log(`tenant isolation, REST ids: ${checked} route × tenant checks`);
+      console.log(`tenant isolation, REST ids: ${checked} route × tenant checks (${ownBody} of them with the caller's own valid body, where the target's names its records)`);
     }, 120_000);
 
     it("REST: lists and searches never show another tenant's records, whatever the filters", async () => {
@@ -113,70 +165,127 @@ export function tenantIsolationTests(worldOf: () => World): void {
       console.log(`tenant isolation, REST body references: ${checked} route × tenant checks`);
     });
 
-    it("GraphQL: every query and mutation given another tenant's ids answers not_found, and lists show nothing of it", async () => {
+    it("GraphQL: every query and mutation given another tenant's ids answers not_found, with its input or the caller's own, and lists show nothing of it", async () => {
       let checked = 0;
+      let ownInput = 0;
       const fields = rootFields();
       for (const [caller, target] of pairs()) {
         const before = await snapshot(world, target.workspaceId);
         for (const f of fields) {
           const kinds = Object.values(f.ids);
           if (DASHBOARD_ONLY.has(f.name) || !crossable(kinds, caller, target)) continue;
-          const variables = variablesFor(f, target);
-          if (f.field.args.some((a) => a.name === 'filter')) variables.filter = Object.fromEntries(new URLSearchParams(foreignFilters(target)));
-          if (f.field.args.some((a) => a.name === 'q')) variables.q = `${target.label} contact`;
-          const result = await world.gql(caller, documentFor(f), variables);
-          const what = `${caller.label} → ${target.label}: ${f.name} ${JSON.stringify(variables)}: ${JSON.stringify(result)}`;
-          if (kinds.length) {
-            expect(result.errors?.[0]?.extensions?.code, what).toBe('not_found');
-            expect(result.data?.[f.name] ?? null, what).toBeNull();
-          } else if (result.errors?.length) {
-            expect(['not_found', 'unprocessable_entity'], what).toContain(result.errors[0].extensions?.code);
+          // The target's ids and input; then the target's ids with the caller's own valid input;
+          // then, for several ids, each one alone foreign beside the caller's own others and input.
+          const variants: [string, Record<string, unknown>][] = [['target', variablesFor(f, target)]];
+          const idArgs = Object.keys(f.ids);
+          if (idArgs.length && f.field.args.some((a) => a.name === 'input') && VALID_INPUT[f.name]) variants.push(['own', variablesFor(f, target, caller)]);
+          if (idArgs.length > 1) for (const arg of idArgs) variants.push(['own', { ...variablesFor(f, caller), [arg]: target.ids[f.ids[arg]] }]);
+          for (const [whose, variables] of variants) {
+            if (f.field.args.some((a) => a.name === 'filter')) variables.filter = Object.fromEntries(new URLSearchParams(foreignFilters(target)));
+            if (f.field.args.some((a) => a.name === 'q')) variables.q = `${target.label} contact`;
+            const result = await world.gql(caller, documentFor(f), variables);
+            const what = `${caller.label} → ${target.label}: ${f.name} with the ${whose} input ${JSON.stringify(variables)}: ${JSON.stringify(result)}`;
+            if (kinds.length) {
+              expect(result.errors?.[0]?.extensions?.code, what).toBe('not_found');
+              expect(result.data?.[f.name] ?? null, what).toBeNull();
+            } else if (result.errors?.length) {
+              expect(['not_found', 'unprocessable_entity'], what).toContain(result.errors[0].extensions?.code);
+            }
+            expect(leaks(JSON.stringify(result.data ?? null), caller, target), what).toEqual([]);
+            checked++;
+            if (whose === 'own') ownInput++;
           }
-          expect(leaks(JSON.stringify(result.data ?? null), caller, target), what).toEqual([]);
-          checked++;
         }
         expect(await snapshot(world, target.workspaceId), `${target.label} changed`).toEqual(before);
       }
-      console.log(`tenant isolation, GraphQL: ${checked} field × tenant checks`);
+      console.log(`tenant isolation, GraphQL: ${checked} field × tenant checks (${ownInput} of them with the target's ids and the caller's own valid input)`);
     }, 120_000);
 
     it("GraphQL subscriptions: a key receives only its own tenant's events", async () => {
-      /** A change that each subscription field reports, and the event name of its readiness probe. */
-      const TRIGGER: Record<string, { probe: string; entity: 'contact' | 'deal'; change: (s: Space, n: number) => Promise<unknown> }> = {
-        events: { probe: 'contact.updated', entity: 'contact', change: (s, n) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: `Events ${n}` }) },
-        contactChanged: { probe: 'contact.updated', entity: 'contact', change: (s, n) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: `Changed ${n}` }) },
-        dealChanged: { probe: 'deal.updated', entity: 'deal', change: (s, n) => s.api('PUT', `/v1/deals/${s.ids.deal}`, { title: `Changed ${n}` }) },
-      };
       const spaces = [world.A, world.sandboxA, world.B];
       const feed = startEventFeed({ prisma: world.app.db.prisma, bus: world.app.bus, intervalMs: 20 });
       let checked = 0;
-      for (const field of Object.values(schema.getSubscriptionType()!.getFields())) {
-        const trigger = TRIGGER[field.name];
-        expect(trigger, `say in TRIGGER which change subscription ${field.name} reports`).toBeDefined();
-        const type = getNamedType(field.type) as import('graphql').GraphQLObjectType;
-        const scalars = Object.values(type.getFields()).filter((f) => isScalarType(getNamedType(f.type)) && !f.args.length).map((f) => f.name);
-        const subs = spaces.map((s) => subscribe(world.app.base, { authorization: `Bearer ${s.key}` }, `subscription { ${field.name} { ${scalars.join(' ')} } }`));
-        try {
-          await Promise.all(
-            subs.map((sub, i) => sub.ready(world.app.bus, { event: trigger.probe, workspaceId: spaces[i].workspaceId, entityType: trigger.entity, entityId: spaces[i].ids[trigger.entity], data: {} })),
-          );
-          // One change per tenant; each waits until its own subscriber has it, so a misrouted copy would arrive before the next.
-          for (const [i, s] of spaces.entries()) {
-            const res = (await trigger.change(s, checked)) as { status: number };
-            expect(res.status).toBe(200);
-            await subs[i].waitFor((d) => JSON.stringify(d).includes(s.ids[trigger.entity]));
+      try {
+        for (const field of subscriptionFields()) {
+          const trigger = TRIGGER[field.name];
+          expect(trigger, `say in TRIGGER which change subscription ${field.name} reports`).toBeDefined();
+          const subs = spaces.map((s) => subscribe(world.app.base, { authorization: `Bearer ${s.key}` }, `subscription { ${field.name} { ${subscriptionSelection(field)} } }`));
+          try {
+            await Promise.all(
+              subs.map((sub, i) => sub.ready(world.app.bus, { event: trigger.probe, workspaceId: spaces[i].workspaceId, entityType: trigger.entity, entityId: spaces[i].ids[trigger.entity], data: {} })),
+            );
+            // One change per tenant; each waits until its own subscriber has it, so a misrouted copy would arrive before the next.
+            for (const [i, s] of spaces.entries()) {
+              const mark = `Own ${field.name} ${s.label} ${Date.now()}`;
+              expect((await trigger.change(s, mark)).status).toBe(200);
+              await subs[i].waitFor((d) => JSON.stringify(d).includes(mark));
+            }
+            for (const [i, s] of spaces.entries()) {
+              const text = JSON.stringify(subs[i].received);
+              for (const other of spaces.filter((o) => o !== s)) expect(leaks(text, s, other), `${s.label} received ${other.label}'s ${field.name}`).toEqual([]);
+              checked++;
+            }
+          } finally {
+            await Promise.all(subs.map((sub) => sub.close()));
           }
-          for (const [i, s] of spaces.entries()) {
-            const text = JSON.stringify(subs[i].received);
-            for (const other of spaces.filter((o) => o !== s)) expect(leaks(text, s, other), `${s.label} received ${other.label}'s ${field.name}`).toEqual([]);
-            checked++;
-          }
-        } finally {
-          await Promise.all(subs.map((sub) => sub.close()));
         }
+      } finally {
+        await feed.stop();
       }
-      await feed.stop();
       console.log(`tenant isolation, subscriptions: ${checked} field × tenant checks`);
+    }, 120_000);
+
+    it("GraphQL subscriptions given another tenant's ids in their arguments receive nothing of its changes", async () => {
+      const feed = startEventFeed({ prisma: world.app.db.prisma, bus: world.app.bus, intervalMs: 20 });
+      let checked = 0;
+      let refused = 0;
+      try {
+        for (const field of subscriptionFields()) {
+          const trigger = TRIGGER[field.name];
+          expect(trigger, `say in TRIGGER which change subscription ${field.name} reports`).toBeDefined();
+          for (const [caller, target] of pairs()) {
+            // Every argument names the target's records (its contact, its pipeline, ...).
+            const { query, variables } = subscriptionWithArgs(field, target);
+            const what = `${caller.label} → ${target.label}: ${query} ${JSON.stringify(variables)}`;
+            const mine = subscribe(world.app.base, { authorization: `Bearer ${caller.key}` }, query, variables);
+            // The target subscribes alike: once it has the change, a misrouted copy would have been sent too.
+            const theirs = subscribe(world.app.base, { authorization: `Bearer ${target.key}` }, query, variables);
+            // Readiness probes name the target's records so that they pass the arguments' filters;
+            // each goes to the subscriber's own workspace.
+            const probe = (workspaceId: string) => ({
+              event: trigger.probe,
+              workspaceId,
+              entityType: trigger.entity,
+              entityId: target.ids[trigger.entity],
+              data: { contact: { id: target.ids.contact }, deal: { id: target.ids.deal, pipeline_id: target.ids.pipeline } },
+            });
+            try {
+              const listening = await mine.ready(world.app.bus, probe(caller.workspaceId)).then(
+                () => true,
+                (err) => {
+                  // Refusing such a subscription is fine too, with a coded error that is not internal.
+                  if (!mine.errors.length) throw err;
+                  for (const e of mine.errors) expect(e?.extensions?.code ?? e?.code, `${what}: ${JSON.stringify(mine.errors)}`).not.toBe('internal_error');
+                  return false;
+                },
+              );
+              if (!listening) refused++;
+              await theirs.ready(world.app.bus, probe(target.workspaceId));
+              const mark = `Foreign ${field.name} ${target.label} ${Date.now()}`;
+              expect((await trigger.change(target, mark)).status).toBe(200);
+              await theirs.waitFor((d) => JSON.stringify(d).includes(mark));
+              await sleep(50);
+              expect(mine.received, `${what}: received the target's change`).toEqual([]);
+              checked++;
+            } finally {
+              await Promise.all([mine.close(), theirs.close()]);
+            }
+          }
+        }
+      } finally {
+        await feed.stop();
+      }
+      console.log(`tenant isolation, subscriptions with foreign arguments: ${checked} field × tenant checks (${refused} refused outright)`);
     }, 120_000);
   });
 }
