@@ -1,5 +1,6 @@
 // The pipeline board in two browser contexts: a deal dragged in one moves in the other without a
-// reload (dealChanged subscription); the keyboard alternative, won/lost, and the contact pages.
+// reload (dealChanged subscription); the keyboard alternative, won and lost (seen live in the other
+// browser), and the contact pages.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEventFeed, type EventFeed } from '../../src/webhooks/event-feed.ts';
@@ -90,6 +91,19 @@ describe('pipeline board', () => {
 
     await ws.api('POST', '/v1/deals', { title: 'Arrived live', value: 1, pipeline_id: pipelineId });
     await expect.poll(() => card(watcher, 'Arrived live').count()).toBe(1);
+  });
+
+  it('marks a deal lost with a reason, which the other browser sees and the API stores', async () => {
+    await mover.getByRole('button', { name: 'Mark Cobol licence lost' }).click();
+    await mover.getByLabel('Why it was lost').fill('Went with a competitor');
+    await mover.getByRole('button', { name: 'Mark lost' }).click();
+    await expect.poll(() => card(watcher, 'Cobol licence').locator('.badge').textContent()).toBe('lost');
+    expect(await card(mover, 'Cobol licence').getByRole('button', { name: 'Mark Cobol licence lost' }).count()).toBe(0);
+    await screenshot(watcher, 'pipeline-closed');
+
+    const deals = await ws.api('GET', `/v1/deals?stage_id=${stages[1].id}`);
+    const lost = deals.body.data.find((d: { title: string }) => d.title === 'Cobol licence');
+    expect(lost).toMatchObject({ status: 'lost', lost_reason: 'Went with a competitor' });
   });
 });
 

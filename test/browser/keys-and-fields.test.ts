@@ -16,6 +16,8 @@ beforeAll(async () => {
   ws = await app.workspace();
   const { email } = await dashboardUser(app, ws);
   context = await newContext(browser, app.base);
+  // So that the Copy button can write (and the test read) the clipboard.
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
   page = await context.newPage();
   await signInThroughPage(page, email);
 });
@@ -48,18 +50,40 @@ describe('API keys page', () => {
     const key = (await shown.textContent())!;
     expect(key).toMatch(/^crm_live_/);
     await page.getByRole('button', { name: 'Copy' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: /clipboard|Ctrl\+C/ }).textContent()).toBe('Copied to the clipboard.');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     await screenshot(page, 'api-keys');
 
+    const beforeUse = Date.now();
     expect(await fetchWithKey(key, 'GET', '/v1/contacts')).toBe(200);
     expect(await fetchWithKey(key, 'GET', '/v1/deals')).toBe(200);
     expect(await fetchWithKey(key, 'POST', '/v1/contacts', { first_name: 'No', email: 'no@example.com' })).toBe(403);
 
+    const afterUse = Date.now();
+
     // Listed with its prefix, scope and use; the key itself appears nowhere after a reload.
-    await page.reload();
     const row = page.getByRole('row', { name: /Reporting/ });
+    const lastUsed = row.getByRole('cell').nth(4);
+    // Recording the use is best effort, after the answer: reload until it shows.
+    await expect
+      .poll(async () => {
+        await page.reload();
+        return lastUsed.textContent();
+      })
+      .not.toBe('Never');
     expect(await row.textContent()).toContain(key.slice(0, 12));
     expect(await row.textContent()).toContain('contacts:read, deals:write');
-    expect(await row.textContent()).not.toContain('Never');
+    // The time of the use, as the page formats times (to the minute).
+    const minutes = await page.evaluate(
+      ({ from, to }) => {
+        const format = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+        const out = new Set<string>();
+        for (let t = from - 60_000; t <= to + 60_000; t += 30_000) out.add(format.format(new Date(t)));
+        return [...out];
+      },
+      { from: beforeUse, to: afterUse },
+    );
+    expect(minutes).toContain(await lastUsed.textContent());
     expect(await page.content()).not.toContain(key);
 
     await row.getByRole('button', { name: 'Revoke' }).click();
@@ -79,6 +103,16 @@ describe('API keys page', () => {
     expect(await row.textContent()).toContain('2099');
     expect(await fetchWithKey(key, 'GET', '/v1/contacts')).toBe(200);
     expect(await fetchWithKey(key, 'POST', '/v1/contacts', { first_name: 'No', email: 'no@example.com' })).toBe(403);
+  });
+
+  it('creates a full-access key that can write', async () => {
+    await page.getByLabel('Name').fill('Integration');
+    await page.getByLabel('Full access').check();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'New key “Integration”' }).count()).toBe(1);
+    const key = (await page.getByTestId('new-api-key').textContent())!;
+    await expect.poll(() => page.getByRole('row', { name: /Integration/ }).textContent()).toContain('Full access');
+    expect(await fetchWithKey(key, 'POST', '/v1/contacts', { first_name: 'Yes', email: 'yes@example.com' })).toBe(201);
   });
 
   it('shows the server’s field errors', async () => {

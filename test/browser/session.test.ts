@@ -1,21 +1,52 @@
-// Sign-in, sign-out, the CSRF check, the workspace switch and the page's security headers, in Chromium.
-import type { Browser } from 'playwright-core';
+// Sign-in, sign-out, the CSRF check, the workspace switch and the page's security headers, in Chromium;
+// every page without a request to another host or page-level horizontal scrolling on a laptop, and
+// the keyboard alone from sign-in to a new API key.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/admin/workspaces.ts';
 import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { setPassword } from '../helpers/dashboard.ts';
+import { PASSWORD, setPassword } from '../helpers/dashboard.ts';
 import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 let ws: TestWorkspace;
 let email: string;
+let contactId: string;
+let webhookId: string;
 
 beforeAll(async () => {
   [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
   ws = await app.workspace();
   ({ email } = await dashboardUser(app, ws));
+  // Something on every page, with values as long as real ones, for the layout checks.
+  const contact = await ws.api('POST', '/v1/contacts', { first_name: 'Margaret', last_name: 'Hamilton-Whitfield', email: 'margaret.hamilton-whitfield@software-engineering.example.com', company: 'Draper Laboratory' });
+  contactId = contact.body.data.id;
+  const { body } = await ws.api('GET', '/v1/pipelines');
+  await ws.api('POST', '/v1/deals', { title: 'Apollo guidance computer software, flight 11 and the following missions', value: 1250000, pipeline_id: body.data[0].id, contact_id: contactId });
+  const hook = await ws.api('POST', '/v1/webhooks', { name: 'Warehouse', url: `http://127.0.0.1:9/crm/webhooks/receive/${'0123456789abcdef'.repeat(4)}?source=crm`, events: ['contact.created', 'deal.created', 'deal.stage_changed', 'deal.won', 'deal.lost'] });
+  webhookId = hook.body.data.id;
+  await ws.addCustomField('industry', 'select', ['software', 'aerospace', 'government']);
 });
+
+/** The page is no wider than the window: no page-level horizontal scrolling (the board scrolls inside its own box). */
+async function expectNoHorizontalScroll(page: Page, where: string): Promise<void> {
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  expect(scrollWidth, `${where}: ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(innerWidth);
+}
+
+/** Presses Tab (or Shift+Tab) until the focused element is `name`; at most `max` times. */
+async function tabTo(page: Page, name: string, { back = false, max = 20 } = {}): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    if (await page.evaluate((n) => document.activeElement?.textContent?.trim() === n, name)) return;
+  }
+  throw new Error(`${name} was not reached with ${back ? 'Shift+Tab' : 'Tab'}`);
+}
+
+const focusedIs = (page: Page, selector: string) => page.evaluate((sel) => document.activeElement === document.querySelector(sel), selector);
 
 afterAll(async () => {
   await browser?.close();
@@ -35,7 +66,8 @@ describe('dashboard session in the browser', () => {
 
     await signInThroughPage(page, email);
     expect(page.url()).toBe(`${app.base}/dashboard/pipeline`);
-    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sales Pipeline');
+    // "Pipeline" until the pipelines have loaded, then the default pipeline's name.
+    await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Sales Pipeline');
     const cookies = await context.cookies();
     const session = cookies.find((c) => c.name === 'crm_session')!;
     expect(session).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/' });
@@ -56,21 +88,71 @@ describe('dashboard session in the browser', () => {
     await context.close();
   });
 
-  it('renders every page without a script error or a Content-Security-Policy violation', async () => {
+  it('renders every page without a script error, a Content-Security-Policy violation, a request to another host, or horizontal scrolling at 1366×768', async () => {
     const context = await newContext(browser, app.base);
     const page = await context.newPage();
     const problems: string[] = [];
+    const requested: string[] = [];
     page.on('pageerror', (err) => problems.push(err.message));
     page.on('console', (m) => m.text().includes('Content Security Policy') && problems.push(m.text()));
+    page.on('request', (r) => requested.push(r.url()));
+    page.on('websocket', (w) => requested.push(w.url()));
     await signInThroughPage(page, email);
-    for (const [link, heading] of [['Contacts', 'Contacts'], ['API keys', 'API keys'], ['Webhooks', 'Webhooks'], ['Custom fields', 'Custom fields'], ['Pipeline', 'Sales Pipeline']]) {
+    // Each page once its data has arrived: the widest it gets.
+    for (const [link, heading, loaded] of [
+      ['Contacts', 'Contacts', page.getByRole('link', { name: 'Margaret Hamilton-Whitfield' })],
+      ['API keys', 'API keys', page.getByRole('cell', { name: 'test key', exact: true })],
+      ['Webhooks', 'Webhooks', page.getByRole('link', { name: 'Warehouse' })],
+      ['Custom fields', 'Custom fields', page.getByRole('cell', { name: 'industry', exact: true })],
+      ['Pipeline', 'Sales Pipeline', page.locator('li.card').first()],
+    ] as const) {
       await page.getByRole('link', { name: link, exact: true }).click();
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await loaded.waitFor();
+      await expectNoHorizontalScroll(page, link);
     }
-    await page.goto('/dashboard/no-such-page');
-    await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    for (const [url, heading, loaded] of [
+      [`/dashboard/contacts/${contactId}`, 'Margaret Hamilton-Whitfield', page.locator('ol.timeline li').first()],
+      [`/dashboard/webhooks/${webhookId}`, 'Warehouse', page.getByText('No deliveries yet.')],
+      [`/dashboard/webhooks/${webhookId}/edit`, 'Edit webhook', page.getByRole('button', { name: 'Save changes' })],
+      ['/dashboard/webhooks/new', 'New webhook', page.getByRole('button', { name: 'Create webhook' })],
+      ['/dashboard/no-such-page', 'Page not found', page.getByRole('heading', { name: 'Page not found' })],
+    ] as const) {
+      await page.goto(url);
+      await page.getByRole('heading', { level: 1, name: heading }).waitFor();
+      await loaded.waitFor();
+      await expectNoHorizontalScroll(page, url);
+    }
     expect(problems).toEqual([]);
+    // The app's own origin only (its WebSocket for live updates included), and nothing else.
+    const origin = new URL(app.base);
+    const elsewhere = requested.filter((u) => {
+      if (u.startsWith('data:')) return false;
+      const url = new URL(u);
+      return url.host !== origin.host || !['http:', 'ws:'].includes(url.protocol);
+    });
+    expect(requested.length).toBeGreaterThan(10);
+    expect(elsewhere).toEqual([]);
     await context.close();
+  });
+
+  it('builds a bundle that names no other host (only XML namespaces, placeholders and a library’s error text)', () => {
+    const dir = path.resolve('dist/dashboard');
+    const files = ['index.html', ...fs.readdirSync(path.join(dir, 'assets')).map((f) => `assets/${f}`)];
+    expect(files.some((f) => f.endsWith('.js'))).toBe(true);
+    const allowed = [
+      /^http:\/\/www\.w3\.org\//, // namespaces (svg, MathML, xhtml): identifiers, never fetched
+      /^https:\/\/([\w-]+\.)*example\.com(\/|$)/, // placeholders in form fields
+      /^https:\/\/github\.com\/preactjs\/preact-iso#locationprovider$/, // text of one of preact-iso's error messages
+    ];
+    const found: string[] = [];
+    for (const file of files) {
+      let text = fs.readFileSync(path.join(dir, file), 'utf8');
+      // A source map's embedded sources are only read by developer tools; its other fields count.
+      if (file.endsWith('.map')) text = JSON.stringify({ ...JSON.parse(text), sourcesContent: undefined });
+      for (const [url] of text.matchAll(/https?:\/\/[^\s"'`()<>\\]+/g)) if (!allowed.some((a) => a.test(url))) found.push(`${file}: ${url}`);
+    }
+    expect(found).toEqual([]);
   });
 
   it('refuses a state-changing request that carries the session cookie but no CSRF token', async () => {
@@ -84,7 +166,20 @@ describe('dashboard session in the browser', () => {
     expect(answer.status).toBe(403);
     expect(JSON.stringify(answer.body)).toContain('Missing or invalid CSRF token');
     const contacts = await ws.api('GET', '/v1/contacts');
-    expect(contacts.body.data).toEqual([]);
+    expect(contacts.body.data.map((c: { email: string }) => c.email)).not.toContain('eve@example.com');
+
+    // Sign-out is state-changing too: without the token the session is not ended.
+    const logout = await page.evaluate(async () => {
+      const r = await fetch('/dashboard/api/logout', { method: 'POST' });
+      return { status: r.status, body: await r.text() };
+    });
+    expect(logout.status).toBe(403);
+    expect(logout.body).toContain('Missing or invalid CSRF token');
+    expect(await page.evaluate(async () => (await fetch('/dashboard/api/session')).status)).toBe(200);
+    expect((await context.cookies()).find((c) => c.name === 'crm_session')).toBeDefined();
+    await page.reload();
+    await page.getByRole('link', { name: 'Contacts', exact: true }).click();
+    await page.getByRole('link', { name: 'Margaret Hamilton-Whitfield' }).waitFor();
     await context.close();
   });
 
@@ -110,6 +205,55 @@ describe('dashboard session in the browser', () => {
     await expect.poll(() => page.getByText('Sandbox: you are seeing').isVisible()).toBe(true);
     await expect.poll(() => page.getByText('No contacts yet.').isVisible()).toBe(true);
     await screenshot(page, 'sandbox-header');
+    await context.close();
+  });
+
+  it('works with the keyboard alone: signs in, goes to the API keys page, creates a key', async () => {
+    const context = await newContext(browser, app.base);
+    const page = await context.newPage();
+    await page.goto('/dashboard');
+    await page.getByLabel('Email').waitFor();
+    // The email field has the focus on arrival.
+    expect(await focusedIs(page, 'input[name="email"]')).toBe(true);
+    await page.keyboard.type(email);
+    await page.keyboard.press('Tab');
+    expect(await focusedIs(page, 'input[name="password"]')).toBe(true);
+    await page.keyboard.type(PASSWORD);
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Sales Pipeline' }).waitFor();
+
+    // Back from the page into the main navigation, then follow a link: focus moves to the new page.
+    await expect.poll(() => focusedIs(page, '#main')).toBe(true);
+    await tabTo(page, 'API keys', { back: true });
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    expect(page.url()).toBe(`${app.base}/dashboard/keys`);
+    await expect.poll(() => focusedIs(page, '#main')).toBe(true);
+
+    // Into the form: the name, then the scope radios (arrow keys), back to the name, Enter submits.
+    await page.keyboard.press('Tab');
+    expect(await focusedIs(page, 'input[name="name"]')).toBe(true);
+    await page.keyboard.type('Typed in');
+    await page.keyboard.press('Tab');
+    expect(await focusedIs(page, 'input[name="scope"][value="full"]')).toBe(true);
+    await page.keyboard.press('ArrowDown');
+    expect(await page.locator('input[name="scope"][value="read_only"]').isChecked()).toBe(true);
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    const key = (await page.getByTestId('new-api-key').textContent())!;
+    expect(key).toMatch(/^crm_live_/);
+    await expect.poll(() => page.getByRole('row', { name: /Typed in/ }).textContent()).toContain('Read only');
+    const used = await fetch(`${app.base}/v1/contacts`, { headers: { authorization: `Bearer ${key}` } });
+    expect(used.status).toBe(200);
+
+    // From the top of a loaded page, the first Tab is the skip link, which leads past the header.
+    await page.reload();
+    await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await focusedIs(page, 'input[name="name"]')).toBe(true);
     await context.close();
   });
 

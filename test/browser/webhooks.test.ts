@@ -12,6 +12,7 @@ let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
 let hook: Receiver;
+const nav = () => page.getByRole('navigation', { name: 'Main' });
 /** The receiver fails while this is set. */
 let failing = false;
 
@@ -41,12 +42,15 @@ describe('webhooks pages', () => {
     await page.getByLabel('Name', { exact: true }).fill('Orders');
     await page.getByLabel('URL', { exact: true }).fill(hook.url);
     await page.getByLabel('All deal events').check();
+    await page.getByLabel('contact.created', { exact: true }).check();
     await page.getByLabel('HTTP method').selectOption('PUT');
+    await page.getByLabel('Content type').selectOption('form');
     await page.getByRole('button', { name: 'Add header' }).click();
     await page.getByLabel('Header name').fill('X-Tenant');
     await page.getByLabel('Value', { exact: true }).fill('acme');
     await page.getByLabel('Timeout (seconds, 5–60)').fill('10');
     await page.getByLabel('Retries (0–10)').fill('0');
+    await page.getByLabel('Seconds between retries').fill('7, 20');
     await page.getByLabel('Turn off after this many failures in a row (1–1000)').fill('50');
     await page.getByLabel('Payload').selectOption('record');
     await screenshot(page, 'webhook-form');
@@ -64,14 +68,24 @@ describe('webhooks pages', () => {
     expect(listed.body.data[0]).toMatchObject({
       name: 'Orders',
       http_method: 'PUT',
+      content_type: 'form',
       headers: { 'X-Tenant': 'acme' },
       timeout_seconds: 10,
-      retry_policy: { max_retries: 0 },
+      retry_policy: { max_retries: 0, intervals_seconds: [7, 20] },
       auto_disable_after: 50,
       payload_format: 'record',
       active: true,
     });
     expect(listed.body.data[0].events).toContain('deal.stage_changed');
+    expect(listed.body.data[0].events).toContain('contact.created');
+    expect(listed.body.data[0].events.filter((e: string) => e.startsWith('contact.'))).toEqual(['contact.created']);
+
+    // The list page shows it with its status.
+    await nav().getByRole('link', { name: 'Webhooks' }).click();
+    const row = page.getByRole('row', { name: /Orders/ });
+    await expect.poll(() => row.textContent()).toContain('Active');
+    expect(await row.textContent()).toContain(hook.url);
+    await screenshot(page, 'webhooks');
   });
 
   it('sends a test and shows it in the delivery log with code, time and response body', async () => {
@@ -84,9 +98,12 @@ describe('webhooks pages', () => {
     expect(text).toContain('delivered');
     expect(text).toContain('200');
     expect(text).toMatch(/\d+ ms/);
+    // Attempts: a test send is one attempt.
+    expect(await row.locator('td').nth(5).textContent()).toBe('1');
     await row.getByText(/characters/).click();
     expect((await row.locator('pre').textContent())!.length).toBe(1000);
     expect(hook.hits.some((h) => h.method === 'PUT' && h.headers['x-tenant'] === 'acme')).toBe(true);
+    expect(hook.hits.every((h) => h.headers['content-type']?.startsWith('application/x-www-form-urlencoded'))).toBe(true);
     await screenshot(page, 'webhook-log');
   });
 
@@ -110,11 +127,15 @@ describe('webhooks pages', () => {
     await page.getByRole('link', { name: 'Edit settings' }).click();
     await page.getByLabel('Timeout (seconds, 5–60)').fill('45');
     await page.getByLabel('Active (deliveries are kept').uncheck();
+    await screenshot(page, 'webhook-edit');
     await page.getByRole('button', { name: 'Save changes' }).click();
     await page.getByRole('button', { name: 'Send test' }).waitFor();
     expect(await page.locator('dl.settings').textContent()).toContain('45 s');
     expect(await page.getByText('Inactive').first().isVisible()).toBe(true);
     const listed = await ws.api('GET', '/v1/webhooks');
-    expect(listed.body.data[0]).toMatchObject({ timeout_seconds: 45, active: false, name: 'Orders' });
+    // Unchanged settings survive the edit form's round trip.
+    expect(listed.body.data[0]).toMatchObject({ timeout_seconds: 45, active: false, name: 'Orders', content_type: 'form', retry_policy: { max_retries: 0, intervals_seconds: [7, 20] } });
+    await nav().getByRole('link', { name: 'Webhooks' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /Orders/ }).textContent()).toContain('Inactive');
   });
 });
