@@ -36,3 +36,43 @@ export function assertAllowed(grant: Grant, resource: Resource, access: Access):
     throw new AppError('forbidden', `This API key may not ${access} ${resource}`);
   }
 }
+
+/** The resource whose data a kind of record holds, by the record kind an event name starts with. */
+const RESOURCE_OF_RECORD: Record<string, Resource> = {
+  contact: 'contacts',
+  note: 'contacts',
+  deal: 'deals',
+  task: 'tasks',
+  activity: 'activities',
+};
+
+/**
+ * The read permissions the data of an event (or a timeline entry, or a delivery of it) needs.
+ * Names of the specification that nothing emits yet name no resource of this service: whatever
+ * they will carry, only a key that may read everything may receive them.
+ */
+export function eventNeeds(name: string): readonly Resource[] {
+  const resource = RESOURCE_OF_RECORD[name.split('.')[0]];
+  return resource ? [resource] : RESOURCES;
+}
+
+/** The record kinds (events' `entity_type`) whose data the grant may read. */
+export function readableRecordKinds(grant: Grant): string[] {
+  return Object.entries(RESOURCE_OF_RECORD)
+    .filter(([, resource]) => allows(grant, resource, 'read'))
+    .map(([kind]) => kind);
+}
+
+/** The first of `needs` the grant may not read, if any. */
+export const firstUnreadable = (grant: Grant, needs: readonly Resource[]): Resource | undefined => needs.find((r) => !allows(grant, r, 'read'));
+
+/** Refuses (403) when the grant may not read the data of every event named. */
+export function assertMayReadEvents(grant: Grant, events: readonly string[], field = 'events'): void {
+  const refused = events.filter((e) => firstUnreadable(grant, eventNeeds(e)));
+  if (refused.length === 0) return;
+  throw new AppError(
+    'forbidden',
+    `This API key may not read the data of ${refused.join(', ')}`,
+    { [field]: refused.map((e) => `${e} needs ${eventNeeds(e).map((r) => `${r}:read`).join(', ')}`) },
+  );
+}

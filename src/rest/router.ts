@@ -5,6 +5,7 @@ import { getNamedType, isObjectType, type DocumentNode, type ExecutionResult, ty
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { AppError, internalError, validationError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
+import { Redacted } from '../schema/read-access.ts';
 import { sendData, sendError } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
 import { toAppError } from './errors.ts';
@@ -109,7 +110,9 @@ export function restRouter(opts: RestOptions) {
       const variableValues = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
       const ctx = opts.contextFor(req, res);
       const result = await route.run(variableValues, ctx);
-      if (result.errors?.length) throw toAppError(result.errors[0]);
+      // Fields left null for data the key may not read are no failure: the answer carries a warning.
+      const failure = result.errors?.find((e) => !(e.originalError instanceof Redacted));
+      if (failure) throw toAppError(failure);
       const value = (result.data as Record<string, any>)[route.field];
       const extra: Record<string, unknown> = {};
       if (ctx.warnings.length) extra.warnings = ctx.warnings;

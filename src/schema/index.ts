@@ -1,5 +1,6 @@
 // Imports every domain module (each registers its types on the builder) and builds the schema.
 import { builder } from './builder.ts';
+import { enforceReadAccess } from './read-access.ts';
 import './user/user.type.ts';
 import './contact/contact.queries.ts';
 import './contact/contact.mutations.ts';
@@ -32,4 +33,4 @@ import './custom-field/custom-field.mutations.ts';
 import './subscription/events.subscription.ts';
 import './subscription/changes.subscription.ts';
 
-export const schema = builder.toSchema();
+export const schema = enforceReadAccess(builder.toSchema());

@@ -39,11 +39,12 @@ builder.mutationFields((t) => ({
   }),
   revokeApiKey: t.prismaField({
     type: ApiKeyType,
-    description: 'Revokes a key of the workspace at once; revoking a revoked key changes nothing.',
+    description: "Revokes a key of the workspace and the session's environment at once; revoking a revoked key changes nothing.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       assertSignedInUser(ctx);
-      const key = await ctx.prisma.apiKey.findFirst({ where: { id: String(args.id), workspaceId: ctx.caller.accountId } });
+      // A sandbox session manages sandbox keys only, as it lists them.
+      const key = await ctx.prisma.apiKey.findFirst({ where: { id: String(args.id), workspaceId: ctx.caller.accountId, sandbox: ctx.caller.sandbox } });
       if (!key) throw notFound('API key');
       const row = key.revokedAt ? key : await ctx.prisma.apiKey.update({ ...query, where: { id: key.id }, data: { revokedAt: new Date() } });
       // Other instances notice within their cache period (see authenticate.ts); this one at once.

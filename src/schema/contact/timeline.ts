@@ -1,5 +1,5 @@
 // A contact's timeline is read from the event log that also feeds webhooks.
-import { assertAllowed } from '../../auth/scopes.ts';
+import { assertAllowed, readableRecordKinds } from '../../auth/scopes.ts';
 import type { Event, Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import { pageType } from '../common/page.ts';
@@ -39,8 +39,9 @@ export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement
     id: t.exposeID('id'),
     type: t.exposeString('type', { description: 'The event name, e.g. contact.status_changed' }),
     occurred_at: t.expose('createdAt', { type: 'DateTime' }),
-    summary: t.string({ resolve: summarize }),
-    data: t.field({ type: 'JSONObject', resolve: (e) => e.data as object }),
+    // Both hold the record the event is about: null where the key may not read it (read-access.ts).
+    summary: t.string({ nullable: true, resolve: summarize }),
+    data: t.field({ type: 'JSONObject', nullable: true, resolve: (e) => e.data as object }),
     actor: t.field({ type: 'JSONObject', nullable: true, resolve: (e) => (e.actor as object | null) ?? null }),
   }),
 });
@@ -52,7 +53,7 @@ const TIMELINE_SORT: SortSpec = { default: '-occurred_at', fields: { occurred_at
 builder.queryField('contactTimeline', (t) =>
   t.field({
     type: TimelinePage,
-    description: 'What happened to a contact, newest first.',
+    description: 'What happened to a contact, newest first: entries about deals, tasks and activities only for keys that may read those.',
     args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: t.arg.string() },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
@@ -61,7 +62,8 @@ builder.queryField('contactTimeline', (t) =>
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, TIMELINE_SORT),
         cursor: args.cursor,
-        where: { contactId: contact.id, workspaceId: ctx.caller.workspaceId },
+        // Entries about records the key may not read are left out, so pages and totals stay whole.
+        where: { contactId: contact.id, workspaceId: ctx.caller.workspaceId, entityType: { in: readableRecordKinds(ctx.caller) } },
         fetch: (q) => ctx.prisma.event.findMany(q as Prisma.EventFindManyArgs),
         count: (where) => ctx.prisma.event.count({ where }),
       });

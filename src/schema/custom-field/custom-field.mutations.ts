@@ -6,6 +6,7 @@ import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import { assertSignedInUser } from '../common/signed-in.ts';
+import { assertLiveCaller } from '../common/live-only.ts';
 import { CustomFieldType } from './custom-field.type.ts';
 
 const createInput = z.strictObject({
@@ -21,10 +22,11 @@ export const MAX_CUSTOM_FIELDS = 100;
 builder.mutationFields((t) => ({
   createCustomField: t.prismaField({
     type: CustomFieldType,
-    description: `Defines a custom field for contacts and deals of the workspace (at most ${MAX_CUSTOM_FIELDS}). Signed-in users only.`,
+    description: `Defines a custom field for contacts and deals of the workspace (at most ${MAX_CUSTOM_FIELDS}). Signed-in users in the production environment only.`,
     args: { input: t.arg({ type: 'JSONObject', required: true }) },
     resolve: async (_query, _root, args, ctx) => {
       assertSignedInUser(ctx);
+      assertLiveCaller(ctx, 'Custom field definitions');
       const input = parseInput(createInput, args.input);
       const defined = await ctx.prisma.customFieldDefinition.count({ where: { workspaceId: ctx.caller.accountId } });
       if (defined >= MAX_CUSTOM_FIELDS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_CUSTOM_FIELDS} custom fields; remove one first`);
@@ -37,6 +39,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       assertSignedInUser(ctx);
+      assertLiveCaller(ctx, 'Custom field definitions');
       const def = await ctx.prisma.customFieldDefinition.findFirst({ where: { id: String(args.id), workspaceId: ctx.caller.accountId } });
       if (!def) throw notFound('Custom field');
       const workspaces = await ctx.prisma.workspace.findMany({ where: { OR: [{ id: def.workspaceId }, { liveId: def.workspaceId }] }, select: { id: true } });

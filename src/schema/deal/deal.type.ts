@@ -1,15 +1,7 @@
-import { assertAllowed, type Resource } from '../../auth/scopes.ts';
-import type { Context } from '../context.ts';
 import { builder } from '../builder.ts';
 import { pageType } from '../common/page.ts';
 import { ContactType } from '../contact/contact.type.ts';
 import '../pipeline/pipeline.type.ts';
-
-/** A related record, if the key may read its resource: a sub-resource needs the read permission of what it returns. */
-function readable<T>(ctx: Context, resource: Resource, record: T): T {
-  assertAllowed(ctx.caller, resource, 'read');
-  return record;
-}
 
 /** `YYYY-MM-DD` of a date column (stored as UTC midnight). */
 export const calendarDay = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
@@ -20,14 +12,16 @@ export const DealContactType = builder.prismaObject('DealContact', {
     contact_id: t.exposeString('contactId'),
     role: t.exposeString('role', { nullable: true, description: 'e.g. decision maker, influencer, champion' }),
     is_primary: t.exposeBoolean('isPrimary'),
-    first_name: t.string({ select: { contact: { select: { firstName: true } } }, resolve: (dc) => dc.contact.firstName }),
+    // Contact data: null for keys that may not read contacts (src/schema/read-access.ts).
+    first_name: t.string({ nullable: true, select: { contact: { select: { firstName: true } } }, resolve: (dc) => dc.contact.firstName }),
     last_name: t.string({ nullable: true, select: { contact: { select: { lastName: true } } }, resolve: (dc) => dc.contact.lastName }),
-    email: t.string({ select: { contact: { select: { email: true } } }, resolve: (dc) => dc.contact.email }),
+    email: t.string({ nullable: true, select: { contact: { select: { email: true } } }, resolve: (dc) => dc.contact.email }),
     // Selected with the associations that ask for it.
     contact: t.field({
       type: ContactType,
+      nullable: true,
       select: (_args, _ctx, nested) => ({ contact: nested(true) }),
-      resolve: (dc, _args, ctx) => readable(ctx, 'contacts', dc.contact),
+      resolve: (dc) => dc.contact,
     }),
     created_at: t.expose('createdAt', { type: 'DateTime', description: 'When the contact was associated' }),
   }),
@@ -73,12 +67,12 @@ export const DealType = builder.prismaObject('Deal', {
       type: ContactType,
       nullable: true,
       select: (_args, _ctx, nested) => ({ contact: nested(true) }),
-      resolve: (d, _args, ctx) => readable(ctx, 'contacts', d.contact),
+      resolve: (d) => d.contact,
     }),
     owner: t.relation('owner', { nullable: true }),
-    // Part of the deal, like stage_name and pipeline_id: deals:read is enough.
-    stage: t.relation('stage'),
-    pipeline: t.relation('pipeline'),
+    // stage_name and pipeline_id are part of the deal; the stage and pipeline records need pipelines:read.
+    stage: t.relation('stage', { nullable: true }),
+    pipeline: t.relation('pipeline', { nullable: true }),
     contacts: t.relation('dealContacts', { query: { orderBy: [{ isPrimary: 'desc' }, { createdAt: 'asc' }, { contactId: 'asc' }] } }),
     stage_history: t.relation('stageHistory', { query: { orderBy: [{ changedAt: 'asc' }, { id: 'asc' }] } }),
   }),

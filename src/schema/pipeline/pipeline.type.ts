@@ -42,8 +42,9 @@ export const StageTotalsType = builder.objectRef<StageWithTotals>('StageWithTota
     name: t.exposeString('name'),
     position: t.exposeInt('position'),
     probability: t.exposeInt('probability'),
-    deal_count: t.exposeInt('dealCount'),
-    total_value: t.exposeFloat('totalValue', { description: 'Sum of deal values as stored, whatever their currency; no value counts as 0' }),
+    // Deal data: null for keys that may not read deals.
+    deal_count: t.exposeInt('dealCount', { nullable: true }),
+    total_value: t.exposeFloat('totalValue', { nullable: true, description: 'Sum of deal values as stored, whatever their currency; no value counts as 0' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -1,27 +1,17 @@
 // What a live subscriber may see: the committed events of its key's workspace, except the
 // timeline-only ones, each only if the key may read the kind of record the event is about.
 import { filter, pipe } from 'graphql-yoga';
-import { allows, type Resource } from '../../auth/scopes.ts';
+import { eventNeeds, firstUnreadable } from '../../auth/scopes.ts';
 import { TIMELINE_ONLY_EVENTS } from '../../webhooks/events.ts';
 import type { PublishedEvent } from '../../webhooks/pubsub.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 
-/** The read permission an event needs, by the prefix of its name. */
-const RESOURCE_OF: Record<string, Resource> = {
-  contact: 'contacts',
-  note: 'contacts',
-  deal: 'deals',
-  task: 'tasks',
-  activity: 'activities',
-};
-
 const timelineOnly = new Set<string>(TIMELINE_ONLY_EVENTS);
 
 function readable(ctx: Context, e: PublishedEvent): boolean {
   if (timelineOnly.has(e.event)) return false;
-  const resource = RESOURCE_OF[e.event.split('.')[0]];
-  return resource !== undefined && allows(ctx.caller, resource, 'read');
+  return firstUnreadable(ctx.caller, eventNeeds(e.event)) === undefined;
 }
 
 /** The caller's live events that pass `keep`; events the key may not read are skipped silently. */
@@ -44,6 +34,6 @@ export const LiveEventType = builder.objectRef<PublishedEvent>('LiveEvent').impl
     id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries carry' }),
     event: t.exposeString('event', { description: 'e.g. contact.created' }),
     timestamp: t.expose('timestamp', { type: 'DateTime' }),
-    data: t.field({ type: 'JSONObject', description: 'The event payload, e.g. { contact: {...} }', resolve: (e) => e.data }),
+    data: t.field({ type: 'JSONObject', nullable: true, description: 'The event payload, e.g. { contact: {...} }', resolve: (e) => e.data }),
   }),
 });

@@ -1,5 +1,6 @@
 import { assertAllowed } from '../../auth/scopes.ts';
 import { builder } from '../builder.ts';
+import { assertLiveCaller } from '../common/live-only.ts';
 import { parseInput } from '../common/validation.ts';
 import { preferencesInput } from './preferences.rules.ts';
 import { findUser } from './user.queries.ts';
@@ -8,11 +9,12 @@ import { UserType } from './user.type.ts';
 builder.mutationField('updateNotificationPreferences', (t) =>
   t.field({
     type: UserType,
-    description: 'Switches the channels task reminders may use for a user: `input` { email?, push? }. Needs tasks:write.',
+    description: 'Switches the channels task reminders may use for a user: `input` { email?, push? }. Needs tasks:write and a live (crm_live_) key.',
     args: { userId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
     resolve: async (_root, args, ctx) => {
       // Preferences only decide whether task reminders fire, so they are guarded like tasks.
       assertAllowed(ctx.caller, 'tasks', 'write');
+      assertLiveCaller(ctx, 'Users and their preferences');
       const input = parseInput(preferencesInput, args.input);
       const user = await findUser(ctx.prisma, ctx, String(args.userId));
       if (Object.keys(input).length === 0) return user;

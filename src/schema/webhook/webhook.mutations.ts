@@ -1,4 +1,4 @@
-import { assertAllowed } from '../../auth/scopes.ts';
+import { assertAllowed, assertMayReadEvents } from '../../auth/scopes.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -46,6 +46,8 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const input = parseInput(webhookCreateInput, args.input);
+      // A subscription delivers its events' records: only those the key may read itself.
+      assertMayReadEvents(ctx.caller, input.events);
       const url = await validateWebhookUrl(input.url, ctx.webhooks.policy);
       const count = await ctx.prisma.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
       if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
@@ -73,6 +75,7 @@ builder.mutationFields((t) => ({
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const input = parseInput(webhookUpdateInput, args.input);
       const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
+      assertMayReadEvents(ctx.caller, input.events ?? sub.events);
       const url = input.url === undefined ? undefined : await validateWebhookUrl(input.url, ctx.webhooks.policy);
       const reactivated = input.active === true && !sub.active;
       const secret = input.rotate_secret ? generateWebhookSecret() : undefined;
@@ -106,7 +109,9 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
-      return sendTestEvents(ctx, await findWebhook(ctx.prisma, ctx, String(args.id)));
+      const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
+      assertMayReadEvents(ctx.caller, sub.events);
+      return sendTestEvents(ctx, sub);
     },
   }),
   redeliverWebhook: t.field({
@@ -124,6 +129,7 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
   const sub = await findWebhook(ctx.prisma, ctx, webhookId);
   const log = await ctx.prisma.webhookDelivery.findFirst({ where: { id: logId, subscriptionId: sub.id } });
   if (!log) throw notFound('Delivery log entry');
+  assertMayReadEvents(ctx.caller, [log.event], 'log_id');
   if (!log.eventId) throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
   if (log.status === 'pending') throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
   return ctx.prisma.webhookDelivery.create({
