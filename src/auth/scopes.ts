@@ -46,14 +46,30 @@ const RESOURCE_OF_RECORD: Record<string, Resource> = {
   activity: 'activities',
 };
 
+/** The resource of the record a task is related to; its name is in the task's record. */
+const RELATED_RESOURCE: Record<string, Resource> = { contact: 'contacts', deal: 'deals' };
+
+function relatedType(record: unknown): string | undefined {
+  const related = record && typeof record === 'object' ? (record as { related_to?: unknown }).related_to : undefined;
+  const type = related && typeof related === 'object' ? (related as { type?: unknown }).type : undefined;
+  return typeof type === 'string' ? type : undefined;
+}
+
 /**
- * The read permissions the data of an event (or a timeline entry, or a delivery of it) needs.
+ * The read permissions the data of an event needs (also its timeline entry and its deliveries).
+ * A task's record carries the name of the contact or deal it is related to: given the event's
+ * data, that record's resource is needed too; without it (a subscription to the event name), both.
  * Names of the specification that nothing emits yet name no resource of this service: whatever
  * they will carry, only a key that may read everything may receive them.
  */
-export function eventNeeds(name: string): readonly Resource[] {
+export function eventNeeds(name: string, data?: unknown): readonly Resource[] {
   const resource = RESOURCE_OF_RECORD[name.split('.')[0]];
-  return resource ? [resource] : RESOURCES;
+  if (!resource) return RESOURCES;
+  if (resource !== 'tasks') return [resource];
+  if (data === undefined) return ['tasks', 'contacts', 'deals'];
+  const d = (data ?? {}) as { task?: unknown; previous?: unknown };
+  const related = [relatedType(d.task), relatedType(d.previous)].map((t) => (t ? RELATED_RESOURCE[t] : undefined)).filter((r) => r !== undefined);
+  return ['tasks', ...new Set(related)];
 }
 
 /** The record kinds (events' `entity_type`) whose data the grant may read. */

@@ -64,9 +64,10 @@ export const FIELD_NEEDS: Record<string, Needs> = {
   // A task's related record: a contact's name or a deal's title.
   'TaskRelatedTo.name': (r: { type: string }) => (r.type === 'contact' ? ['contacts'] : r.type === 'deal' ? ['deals'] : []),
   // Events carry the record they are about.
-  'TimelineEntry.summary': (e: { type: string }) => eventNeeds(e.type),
-  'TimelineEntry.data': (e: { type: string }) => eventNeeds(e.type),
-  'LiveEvent.data': (e: { event: string }) => eventNeeds(e.event),
+  'TimelineEntry.summary': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
+  'TimelineEntry.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
+  'LiveEvent.data': (e: { event: string; data: unknown }) => eventNeeds(e.event, e.data),
+  // The body as sent (either payload format): what any event of that name may carry.
   'WebhookDelivery.request_body': (d: { event: string }) => eventNeeds(d.event),
 };
 

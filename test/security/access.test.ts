@@ -1,8 +1,9 @@
-// Tenant isolation, scopes and mass assignment (tenant-isolation.ts, scopes.ts,
-// mass-assignment.ts), against one app holding workspaces A (with its sandbox) and B.
+// Tenant isolation, scopes, scopes through neighbours and mass assignment (tenant-isolation.ts,
+// scopes.ts, neighbours.ts, mass-assignment.ts), against one app holding workspaces A (with its sandbox) and B.
 import { afterAll, beforeAll } from 'vitest';
 import { startWorld, type World } from './fixtures.ts';
 import { massAssignmentTests } from './mass-assignment.ts';
+import { neighbourTests } from './neighbours.ts';
 import { scopeTests } from './scopes.ts';
 import { tenantIsolationTests } from './tenant-isolation.ts';
 
@@ -14,5 +15,6 @@ afterAll(() => world?.close());
 
 tenantIsolationTests(() => world);
 scopeTests(() => world);
+neighbourTests(() => world);
 // Last: it changes A's records (the others compare snapshots within each test, but read the seed).
 massAssignmentTests(() => world);

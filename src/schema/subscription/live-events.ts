@@ -11,7 +11,7 @@ const timelineOnly = new Set<string>(TIMELINE_ONLY_EVENTS);
 
 function readable(ctx: Context, e: PublishedEvent): boolean {
   if (timelineOnly.has(e.event)) return false;
-  return firstUnreadable(ctx.caller, eventNeeds(e.event)) === undefined;
+  return firstUnreadable(ctx.caller, eventNeeds(e.event, e.data)) === undefined;
 }
 
 /** The caller's live events that pass `keep`; events the key may not read are skipped silently. */
