@@ -2,10 +2,11 @@
 // every write and changes nothing; a custom key without a resource's permission gets 403 from
 // every route, root field and nested field that returns or changes that resource, and every
 // subscription field refuses it or sends it none of that resource's events.
-import { getNamedType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
+import { getNamedType, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, isObjectType, type GraphQLField } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
 import { schema } from '../../src/schema/index.ts';
+import { enforceReadAccess } from '../../src/schema/read-access.ts';
 import { EMITTED_EVENTS } from '../../src/webhooks/events.ts';
 import { subscribe } from '../helpers/subscriptions.ts';
 import {
@@ -156,8 +157,6 @@ export function scopeTests(worldOf: () => World): void {
       CreatedApiKey: null,
       CustomField: null,
     };
-    /** Nested fields that are part of their parent, so its read permission is enough (the API reference says so too). */
-    const PART_OF_PARENT = new Set(['Deal.stage', 'Deal.pipeline']);
     const resourceOf = (type: GraphQLObjectType): Resource | null | undefined => {
       if (type.name.endsWith('Page')) return resourceOf(getNamedType(type.getFields().nodes.type) as GraphQLObjectType);
       return TYPE_RESOURCE[type.name];
@@ -185,7 +184,7 @@ export function scopeTests(worldOf: () => World): void {
           const child = getNamedType(field.type);
           if (!isObjectType(child)) continue;
           const needed = resourceOf(child);
-          if (!needed || needed === parent || PART_OF_PARENT.has(`${type.name}.${field.name}`)) continue;
+          if (!needed || needed === parent) continue;
           const inner = `${field.name} { __typename }`;
           const doc = documentFor(reach.root).replace(/\{ (nodes \{ )?__typename( id)? \}( \})? \}$/, reach.nodes ? `{ nodes { ${inner} } } }` : `{ ${inner} } }`);
           const variables = variablesFor(reach.root, world.A);
@@ -201,6 +200,16 @@ export function scopeTests(worldOf: () => World): void {
       console.log(`scopes, nested fields: ${checked} fields checked`);
       expect(checked).toBeGreaterThan(0);
     }, 120_000);
+
+    it('the service refuses to start with an object type of no resource, or a guarded field that could not be left null', () => {
+      const build = (typeName: string, nullable: boolean) => {
+        const Contact = new GraphQLObjectType({ name: typeName, fields: { id: { type: GraphQLString } } });
+        const Deal = new GraphQLObjectType({ name: 'Deal', fields: { id: { type: GraphQLString }, contact: { type: nullable ? Contact : new GraphQLNonNull(Contact) } } });
+        return new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { deal: { type: Deal } } }) });
+      };
+      expect(() => enforceReadAccess(build('Unclassified', true))).toThrow(/Unclassified belongs to no resource/);
+      expect(() => enforceReadAccess(build('Contact', false))).toThrow(/Deal.contact .* must be nullable/);
+    });
 
     /**
      * The events each subscription field can report: a new field fails the test until it is
