@@ -87,6 +87,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: int('GRAPHQL_MAX_COST', env.GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_LIMITS.maxCost),
       maxTokens: int('GRAPHQL_MAX_TOKENS', env.GRAPHQL_MAX_TOKENS, DEFAULT_GRAPHQL_LIMITS.maxTokens),
       maxDirectives: int('GRAPHQL_MAX_DIRECTIVES', env.GRAPHQL_MAX_DIRECTIVES, DEFAULT_GRAPHQL_LIMITS.maxDirectives),
+      maxResponseBytes: positive('GRAPHQL_MAX_RESPONSE_BYTES', env.GRAPHQL_MAX_RESPONSE_BYTES, DEFAULT_GRAPHQL_LIMITS.maxResponseBytes),
     },
     encryptionKey: env.ENCRYPTION_KEY || null,
     webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
