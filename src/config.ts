@@ -58,6 +58,9 @@ export interface Config {
   metricsToken: string | null;
   /** How long SIGTERM waits for requests and webhook attempts in flight before cutting them. */
   shutdownGraceMs: number;
+  /** A request's headers must arrive within this long, its whole body within httpRequestTimeoutMs (see src/http/server-options.ts). */
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
   /** Dashboard sign-ins end after this long unused, and this long after sign-in at the latest. */
   sessionIdleMinutes: number;
   sessionMaxAgeHours: number;
@@ -87,6 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: int('GRAPHQL_MAX_COST', env.GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_LIMITS.maxCost),
       maxTokens: int('GRAPHQL_MAX_TOKENS', env.GRAPHQL_MAX_TOKENS, DEFAULT_GRAPHQL_LIMITS.maxTokens),
       maxDirectives: int('GRAPHQL_MAX_DIRECTIVES', env.GRAPHQL_MAX_DIRECTIVES, DEFAULT_GRAPHQL_LIMITS.maxDirectives),
+      maxResponseBytes: positive('GRAPHQL_MAX_RESPONSE_BYTES', env.GRAPHQL_MAX_RESPONSE_BYTES, DEFAULT_GRAPHQL_LIMITS.maxResponseBytes),
     },
     encryptionKey: env.ENCRYPTION_KEY || null,
     webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
@@ -99,6 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventFeedIntervalMs: int('EVENT_FEED_INTERVAL_MS', env.EVENT_FEED_INTERVAL_MS, 200),
     metricsToken: env.METRICS_TOKEN || null,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
+    httpHeadersTimeoutMs: positive('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS, 10_000),
+    httpRequestTimeoutMs: positive('HTTP_REQUEST_TIMEOUT_MS', env.HTTP_REQUEST_TIMEOUT_MS, 30_000),
     sessionIdleMinutes: positive('SESSION_IDLE_MINUTES', env.SESSION_IDLE_MINUTES, 720),
     sessionMaxAgeHours: positive('SESSION_MAX_AGE_HOURS', env.SESSION_MAX_AGE_HOURS, 168),
   };

@@ -11,6 +11,7 @@ import { applyMigrations } from './db/migrate.ts';
 import { ensureDefaultWorkspace } from './admin/workspaces.ts';
 import { drainable } from './http/drain.ts';
 import { redirectEverything } from './http/https.ts';
+import { closingSilentConnections as bounded, serverOptions } from './http/server-options.ts';
 import { attachGraphqlWs } from './http/websocket.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
@@ -54,13 +55,13 @@ async function start() {
   worker?.start();
   const servers: http.Server[] = [];
   if (config.tlsCertFile && config.tlsKeyFile) {
-    const tls = { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile) };
-    servers.push(https.createServer(tls, app).listen(config.port, config.host));
+    const tls = { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile), ...serverOptions(config) };
+    servers.push(bounded(https.createServer(tls, app), config).listen(config.port, config.host));
     const plainPort = config.httpRedirectPort ?? 80;
-    servers.push(http.createServer(express().use(redirectEverything(config.port))).listen(plainPort, config.host));
+    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port))), config).listen(plainPort, config.host));
     logger.info(`CRM service on https://${config.host}:${config.port} (plain HTTP on ${plainPort} redirects)`);
   } else {
-    servers.push(http.createServer(app).listen(config.port, config.host));
+    servers.push(bounded(http.createServer(serverOptions(config), app), config).listen(config.port, config.host));
     logger.info(
       `CRM service on http://${config.host}:${config.port} (plain HTTP; set TLS_CERT_FILE/TLS_KEY_FILE or run behind a TLS proxy with TRUST_PROXY) ` +
         `using ${db.kind === 'pglite' ? `the embedded database in ${config.dataDir}` : 'PostgreSQL'}`,

@@ -1,10 +1,14 @@
-// GraphQL document limits (depth, aliases, cost, tokens, directives) and introspection: refused
-// at parse or validation time, before any resolver runs, over HTTP and over WebSocket. Normal
-// queries, the REST operations and GraphiQL's introspection stay well inside them.
-import { getIntrospectionQuery, getNamedType, getNullableType, isListType, isObjectType, validate } from 'graphql';
+// GraphQL document limits (depth, aliases, tokens, directives, cost multiplied by list sizes),
+// the response budget, and introspection with the suggestions that would spell the schema out:
+// refused before any resolver runs, over HTTP and over WebSocket. Normal queries, the REST
+// operations and GraphiQL's introspection stay well inside them.
+import { getIntrospectionQuery, getNamedType, getNullableType, isListType, isObjectType, Kind, validate, type DocumentNode } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
+import { LIST_SIZES, operationCost } from '../src/http/graphql-cost.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules } from '../src/http/graphql-limits.ts';
+import { API_KEYS_SHOWN } from '../src/schema/api-key/api-key.queries.ts';
+import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.mutations.ts';
 import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
@@ -23,13 +27,20 @@ const post = (query: string, variables?: Record<string, unknown>) => ws.api('POS
 /** As a GraphQL-over-HTTP client that asks for the newer media type, which gets 400 for refused documents. */
 const strict = (query: string) => ws.api('POST', '/graphql', { query }, { accept: 'application/graphql-response+json' });
 
-/** `first { contact { deals { contact ... leaf } } }`: `levels` fields deep, through the Contact.deals / Deal.contact cycle. */
+/**
+ * `first { contact { deals(limit: 1) { contact ... leaf } } }`: `levels` fields deep, through the
+ * Contact.deals / Deal.contact cycle; one item per list, so that only the depth is over a limit.
+ */
 function cycle(first: string[], levels: number, leaf = 'id'): string {
   const names = [...first];
-  while (names.length < levels) names.push(names[names.length - 1] === 'contact' ? 'deals' : 'contact');
+  while (names.length < levels) names.push(names[names.length - 1] === 'contact' ? 'deals(limit: 1)' : 'contact');
   return names.slice(0, levels).reduceRight((inner, name) => `${name} { ${inner} }`, leaf);
 }
-const chain = (levels: number, leaf?: string) => cycle(['activities', 'nodes'], levels, leaf);
+const chain = (levels: number, leaf?: string) => cycle(['activities(limit: 1)', 'nodes'], levels, leaf);
+
+/** The issue's example: over a contact with 30 deals it asks for about 108,000 objects. */
+const costly = (id: string, aliases = 4) =>
+  `{ ${Array.from({ length: aliases }, (_v, i) => `a${i}: contact(id: "${id}") { deals(limit: 100) { contacts { contact { deals(limit: 100) { contacts { contact { deals(limit: 100) { id title } } } } } } } }`).join(' ')} }`;
 
 /** A refusal: no data, our error code, a message naming the limit (200 to Accept: application/json, like any validation error). */
 function expectRefused(r: { status: number; body: any }, limit: RegExp) {
@@ -64,10 +75,37 @@ describe('limits refuse documents before anything runs', () => {
     expect(ten.body.data.activities.nodes).toBeInstanceOf(Array);
   });
 
-  it('a document that is cheap to write but expensive to answer (cost)', async () => {
-    // Repeating a field costs nothing to merge but counts once per selection, weighted by depth.
-    const r = await post(`{ ${chain(9, 'id '.repeat(200))} }`);
-    expectRefused(r, /cost limit of 5000/i);
+  it('the cost multiplies by list sizes: the nested lists of the example are refused before they run', async () => {
+    const c = (await ws.api('POST', '/v1/contacts', { first_name: 'Costly', email: uniqueEmail('costly') })).body.data;
+    const refused = await post(costly(c.id));
+    expectRefused(refused, /cost limit of 20000 exceeded, found \d{9,}/i);
+    expect((await strict(costly(c.id))).status).toBe(400);
+    // One level of nesting less, 1 + 100 × (1 + 25 × (2 + 10)) = 30,101, is still over the limit; with deals(limit: 2) it is not.
+    expectRefused(await post(`{ contact(id: "${c.id}") { deals(limit: 100) { contacts { contact { deals(limit: 10) { id } } } } } }`), /found 30101/i);
+    expect((await post(`{ contact(id: "${c.id}") { deals(limit: 100) { contacts { contact { deals(limit: 2) { id } } } } } }`)).body.errors).toBeUndefined();
+    expect((await post(`{ contact(id: "${c.id}") { deals(limit: 100) { id title contacts { contact_id } } } }`)).body.errors).toBeUndefined();
+  });
+
+  it('a list without `limit` counts as a full page; `limit` from variables counts with its value', async () => {
+    const q = 'query ($n: Int) { contacts(limit: $n) { total nodes { id deals(limit: $n) { id contacts { contact { id } } } } } }';
+    // 1 + n × (1 + n × (1 + 25 × 2)): 2 → 207, 30 → 45,931.
+    expect((await post(q, { n: 2 })).body.errors).toBeUndefined();
+    expectRefused(await post(q, { n: 30 }), /cost limit of 20000 exceeded, found 45931/i);
+    expectRefused(await post('{ contacts { nodes { deals { contacts { contact { id } } } } } }'), /cost limit of 20000 exceeded/i);
+  });
+
+  it('long texts count their size: aliases of a page of notes are refused, one page is not', async () => {
+    const c = (await ws.api('POST', '/v1/contacts', { first_name: 'Notes', email: uniqueEmail('notes') })).body.data;
+    const page = (i: number) => `n${i}: contactNotes(contactId: "${c.id}", limit: 100) { nodes { id content } }`;
+    expect((await post(`{ ${page(0)} }`)).body.data.n0.nodes).toEqual([]);
+    expectRefused(await post(`{ ${[0, 1, 2].map(page).join(' ')} }`), /cost limit of 20000 exceeded/i);
+  });
+
+  it('fragments that multiply when expanded are refused', async () => {
+    // 2^14 spreads of one field, in 15 short fragments.
+    const fragments = Array.from({ length: 14 }, (_v, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ');
+    const r = await post(`{ ...F0 } ${fragments} fragment F14 on Query { __typename }`);
+    expectRefused(r, /more than 10000 fields once its fragments are expanded/i);
   });
 
   it('a document with too many tokens, while it is being parsed', async () => {
@@ -96,14 +134,39 @@ describe('limits refuse documents before anything runs', () => {
     expect(sub.errors[0]?.message).toMatch(/depth limit of 10/i);
     expect(sub.errors[0]?.extensions?.code).toBe('validation_error');
     await sub.close();
+    const costlySub = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, 'subscription { contactChanged { contact { deals(limit: 100) { contacts { contact { deals(limit: 100) { id } } } } } } }');
+    await costlySub.ended;
+    expect(costlySub.errors[0]?.message).toMatch(/cost limit of 20000 exceeded/i);
+    expect(costlySub.errors[0]?.extensions?.code).toBe('validation_error');
+    await costlySub.close();
+    const costlyQuery = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, costly('ct_none'));
+    await costlyQuery.ended;
+    expect(costlyQuery.errors[0]?.message).toMatch(/cost limit of 20000 exceeded/i);
+    await costlyQuery.close();
   });
 });
 
+/** A value for each required variable of a REST operation; the optional ones (limit, cursor...) are left out. */
+function requiredVariables(document: DocumentNode): Record<string, unknown> {
+  const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!;
+  const values: Record<string, unknown> = {};
+  for (const v of operation.variableDefinitions ?? []) {
+    if (v.type.kind !== Kind.NON_NULL_TYPE) continue;
+    const named = v.type.type.kind === Kind.NAMED_TYPE ? v.type.type.name.value : 'list';
+    values[v.variable.name.value] = named === 'JSONObject' ? {} : named === 'Int' ? 1 : named === 'list' ? [] : 'x';
+  }
+  return values;
+}
+
 describe('what stays allowed', () => {
-  it('every REST operation passes the limits with room to spare', () => {
-    const halved = { ...DEFAULT_GRAPHQL_LIMITS, maxDepth: 7, maxCost: 2500 };
+  it('every REST operation passes the limits with room to spare, at the largest page size', () => {
+    const halved = { ...DEFAULT_GRAPHQL_LIMITS, maxDepth: 7, maxCost: DEFAULT_GRAPHQL_LIMITS.maxCost / 2 };
     for (const [name, document] of loadOperations(schema)) {
       expect(validate(schema, document, limitRules(halved)), name).toEqual([]);
+      // No `limit` counts as 100, the most a REST list takes.
+      const cost = operationCost(schema, document, requiredVariables(document), name);
+      expect(cost, name).toHaveProperty('cost');
+      expect((cost as { cost: number }).cost, name).toBeLessThanOrEqual(halved.maxCost);
     }
   });
 
@@ -119,19 +182,21 @@ describe('what stays allowed', () => {
     for (const title of ['Older', 'Newer']) {
       expect((await ws.api('POST', '/v1/deals', { title, pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id, contact_id: c.id })).status).toBe(201);
     }
+    // 1 + 20 × (2 + 5 × (4 + 25 × 2 + 25)) = 7,941: under the cost limit with deals(limit: 5), not with 100.
     const r = await post(`{
-      contacts(limit: 100) { total next_cursor nodes {
+      contacts(limit: 20) { total next_cursor nodes {
         id first_name last_name email phone company job_title status source tags custom_fields created_at
         assigned_user { id name email }
-        deals(limit: 100) { id title value currency status stage_name created_at
+        deals(limit: 5) { id title value currency status stage_name created_at
           stage { id name probability pipeline { id name } }
           owner { id name }
           contacts { contact_id role is_primary contact { id email } }
           stage_history { from_stage_name to_stage_name changed_at } }
       } } }`);
     expect(r.body.errors).toBeUndefined();
-    const mine = r.body.data.contacts.nodes.find((n: { id: string }) => n.id === c.id);
-    expect(mine.deals.map((d: { title: string }) => d.title)).toEqual(['Newer', 'Older']);
+    expect(r.body.data.contacts.nodes.length).toBeGreaterThan(0);
+    const mine = await post(`{ contact(id: "${c.id}") { deals(limit: 5) { title contacts { contact { id } } stage_history { to_stage_name } } } }`);
+    expect(mine.body.data.contact.deals.map((d: { title: string }) => d.title)).toEqual(['Newer', 'Older']);
   });
 });
 
@@ -164,18 +229,10 @@ describe('Contact.deals and every other list field are bounded', () => {
   });
 
   it('every list of objects is a page (limit 1..100), takes limit, or is bounded by a rule', () => {
-    /** Lists whose length a rule bounds, and the rule. */
-    const bounded: Record<string, string> = {
-      'Pipeline.stages': 'at most 50 stages per pipeline',
-      'BulkContactResult.contacts': 'at most 100 rows per bulk request',
-      'BulkContactResult.errors': 'at most 100 rows per bulk request',
-      'Mutation.testWebhook': 'one result per subscribed event name',
-      // Part of a single deal's answer (GET /v1/deals/:id); they grow with the deal's own history.
-      'Deal.contacts': 'the contacts linked to one deal',
-      'Deal.stage_history': 'the stage moves of one deal',
-      'Query.apiKeys': 'the newest API_KEYS_SHOWN keys',
-      'Query.customFields': 'at most MAX_CUSTOM_FIELDS per workspace',
-    };
+    // Lists whose length a rule bounds (or, for a deal's contacts and stage moves, an estimate the
+    // response budget backs): the cost analysis counts them with these sizes.
+    expect(LIST_SIZES['Query.apiKeys']).toBe(API_KEYS_SHOWN);
+    expect(LIST_SIZES['Query.customFields']).toBe(MAX_CUSTOM_FIELDS);
     const unbounded: string[] = [];
     for (const type of Object.values(schema.getTypeMap())) {
       if (!isObjectType(type) || type.name.startsWith('__')) continue;
@@ -183,7 +240,7 @@ describe('Contact.deals and every other list field are bounded', () => {
         if (!isListType(getNullableType(field.type)) || !isObjectType(getNamedType(field.type))) continue;
         const name = `${type.name}.${field.name}`;
         const isPage = field.name === 'nodes' && type.name.endsWith('Page');
-        if (!isPage && !field.args.some((a) => a.name === 'limit') && !(name in bounded)) unbounded.push(name);
+        if (!isPage && !field.args.some((a) => a.name === 'limit') && !(name in LIST_SIZES)) unbounded.push(name);
       }
     }
     expect(unbounded).toEqual([]);
@@ -211,5 +268,69 @@ describe('introspection', () => {
     } finally {
       await closed.close();
     }
+  });
+
+  /** Misspelt fields, arguments, types and fragment types: each one graphql-js would answer with a suggestion. */
+  const MISSPELT = [
+    ['{ contacts { nodes { emial } } }', /Cannot query field "emial" on type "Contact"/],
+    ['{ contacts(limt: 1) { total } }', /Unknown argument "limt" on field "Query.contacts"/],
+    ['query ($f: JSONObjec) { contacts(filter: $f) { total } }', /Unknown type "JSONObjec"/],
+    ['{ contacts { nodes { ... on Contac { id } } } }', /Unknown type "Contac"/],
+    ['{ contact(id: "x") { deal { id } } }', /Cannot query field "deal" on type "Contact"/],
+  ] as const;
+
+  it('when off, error messages suggest no field, argument or type names, over HTTP and WebSocket', async () => {
+    const open = await post(MISSPELT[0][0]);
+    expect(open.body.errors[0].message).toMatch(/Did you mean "email"\?/);
+    const closed = await startTestApp({ graphql: { graphqlIntrospection: false } });
+    try {
+      const w = await closed.workspace();
+      for (const [query, message] of MISSPELT) {
+        const r = await w.api('POST', '/graphql', { query });
+        expect(r.body.errors[0].message, query).toMatch(message);
+        expect(r.text, query).not.toMatch(/did you mean/i);
+        const sub = subscribe(closed.base, { authorization: `Bearer ${w.key}` }, query);
+        await sub.ended;
+        expect(sub.errors[0]?.message, query).toMatch(message);
+        expect(JSON.stringify(sub.errors), query).not.toMatch(/did you mean/i);
+        await sub.close();
+      }
+    } finally {
+      await closed.close();
+    }
+  });
+});
+
+describe('the response budget', () => {
+  it('cuts an answer larger than GRAPHQL_MAX_RESPONSE_BYTES with one coded error and no data, over HTTP and WebSocket', async () => {
+    const small = await startTestApp({ graphql: { graphqlLimits: { ...DEFAULT_GRAPHQL_LIMITS, maxResponseBytes: 20_000 } } });
+    try {
+      const w = await small.workspace();
+      const c = (await w.api('POST', '/v1/contacts', { first_name: 'Budget', email: uniqueEmail('budget') })).body.data;
+      for (let i = 0; i < 3; i++) expect((await w.api('POST', `/v1/contacts/${c.id}/notes`, { content: 'x'.repeat(9_000) })).status).toBe(201);
+      const notes = (limit: number) => `{ contactNotes(contactId: "${c.id}", limit: ${limit}) { nodes { id content } } }`;
+      // Two notes (about 18 KB) fit; three do not.
+      expect((await w.api('POST', '/graphql', { query: notes(2) })).body.data.contactNotes.nodes).toHaveLength(2);
+      const cut = await w.api('POST', '/graphql', { query: notes(3) });
+      expect(cut.body.data).toBeUndefined();
+      expect(cut.body.errors).toHaveLength(1);
+      expect(cut.body.errors[0].extensions.code).toBe('validation_error');
+      expect(cut.body.errors[0].message).toMatch(/larger than 20000 bytes/);
+      const sub = subscribe(small.base, { authorization: `Bearer ${w.key}` }, notes(3));
+      await sub.ended;
+      expect(sub.received.filter(Boolean)).toEqual([]);
+      expect(sub.errors[0]?.message).toMatch(/larger than 20000 bytes/);
+      await sub.close();
+      // Each answer has a budget of its own.
+      expect((await w.api('POST', '/graphql', { query: notes(2) })).body.data.contactNotes.nodes).toHaveLength(2);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('is read from GRAPHQL_MAX_RESPONSE_BYTES, 16 MiB by default', () => {
+    expect(loadConfig({}).graphqlLimits.maxResponseBytes).toBe(16 * 1024 * 1024);
+    expect(loadConfig({ GRAPHQL_MAX_RESPONSE_BYTES: '1000' }).graphqlLimits.maxResponseBytes).toBe(1000);
+    expect(() => loadConfig({ GRAPHQL_MAX_RESPONSE_BYTES: '0' })).toThrow(/at least 1/);
   });
 });

@@ -1,33 +1,38 @@
 // Limits on the shape of GraphQL documents (graphql-armor), checked while yoga parses and
-// validates, so an abusive document is refused before any resolver or SQL runs. Page sizes are
-// bounded separately by the resolvers (`limit` 1..100). REST routes execute their precompiled
+// validates, and on their cost (graphql-cost.ts), checked with the variables just before an
+// operation runs, so an abusive document is refused before any resolver or SQL runs. Page sizes
+// are bounded separately by the resolvers (`limit` 1..100). REST routes execute their precompiled
 // operations without yoga, so these limits never apply to them; test/graphql-limits.test.ts
 // still checks that every REST operation would pass them.
-import { costLimitRule } from '@escape.tech/graphql-armor-cost-limit';
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, type ASTNode, type ValidationContext, type ValidationRule } from 'graphql';
+import { GraphQLError, type ASTNode, type ExecutionArgs, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { costLimitOf, operationCost } from './graphql-cost.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
+import { MAX_LIMIT } from '../schema/common/pagination.ts';
 
 export interface GraphqlLimits {
   /** Levels of fields below the operation; `{ a { b } }` is 2 (introspection's `__schema` is not counted). */
   maxDepth: number;
   maxAliases: number;
-  /** graphql-armor's cost: 1 per scalar, 2 per object, each level weighing 1.5 times more. */
+  /** Values an answer may hold at most: 1 per field, lists multiplied by their size (see graphql-cost.ts). */
   maxCost: number;
   /** Lexical tokens of the document, counted while parsing: bounds parse time and memory. */
   maxTokens: number;
   maxDirectives: number;
+  /** Bytes (about, as JSON) one answer may hold; a larger one is cut (response-budget.ts). */
+  maxResponseBytes: number;
 }
 
 /**
- * Far above what the REST operations (depth 4, cost under 100, no aliases) and ordinary client
- * queries need, far below what it takes to make one request expensive.
+ * Far above what the REST operations (depth 4, no aliases, cost at most 9,901: a page of 100 notes)
+ * and the dashboard's queries (cost at most about 200) need, far below what it takes to make one
+ * request expensive: the cost of 20,000 is about 20,000 objects, or 20 MiB of long texts.
  */
-export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 10, maxAliases: 15, maxCost: 5000, maxTokens: 2000, maxDirectives: 50 };
+export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 10, maxAliases: 15, maxCost: 20_000, maxTokens: 2000, maxDirectives: 50, maxResponseBytes: 16 * 1024 * 1024 };
 
 /**
  * A refused document, in our error vocabulary. Yoga answers it like any parse or validation
@@ -35,8 +40,15 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 10, maxAliases:
  * with `errors` and no `data` to `application/json`.
  */
 function refusal(message: string, nodes?: ASTNode): GraphQLError {
-  return new GraphQLError(message, { nodes, extensions: { code: 'validation_error', status: 400 } });
+  return new GraphQLError(message, { nodes, extensions: { code: 'validation_error', status: 400, http: REFUSED } });
 }
+
+/**
+ * For yoga (not sent): a refusal made when the operation is about to run (cost, variables) gets
+ * the status of one made while validating, 400 to application/graphql-response+json and 200 to
+ * application/json (`spec`).
+ */
+export const REFUSED = { status: 400, spec: true };
 
 /** graphql-armor words every refusal as "Syntax Error: ..."; it is not one. */
 const limitError = (err: GraphQLError) => refusal(err.message.replace(/^Syntax Error: /, ''));
@@ -55,7 +67,6 @@ export function limitRules(limits: GraphqlLimits): ValidationRule[] {
     maxDepthRule({ n: limits.maxDepth, flattenFragments, ...report }),
     // graphql-armor lets aliases of __typename through by default; a flood of them is still a flood.
     maxAliasesRule({ n: limits.maxAliases, allowList: [], ...report }),
-    costLimitRule({ maxCost: limits.maxCost, flattenFragments, ...report }),
     maxDirectivesRule({ n: limits.maxDirectives, ...report }),
   ];
 }
@@ -69,18 +80,70 @@ const noIntrospection: ValidationRule = (ctx) => ({
   },
 });
 
-function refuseDeepVariables({ args, setResultAndStopExecution }: { args: { variableValues?: unknown }; setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void }) {
-  if (nestedDeeperThan(args.variableValues)) setResultAndStopExecution({ errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)] });
+type BeforeRun = { args: ExecutionArgs; setResultAndStopExecution: (result: { errors: GraphQLError[] }) => void };
+
+/**
+ * Refuses, before it runs, an operation whose variables are absurdly deep (graphql-js coerces
+ * them recursively) or whose cost with these variables is over the limit.
+ */
+const refuseExpensive = (maxCost: number) => ({ args, setResultAndStopExecution }: BeforeRun) => {
+  if (nestedDeeperThan(args.variableValues)) return setResultAndStopExecution({ errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)] });
+  const cost = operationCost(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
+  if ('error' in cost) return setResultAndStopExecution({ errors: [refusal(cost.error.message)] });
+  const limit = 'cost' in cost ? costLimitOf(args.schema, args.document, maxCost) : Infinity;
+  if ('cost' in cost && cost.cost > limit) {
+    setResultAndStopExecution({
+      errors: [
+        refusal(
+          `Query cost limit of ${limit} exceeded, found ${cost.cost}: lists multiply the cost of what they select by their limit ` +
+            `(${MAX_LIMIT} when none is given); ask for smaller pages or fewer nested lists`,
+        ),
+      ],
+    });
+  }
+};
+
+/** graphql-js words a suggestion as ` Did you mean "x"?`, ` Did you mean "x" or "y"?`, ` Did you mean the enum value "x"?`... */
+const SUGGESTION = /\s*Did you mean [^?]*\?/g;
+
+function withoutSuggestion<E extends Error>(error: E): E | GraphQLError {
+  if (!(error instanceof GraphQLError) || !error.message.match(SUGGESTION)) return error;
+  return new GraphQLError(error.message.replace(SUGGESTION, ''), { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: error.extensions });
 }
+
+/**
+ * Without introspection the schema is not public, and the suggestions in error messages
+ * (`Cannot query field "emial" on type "Contact". Did you mean "email"?`) would spell it out field
+ * by field. graphql-js leaves them out when told to (hideSuggestions); any that come another way
+ * (a rule of ours, execution) are cut from the message.
+ */
+const noSuggestions: Plugin = {
+  onValidate: ({ validateFn, setValidationFn }) => {
+    // graphql-js 16 takes (schema, document, rules, options, typeInfo), whatever envelop names them.
+    type Validate = (...args: unknown[]) => ReturnType<typeof validateFn>;
+    const validate = validateFn as unknown as Validate;
+    setValidationFn(((schema: unknown, document: unknown, rules: unknown, options: object | undefined, typeInfo: unknown) =>
+      validate(schema, document, rules, { ...options, hideSuggestions: true }, typeInfo)) as unknown as typeof validateFn);
+    return ({ valid, result, setResult }) => {
+      if (!valid) setResult(result.map(withoutSuggestion));
+    };
+  },
+  onExecute: () => ({
+    onExecuteDone: ({ result, setResult }) => {
+      if (!result || Symbol.asyncIterator in result || !result.errors?.length) return;
+      setResult({ ...result, errors: result.errors.map(withoutSuggestion) });
+    },
+  }),
+};
 
 /** The yoga plugins; graphql-ws operations get them too, through yoga.getEnveloped (websocket.ts). */
 export function graphqlLimitPlugins(limits: GraphqlLimits, opts: { introspection: boolean }): Plugin[] {
   const rules = opts.introspection ? limitRules(limits) : [...limitRules(limits), noIntrospection];
   return [
+    ...(opts.introspection ? [] : [noSuggestions]),
     // The parser counts tokens as it goes and stops at the limit; there is no validation context yet, so it throws.
     maxTokensPlugin({ n: limits.maxTokens, onReject: [(_ctx, err) => { throw limitError(err); }] }),
     { onValidate: ({ addValidationRule }) => rules.forEach((rule) => addValidationRule(rule)) },
-    // Variables are coerced recursively by graphql-js: absurdly deep ones are refused before that.
-    { onExecute: refuseDeepVariables, onSubscribe: refuseDeepVariables },
+    { onExecute: refuseExpensive(limits.maxCost), onSubscribe: refuseExpensive(limits.maxCost) },
   ];
 }

@@ -11,6 +11,7 @@ import { sendFailure } from './failure.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
 import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
+import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './graphql-telemetry.ts';
 
 type HttpContext = { req: Request; res: Response };
@@ -107,7 +108,8 @@ export function createGraphqlHandler(opts: {
   metrics: Metrics;
 }) {
   return createYoga<ServerContext, Context>({
-    schema: opts.schema,
+    // A copy whose resolvers count the answer's bytes (response-budget.ts); REST keeps the original.
+    schema: withResponseBudget(opts.schema, opts.limits.maxResponseBytes),
     graphqlEndpoint: '/graphql',
     graphiql: opts.graphiql ? { title: 'CRM GraphQL', headers: JSON.stringify({ Authorization: 'Bearer crm_live_...' }) } : false,
     landingPage: false,
@@ -123,7 +125,7 @@ export function createGraphqlHandler(opts: {
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), warningsPlugin, telemetryPlugin(opts.metrics)],
+    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics)],
     logging: false,
   });
 }

@@ -52,6 +52,10 @@ const hostileDocument = (fieldNames: string[], small = false) =>
     fc.constantFrom(...fieldNames).map((n) => `mutation { ${n}(input: {}) { __typename } }`),
     fc.integer({ min: 1, max: small ? 60 : 3000 }).map((n) => `{ ${'contacts { nodes { deals { contact { '.repeat(n)} id ${'} } } }'.repeat(n)} }`),
     fc.integer({ min: 1, max: small ? 150 : 2000 }).map((n) => `{ ${Array.from({ length: n }, (_v, i) => `a${i}: contacts { total }`).join(' ')} }`),
+    // Lists of lists under aliases (the outside case that ran the heap out): refused by their cost.
+    fc.tuple(fc.integer({ min: 1, max: small ? 2 : 15 }), fc.constantFrom(1, 10, 100)).map(
+      ([aliases, limit]) => `{ ${Array.from({ length: aliases }, (_v, i) => `a${i}: contacts(limit: ${limit}) { nodes { deals(limit: ${limit}) { contacts { contact { deals(limit: ${limit}) { id title } } } } } }`).join(' ')} }`,
+    ),
     fc.constant('query Q { __schema { types { name fields { name } } } }'),
     fc.constant('subscription { events { id } }'),
     fc.constant('{ contact(id: "\\u0000") { id } }'),

@@ -1,7 +1,9 @@
 // Property-based fuzzing of every REST route and every GraphQL field (fuzz.rest.ts,
-// fuzz.graphql.ts), against one app; each surface works on a workspace of its own.
+// fuzz.graphql.ts), against one app; each surface works on a workspace of its own. After every
+// batch the app must still be answering (/healthz and a real query on each surface), with its
+// heap (this process's) under HEAP_MB.
 import pino from 'pino';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { startTestApp } from '../helpers/app.ts';
 import { receiver, type Receiver } from '../helpers/receiver.ts';
 import { seedSpace, type FuzzSetup } from './fixtures.ts';
@@ -23,6 +25,20 @@ beforeAll(async () => {
   const [rest, graphql] = await Promise.all([target('Rest'), target('Graphql')]);
   setup = { app, serverErrors, rest, graphql };
 });
+/** Far above what the app and the test runner hold (about 200 MB), far below what a runaway answer would. */
+const HEAP_MB = 1024;
+
+afterEach(async (ctx) => {
+  if (!setup) return;
+  const what = `after "${ctx.task.name}"`;
+  expect((await fetch(`${setup.app.base}/healthz`)).status, what).toBe(200);
+  const rest = await setup.rest.workspace.api('GET', '/v1/contacts?limit=1');
+  expect(rest.status, `${what}: ${rest.text.slice(0, 300)}`).toBe(200);
+  const graphql = await setup.graphql.workspace.api('POST', '/graphql', { query: '{ contacts(limit: 1) { total nodes { id } } }' });
+  expect(graphql.body?.data?.contacts?.total, `${what}: ${graphql.text.slice(0, 300)}`).toBeGreaterThan(0);
+  expect(process.memoryUsage().heapUsed / 2 ** 20, `${what}: heap used (MB)`).toBeLessThan(HEAP_MB);
+});
+
 afterAll(async () => {
   await setup?.app.close();
   await hook?.close();
