@@ -69,6 +69,8 @@ export const FIELD_NEEDS: Record<string, Needs> = {
   'LiveEvent.data': (e: { event: string; data: unknown }) => eventNeeds(e.event, e.data),
   // The body as sent (either payload format): what any event of that name may carry.
   'WebhookDelivery.request_body': (d: { event: string }) => eventNeeds(d.event),
+  // A receiver may echo what it was sent: its answer is as sensitive as the body.
+  'WebhookDelivery.response_body': (d: { event: string }) => eventNeeds(d.event),
 };
 
 /** A field left null because the caller may not read its data; REST answers the rest with a warning. */

@@ -200,9 +200,29 @@ export function neighbourTests(worldOf: () => World): void {
       const withContacts = client(world.app.base, await keyOf(['webhooks:write', 'contacts:read']));
       const created = await withContacts('POST', '/v1/webhooks', { url, events: ['contact.created'] });
       expect(created.status, created.text).toBe(201);
-      expect((await withContacts('PUT', `/v1/webhooks/${L.ids.webhook}`, { events: ['contact.created'] })).status).toBe(200);
+      expect((await withContacts('PUT', `/v1/webhooks/${created.body.data.id}`, { events: ['contact.created', 'contact.updated'], url: `${url}/moved` })).status).toBe(200);
       expect((await withContacts('PUT', `/v1/webhooks/${L.ids.webhook}`, { events: ['contact.created', 'deal.created', 'task.created', 'activity.logged'] })).status).toBe(403);
-      await ok(ws.api('PUT', `/v1/webhooks/${L.ids.webhook}`, { events: ['contact.created', 'deal.created', 'task.created', 'activity.logged'] }), 'restore');
+      // Deliveries still queued for the events a subscription has go wherever it points next: a key
+      // that may not read them cannot narrow the events away and move the URL, at once or in two steps.
+      for (const change of [{ events: ['contact.created'], url: `${url}/stolen` }, { events: ['contact.created'] }, { events: ['contact.created'], active: true }]) {
+        const r = await withContacts('PUT', `/v1/webhooks/${L.ids.webhook}`, change);
+        expect(r.status, `${JSON.stringify(change)}: ${r.text}`).toBe(403);
+        expect(r.body.error.details.events.join(' ')).toContain('deal.created');
+      }
+      const unchanged = await world.app.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: L.ids.webhook } });
+      expect(unchanged.url).toBe(stored.url);
+      expect(unchanged.events).toEqual(stored.events);
+    });
+
+    it('pipelines:write only: refusing to delete a stage or pipeline that holds deals tells no deal count', async () => {
+      const api = client(world.app.base, await keyOf(['pipelines:write']));
+      await ok(ws.api('POST', `/v1/pipelines/${L.ids.pipeline}/stages`, { name: 'Second stage' }), 'second stage');
+      await ok(ws.api('POST', '/v1/pipelines', { name: 'Another pipeline' }), 'second pipeline');
+      for (const path of [`/v1/pipelines/${L.ids.pipeline}/stages/${L.ids.stage}`, `/v1/pipelines/${L.ids.pipeline}`]) {
+        const r = await api('DELETE', path);
+        expect(r.status, r.text).toBe(409);
+        expect(r.body.error.message, path).not.toMatch(/\d/);
+      }
     });
 
     it('webhooks:read only: delivery logs show no request body of events it may not read', async () => {
@@ -211,6 +231,8 @@ export function neighbourTests(worldOf: () => World): void {
       expect(logs.status).toBe(200);
       expect(logs.body.data.length).toBeGreaterThan(3);
       expect(logs.body.data.every((l: { request_body: unknown; event: string }) => l.request_body === null && l.event)).toBe(true);
+      // A receiver may echo what it was sent: its answer is withheld with the body.
+      expect(logs.body.data.every((l: { response_body: unknown }) => l.response_body === null)).toBe(true);
       expect(logs.body.meta.warnings.length).toBeGreaterThan(0);
       const withContacts = await client(world.app.base, await keyOf(['webhooks:read', 'contacts:read']))('GET', `/v1/webhooks/${L.ids.webhook}/logs?limit=100`);
       const created = withContacts.body.data.filter((l: { event: string }) => l.event === 'contact.created');

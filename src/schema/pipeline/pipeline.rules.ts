@@ -17,7 +17,7 @@ export function reorder(ids: readonly string[], id: string, position: number): s
 /** A pipeline that holds deals keeps them; the last pipeline of a workspace stays. */
 export function assertPipelineDeletable(p: { dealCount: number; pipelineCount: number }): void {
   if (p.dealCount > 0) {
-    throw new AppError('conflict', `The pipeline holds ${p.dealCount} deal(s); move or delete them first`);
+    throw new AppError('conflict', 'The pipeline still holds deals; move or delete them first');
   }
   if (p.pipelineCount <= 1) {
     throw new AppError('conflict', 'The only pipeline of a workspace cannot be deleted');
@@ -27,7 +27,7 @@ export function assertPipelineDeletable(p: { dealCount: number; pipelineCount: n
 /** A stage that holds deals keeps them; a pipeline keeps at least one stage so deals can enter it. */
 export function assertStageDeletable(s: { dealCount: number; stageCount: number }): void {
   if (s.dealCount > 0) {
-    throw new AppError('conflict', `The stage holds ${s.dealCount} deal(s); move them to another stage first`);
+    throw new AppError('conflict', 'The stage still holds deals; move them to another stage first');
   }
   if (s.stageCount <= 1) {
     throw new AppError('conflict', 'A pipeline needs at least one stage');

@@ -75,7 +75,9 @@ builder.mutationFields((t) => ({
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const input = parseInput(webhookUpdateInput, args.input);
       const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
-      assertMayReadEvents(ctx.caller, input.events ?? sub.events);
+      // Deliveries still queued for the events it has now go to the settings it will have: the
+      // key must be able to read both what it has and what it will have.
+      assertMayReadEvents(ctx.caller, [...new Set([...sub.events, ...(input.events ?? [])])]);
       const url = input.url === undefined ? undefined : await validateWebhookUrl(input.url, ctx.webhooks.policy);
       const reactivated = input.active === true && !sub.active;
       const secret = input.rotate_secret ? generateWebhookSecret() : undefined;
