@@ -12,6 +12,7 @@ import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
 import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
 import { requestIdOf, telemetryPlugin } from './graphql-telemetry.ts';
+import { storableInputPlugin } from './storable-input.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
@@ -123,7 +124,7 @@ export function createGraphqlHandler(opts: {
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), warningsPlugin, telemetryPlugin(opts.metrics)],
+    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), storableInputPlugin, warningsPlugin, telemetryPlugin(opts.metrics)],
     logging: false,
   });
 }
