@@ -40,7 +40,7 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  router.use(requireJson, express.json({ limit: '16kb' }), bodyErrors, (req, _res, next) => {
+  router.use(requireJson, express.json({ limit: '16kb' }), bodyErrors, (req: Request, _res: Response, next: NextFunction) => {
     assertStorable(req.body);
     next();
   });
