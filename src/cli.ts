@@ -7,6 +7,7 @@ import { applyMigrations } from './db/migrate.ts';
 import { AppError } from './errors.ts';
 import { createApiKey, createCustomField, createUser, createWorkspace, revokeApiKey, setUserPassword } from './admin/workspaces.ts';
 import { readPassword } from './admin/read-password.ts';
+import { StartupError } from './startup-error.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
   workspace create --name N [--plan standard|professional|enterprise] [--currency USD]
@@ -98,6 +99,7 @@ try {
 } catch (err) {
   await db?.close().catch(() => {});
   if (err instanceof DatabaseBusyError) fail('database_busy', err.message);
+  if (err instanceof StartupError) fail('cannot_start', err.message);
   if (err instanceof AppError) fail(err.code, err.message, err.details);
   fail('internal_error', err instanceof Error ? err.message : String(err));
 }
