@@ -43,7 +43,7 @@ async function start() {
   await listen(servers[0], config.port, config.host, 'PORT');
   const plainPort = config.httpRedirectPort ?? 80;
   if (tls) {
-    servers.push(http.createServer(express().use(redirectEverything(config.port))));
+    servers.push(http.createServer(express().use(redirectEverything(config.port, config.publicOrigin))));
     await listen(servers[1], plainPort, config.host, 'HTTP_REDIRECT_PORT');
   }
 
