@@ -39,10 +39,6 @@ describe('sign-in compares e-mail addresses exactly', () => {
     expect(r.status, r.text).toBe(401);
   });
 
-  it('still takes the address in another case and with surrounding spaces', async () => {
-    expect((await login(`  ${mail.toUpperCase()} `)).status).toBe(200);
-  });
-
   it('counts the lockout per normalised address: a pattern spelling neither signs in nor resets it', async () => {
     const ip = '198.51.100.201';
     for (let i = 0; i < LOGIN_LIMITS.perEmailAndAddress; i++) expect((await login(mail, `wrong guess ${i}`, ip)).status).toBe(401);
@@ -58,6 +54,7 @@ describe('sign-in compares e-mail addresses exactly', () => {
     await setPassword(app.db, shared);
     for (const [email, password, status] of [
       [shared, PASSWORD, 200],
+      [`  ${shared.toUpperCase()} `, PASSWORD, 200],
       [shared, 'a wrong password', 401],
       ['%', PASSWORD, 401],
       [uniqueEmail('unknown'), PASSWORD, 401],
@@ -72,13 +69,12 @@ describe('sign-in compares e-mail addresses exactly', () => {
 });
 
 describe('set-password compares e-mail addresses exactly', () => {
-  it.each(['%', '_%', '%@%'])('finds no user for %s and changes no password', async (pattern) => {
+  it('finds no user for a pattern and changes no password; the address in any case is found', async () => {
     const before = await app.db.prisma.user.findMany({ select: { id: true, passwordHash: true }, orderBy: { id: 'asc' } });
-    await expect(setUserPassword(app.db.prisma, { email: pattern, password: 'an attacker password' })).rejects.toMatchObject({ code: 'not_found' });
+    for (const pattern of ['%', '_%', '%@%']) {
+      await expect(setUserPassword(app.db.prisma, { email: pattern, password: 'an attacker password' }), pattern).rejects.toMatchObject({ code: 'not_found' });
+    }
     expect(await app.db.prisma.user.findMany({ select: { id: true, passwordHash: true }, orderBy: { id: 'asc' } })).toEqual(before);
-  });
-
-  it('sets the password of the address in any case', async () => {
     const other = uniqueEmail('bob');
     await (await app.workspace()).addUser('Bob', other);
     const r = await setUserPassword(app.db.prisma, { email: ` ${other.toUpperCase()} `, password: 'bob long password' });
