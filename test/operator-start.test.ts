@@ -6,10 +6,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { freePort, freshStore, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
 
 const EXIT_WITHIN_MS = 15_000;
+// A fresh embedded database takes a while to create on a busy machine; the bounds that matter are EXIT_WITHIN_MS.
+vi.setConfig({ testTimeout: 120_000 });
 const children: Child[] = [];
 const dirs: string[] = [];
 afterAll(() => {
