@@ -7,13 +7,14 @@ import { applyMigrations } from './db/migrate.ts';
 import { AppError } from './errors.ts';
 import { createApiKey, createCustomField, createUser, createWorkspace, revokeApiKey, setUserPassword } from './admin/workspaces.ts';
 import { readPassword } from './admin/read-password.ts';
+import { StartupError } from './startup-error.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
   workspace create --name N [--plan standard|professional|enterprise] [--currency USD]
   user create --workspace W --name N --email E
-  user set-password --email E [--workspace W] [--password-stdin]
-             dashboard password of the user(s) with this e-mail; typed at a prompt,
-             or read from the first line of standard input with --password-stdin
+  user set-password --email E [--password-stdin]
+             dashboard password of the person with this e-mail, in every workspace; typed at
+             a prompt, or read from the first line of standard input with --password-stdin
   key create --workspace W --name N --scope full|read_only|custom [--permissions contacts:read,deals:write]
              [--sandbox] [--expires-at ISO] [--user U]
   key revoke --id K
@@ -54,7 +55,9 @@ async function run(db: Database, command: string): Promise<unknown> {
     case 'user create':
       return createUser(p, { workspace: values.workspace ?? '', name: values.name ?? '', email: values.email ?? '' });
     case 'user set-password':
-      return setUserPassword(p, { email: values.email ?? '', workspace: values.workspace, password: await readPassword({ fromStdin: Boolean(values['password-stdin']) }) });
+      // One password per person: a row of one workspace cannot get its own.
+      if (values.workspace) throw new AppError('validation_error', 'A password belongs to the e-mail address in every workspace: set-password takes no --workspace');
+      return setUserPassword(p, { email: values.email ?? '', password: await readPassword({ fromStdin: Boolean(values['password-stdin']) }) });
     case 'key create':
       return createApiKey(p, {
         workspace: values.workspace ?? '',
@@ -96,6 +99,7 @@ try {
 } catch (err) {
   await db?.close().catch(() => {});
   if (err instanceof DatabaseBusyError) fail('database_busy', err.message);
+  if (err instanceof StartupError) fail('cannot_start', err.message);
   if (err instanceof AppError) fail(err.code, err.message, err.details);
   fail('internal_error', err instanceof Error ? err.message : String(err));
 }

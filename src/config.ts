@@ -19,6 +19,21 @@ function positive(name: string, v: string | undefined, fallback: number): number
   return n;
 }
 
+/** An https:// origin (scheme, host, port; no path, query or credentials), or null when unset. */
+function origin(name: string, v: string | undefined): string | null {
+  if (v === undefined || v.trim() === '') return null;
+  let url: URL;
+  try {
+    url = new URL(v.trim());
+  } catch {
+    throw new Error(`${name} must be a URL such as https://crm.example.com, got "${v}"`);
+  }
+  if (url.protocol !== 'https:' || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
+    throw new Error(`${name} must be an https:// origin with no path, query or credentials, such as https://crm.example.com, got "${v}"`);
+  }
+  return url.origin;
+}
+
 export interface Config {
   env: string;
   production: boolean;
@@ -30,6 +45,8 @@ export interface Config {
   databaseUrl: string | null;
   redisUrl: string | null;
   trustProxy: string | null;
+  /** The origin clients reach the service at (PUBLIC_URL), e.g. https://crm.example.com: where https redirects go. */
+  publicOrigin: string | null;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: string;
@@ -79,6 +96,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: env.DATABASE_URL || null,
     redisUrl: env.REDIS_URL || null,
     trustProxy: env.TRUST_PROXY || null,
+    publicOrigin: origin('PUBLIC_URL', env.PUBLIC_URL),
     tlsCertFile: env.TLS_CERT_FILE || null,
     tlsKeyFile: env.TLS_KEY_FILE || null,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),

@@ -6,10 +6,11 @@ import express from 'express';
 import { Redis } from 'ioredis';
 import { buildApp } from './app.ts';
 import { config } from './config.ts';
-import { DatabaseBusyError, openDatabase } from './db/client.ts';
+import { openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { ensureDefaultWorkspace } from './admin/workspaces.ts';
 import { drainable } from './http/drain.ts';
+import { listen } from './http/listen.ts';
 import { redirectEverything } from './http/https.ts';
 import { closingSilentConnections as bounded, serverOptions } from './http/server-options.ts';
 import { attachGraphqlWs } from './http/websocket.ts';
@@ -20,17 +21,34 @@ import { createOwnerNotifier } from './webhooks/notify.ts';
 import { startEventFeed } from './webhooks/event-feed.ts';
 import { createEventBus } from './webhooks/pubsub.ts';
 import { startTaskScheduler } from './jobs/task-scheduler.ts';
+import { StartupError } from './startup-error.ts';
 
 const logger = createLogger(config.logLevel);
 
+/** Requests that arrive while the database opens wait for the app rather than finding no one. */
+function deferredHandler(ready: Promise<http.RequestListener>): http.RequestListener {
+  return (req, res) => void ready.then((handle) => handle(req, res));
+}
+
 async function start() {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }).catch((err) => {
-    if (err instanceof DatabaseBusyError) {
-      logger.fatal(err.message);
-      process.exit(1);
-    }
-    throw err;
-  });
+  // While starting, a signal ends the process at once (nothing is served or owed yet).
+  const quit = () => process.exit(1);
+  process.once('SIGTERM', quit).once('SIGINT', quit);
+
+  // Every listener is bound before anything else is opened or created: a port that cannot be had
+  // ends the start with one line, before the database exists and before a first key is printed.
+  let serve!: (app: http.RequestListener) => void;
+  const handler = deferredHandler(new Promise((resolve) => (serve = resolve)));
+  const tls = config.tlsCertFile && config.tlsKeyFile ? { cert: readTlsFile('TLS_CERT_FILE', config.tlsCertFile), key: readTlsFile('TLS_KEY_FILE', config.tlsKeyFile) } : null;
+  const servers: http.Server[] = [bounded(tls ? createTlsServer(tls, handler) : http.createServer(serverOptions(config), handler), config)];
+  await listen(servers[0], config.port, config.host, 'PORT');
+  const plainPort = config.httpRedirectPort ?? 80;
+  if (tls) {
+    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port, config.publicOrigin))), config));
+    await listen(servers[1], plainPort, config.host, 'HTTP_REDIRECT_PORT');
+  }
+
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const applied = await applyMigrations(db.adapter, { client: db.prisma });
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 
@@ -53,15 +71,10 @@ async function start() {
   const { app, yoga, authenticator, sessions, metrics } = buildApp({ db, config, logger, redis, webhooks, bus });
   const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, metrics, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) }) : null;
   worker?.start();
-  const servers: http.Server[] = [];
-  if (config.tlsCertFile && config.tlsKeyFile) {
-    const tls = { cert: fs.readFileSync(config.tlsCertFile), key: fs.readFileSync(config.tlsKeyFile), ...serverOptions(config) };
-    servers.push(bounded(https.createServer(tls, app), config).listen(config.port, config.host));
-    const plainPort = config.httpRedirectPort ?? 80;
-    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port))), config).listen(plainPort, config.host));
+  serve(app);
+  if (tls) {
     logger.info(`CRM service on https://${config.host}:${config.port} (plain HTTP on ${plainPort} redirects)`);
   } else {
-    servers.push(bounded(http.createServer(serverOptions(config), app), config).listen(config.port, config.host));
     logger.info(
       `CRM service on http://${config.host}:${config.port} (plain HTTP; set TLS_CERT_FILE/TLS_KEY_FILE or run behind a TLS proxy with TRUST_PROXY) ` +
         `using ${db.kind === 'pglite' ? `the embedded database in ${config.dataDir}` : 'PostgreSQL'}`,
@@ -102,11 +115,30 @@ async function start() {
     logger.info('stopped');
     process.exit(0);
   };
+  process.off('SIGTERM', quit).off('SIGINT', quit);
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
 }
 
+function createTlsServer(tls: { cert: Buffer; key: Buffer }, handler: http.RequestListener): https.Server {
+  try {
+    return https.createServer({ ...tls, ...serverOptions(config) }, handler);
+  } catch (err) {
+    throw new StartupError(`TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its key: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+function readTlsFile(setting: string, file: string): Buffer {
+  try {
+    return fs.readFileSync(file);
+  } catch (err) {
+    throw new StartupError(`Cannot read ${setting} ${file}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
 start().catch((err) => {
-  logger.fatal({ err }, 'failed to start');
+  // An operator's problem is one line; anything else keeps its stack for a bug report.
+  if (err instanceof StartupError) logger.fatal(err.message);
+  else logger.fatal({ err }, 'failed to start');
   process.exit(1);
 });

@@ -1,12 +1,13 @@
 // `npm run worker`: the webhook delivery worker alone, for running it apart from the API
 // (start the API with WEBHOOK_WORKER=false then). Several may run against one PostgreSQL.
 import { config } from './config.ts';
-import { DatabaseBusyError, openDatabase } from './db/client.ts';
+import { openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
+import { StartupError } from './startup-error.ts';
 
 const logger = createLogger(config.logLevel);
 
@@ -28,6 +29,7 @@ try {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 } catch (err) {
-  logger.fatal(err instanceof DatabaseBusyError ? err.message : { err }, 'worker failed to start');
+  if (err instanceof StartupError) logger.fatal(err.message);
+  else logger.fatal({ err }, 'worker failed to start');
   process.exit(1);
 }

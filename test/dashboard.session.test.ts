@@ -191,14 +191,14 @@ describe('logout', () => {
 });
 
 describe('workspace and environment switch', () => {
-  it('offers every workspace where the password matches, switches between them, refuses others', async () => {
+  it('offers every workspace where the password is set, switches between them, refuses others', async () => {
     const [a, b, c] = [await app.workspace(), await app.workspace(), await app.workspace()];
     const mail = uniqueEmail('multi');
     await a.addUser('Multi', mail);
     await b.addUser('Multi', mail);
-    await c.addUser('Multi', mail);
     await setPassword(app.db, mail);
-    await setPassword(app.db, mail, 'another long password', c.id);
+    // Added after the password was set: no password until it is set again.
+    await c.addUser('Multi', mail);
     const s = await signIn(app.base, mail);
     const names = await app.db.prisma.workspace.findMany({ where: { id: { in: [a.id, b.id] } }, orderBy: { name: 'asc' } });
     expect(s.login.body.workspaces.map((w: { id: string }) => w.id)).toEqual(names.map((w) => w.id));

@@ -1,33 +1,72 @@
 // HTTPS rules: behind a trusted proxy plain HTTP is redirected; with TLS files the service
-// serves HTTPS itself and its plain port only redirects (the redirect app is main.ts's).
+// serves HTTPS itself and its plain port only redirects (the redirect app is main.ts's). The
+// redirect goes to PUBLIC_URL, or to the Host only when it cannot name another site; never to
+// a host a request's headers name (X-Forwarded-Host, a forged Host).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.ts';
 import { redirectEverything } from '../src/http/https.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 /** node's fetch drops a Host header; http.request sends it as given. */
-function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; location?: string }> {
+function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; location?: string; body: string }> {
   return new Promise((resolve, reject) => {
     http.get(base + path, { headers }, (res) => {
-      res.resume();
-      resolve({ status: res.statusCode!, location: res.headers.location });
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
     }).on('error', reject);
   });
 }
 
 let app: TestApp;
+/** Behind the proxy with PUBLIC_URL set. */
+let published: TestApp;
 beforeAll(async () => {
-  app = await startTestApp({ trustProxy: '1' });
+  [app, published] = await Promise.all([startTestApp({ trustProxy: '1' }), startTestApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' })]);
 });
-afterAll(() => app.close());
+afterAll(() => Promise.all([app.close(), published.close()]));
+
+/** Headers an attacker may send to point the redirect at their own host. */
+const FORGED: Record<string, string>[] = [
+  { host: 'evil.example' },
+  { host: 'crm.example.com', 'x-forwarded-host': 'evil.example' },
+  { host: 'evil.example:443' },
+  { host: '127.0.0.1@evil.example' },
+  { host: 'localhost.evil.example' },
+  { host: '[::1].evil.example' },
+];
 
 describe('behind a trusted proxy', () => {
-  it('301 to the same URL on https when X-Forwarded-Proto is http', async () => {
-    const r = await rawGet(app.base, '/v1/contacts?x=1', { host: 'crm.example.com', 'x-forwarded-proto': 'http' });
+  it('301 to the same URL on PUBLIC_URL when X-Forwarded-Proto is http', async () => {
+    const r = await rawGet(published.base, '/v1/contacts?x=1', { host: 'crm.example.com', 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(301);
     expect(r.location).toBe('https://crm.example.com/v1/contacts?x=1');
+  });
+
+  it.each(FORGED)('with PUBLIC_URL, forged headers %o still redirect to PUBLIC_URL', async (headers) => {
+    const r = await rawGet(published.base, '/dashboard?a=b', { ...headers, 'x-forwarded-proto': 'http' });
+    expect(r.status).toBe(301);
+    expect(r.location).toBe('https://crm.example.com/dashboard?a=b');
+  });
+
+  it.each(FORGED)('without PUBLIC_URL, %o gets 403 and no redirect', async (headers) => {
+    const r = await rawGet(app.base, '/v1/contacts', { ...headers, 'x-forwarded-proto': 'http' });
+    expect(r.status).toBe(403);
+    expect(r.location).toBeUndefined();
+    expect(JSON.parse(r.body).error.code).toBe('forbidden');
+  });
+
+  it.each([
+    ['localhost:8080', 'localhost'],
+    ['127.0.0.1', '127.0.0.1'],
+    ['[::1]:3000', '[::1]'],
+  ])('without PUBLIC_URL, Host %s (this machine or an address) is redirected to its https port', async (host, name) => {
+    const r = await rawGet(app.base, '/v1/contacts', { host, 'x-forwarded-proto': 'http' });
+    expect(r.status).toBe(301);
+    expect(r.location).toBe(`https://${name}/v1/contacts`);
   });
 
   it('serves requests that came in over https', async () => {
@@ -38,13 +77,37 @@ describe('behind a trusted proxy', () => {
 });
 
 describe('serving TLS itself', () => {
-  it('the plain port answers every request with 301 to https', async () => {
-    const server = http.createServer(express().use(redirectEverything(8443))).listen(0, '127.0.0.1');
+  async function plainPort(publicOrigin: string | null): Promise<{ base: string; close: () => void }> {
+    const server = http.createServer(express().use(redirectEverything(8443, publicOrigin))).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const r = await rawGet(base, '/v1/contacts/abc?q=1', { host: 'crm.example.com' });
-    server.close();
+    return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  }
+
+  it('the plain port answers every request with 301 to PUBLIC_URL', async () => {
+    const s = await plainPort('https://crm.example.com');
+    const r = await rawGet(s.base, '/v1/contacts/abc?q=1', { host: 'evil.example' });
+    s.close();
     expect(r.status).toBe(301);
-    expect(r.location).toBe('https://crm.example.com:8443/v1/contacts/abc?q=1');
+    expect(r.location).toBe('https://crm.example.com/v1/contacts/abc?q=1');
+  });
+
+  it('without PUBLIC_URL it redirects to this machine and refuses other hosts', async () => {
+    const s = await plainPort(null);
+    const local = await rawGet(s.base, '/v1/contacts/abc?q=1', { host: 'localhost:8080' });
+    const forged = await Promise.all(FORGED.map((h) => rawGet(s.base, '/', h)));
+    s.close();
+    expect(local.status).toBe(301);
+    expect(local.location).toBe('https://localhost:8443/v1/contacts/abc?q=1');
+    expect(forged.map((f) => [f.status, f.location])).toEqual(FORGED.map(() => [403, undefined]));
+  });
+});
+
+describe('PUBLIC_URL', () => {
+  it.each(['http://crm.example.com', 'https://crm.example.com/app', 'https://u:p@crm.example.com', 'not a url'])('refuses %s at start', (value) => {
+    expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(/PUBLIC_URL/);
+  });
+
+  it('keeps the origin of an https URL', () => {
+    expect(loadConfig({ PUBLIC_URL: 'https://CRM.example.com:8443/' }).publicOrigin).toBe('https://crm.example.com:8443');
   });
 });

@@ -5,11 +5,13 @@ import type { Db } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { parsePermissions, SCOPES, type Scope } from '../auth/scopes.ts';
+import { normalizeEmail } from '../auth/email.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { SessionStore } from '../auth/sessions.ts';
 import { PLANS } from '../auth/rate-limit.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
+import { parseCalendarDateTime } from '../schema/common/dates.ts';
 import { CUSTOM_FIELD_TYPES } from '../schema/contact/custom-fields.rules.ts';
 import { DEFAULT_STAGES } from '../schema/pipeline/pipeline.rules.ts';
 
@@ -46,7 +48,7 @@ async function liveWorkspace(db: Db, id: string) {
 
 export async function createUser(db: Db, input: { workspace: string; name: string; email: string }) {
   await liveWorkspace(db, input.workspace);
-  const email = input.email?.trim().toLowerCase();
+  const email = normalizeEmail(input.email ?? '');
   if (!input.name?.trim()) throw validationError({ name: ['is required'] });
   if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw validationError({ email: ['must be a valid email address'] });
   try {
@@ -59,22 +61,19 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
 }
 
 /**
- * Sets the dashboard password of a user: every user row with this e-mail (one per workspace),
- * or only the one in `workspace`. Their open dashboard sessions end.
+ * Sets the dashboard password of a person: every user row with this e-mail (one per workspace)
+ * gets the same hash, so a sign-in checks one hash. Their open dashboard sessions end.
  */
-export async function setUserPassword(db: Db, input: { email: string; password: string; workspace?: string }) {
-  const email = input.email?.trim();
+export async function setUserPassword(db: Db, input: { email: string; password: string }) {
+  const email = normalizeEmail(input.email ?? '');
   if (!email) throw validationError({ email: ['is required'] });
   const passwordHash = await hashPassword(input.password ?? '');
-  const users = await db.user.findMany({
-    where: { email: { equals: email, mode: 'insensitive' }, workspace: { isSandbox: false }, ...(input.workspace ? { workspaceId: input.workspace } : {}) },
-    select: { id: true, workspaceId: true },
-  });
-  if (users.length === 0) throw new AppError('not_found', `No user with email ${email}${input.workspace ? ` in workspace ${input.workspace}` : ''}`);
+  const users = await db.user.findMany({ where: { email, workspace: { isSandbox: false } }, select: { id: true, workspaceId: true } });
+  if (users.length === 0) throw new AppError('not_found', `No user with email ${email}`);
   const ids = users.map((u) => u.id);
   await db.user.updateMany({ where: { id: { in: ids } }, data: { passwordHash } });
   const sessionsEnded = await SessionStore.deleteForUsers(db, ids);
-  return { email: email.toLowerCase(), users: users.map((u) => ({ id: u.id, workspace_id: u.workspaceId })), sessions_ended: sessionsEnded };
+  return { email, users: users.map((u) => ({ id: u.id, workspace_id: u.workspaceId })), sessions_ended: sessionsEnded };
 }
 
 export interface KeyInput {
@@ -114,8 +113,8 @@ export async function insertApiKey(db: Db, input: KeyInput) {
   if (input.scope === 'custom' && valid.length === 0) throw validationError({ permissions: ['a custom key needs at least one permission'] });
   let expiresAt: Date | null = null;
   if (input.expiresAt) {
-    expiresAt = new Date(input.expiresAt);
-    if (Number.isNaN(expiresAt.getTime())) throw validationError({ expires_at: ['must be an ISO 8601 date-time'] });
+    expiresAt = parseCalendarDateTime(input.expiresAt);
+    if (!expiresAt) throw validationError({ expires_at: ['must be an ISO 8601 date or date-time that exists (years 0001-9999)'] });
   }
   const key = generateApiKey(Boolean(input.sandbox));
   const row = await db.apiKey.create({

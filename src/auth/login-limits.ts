@@ -3,6 +3,7 @@
 // sign-in clears its e-mail's count. In memory, or in Redis when REDIS_URL is set, like the API's
 // rate limits.
 import type { Redis } from 'ioredis';
+import { normalizeEmail } from './email.ts';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 
 const WINDOW_SECONDS = 15 * 60;
@@ -42,7 +43,8 @@ export class LoginLimits {
   }
 }
 
-const emailKey = (email: string, address: string) => `${email.toLowerCase()}|${address}`;
+/** Keyed by the address as sign-in compares it, so spellings of one account share one count. */
+const emailKey = (email: string, address: string) => `${normalizeEmail(email)}|${address}`;
 
 function store(redis: Redis | null, keyPrefix: string, points: number): RateLimiterAbstract {
   const opts = { keyPrefix, points, duration: WINDOW_SECONDS };

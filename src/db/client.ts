@@ -1,12 +1,16 @@
 // Opens the database: PGlite under DATA_DIR by default, PostgreSQL when DATABASE_URL is set.
-import fs from 'node:fs';
 import path from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
-import lockfile from 'proper-lockfile';
 import { PrismaPGlite } from 'pglite-prisma-adapter';
 import { PrismaPg } from '@prisma/adapter-pg';
+import pg from 'pg';
 import type { SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import { PrismaClient, type Prisma } from './generated/client/client.ts';
+import { StartupError } from '../startup-error.ts';
+import { prepareDataDir } from './data-dir.ts';
+import { DatabaseBusyError, lockDirectory } from './dir-lock.ts';
+
+export { DatabaseBusyError };
 
 export type Db = PrismaClient;
 
@@ -17,13 +21,6 @@ export interface Database {
   /** The embedded database itself, when that is what is open. */
   pglite?: PGlite;
   close(): Promise<void>;
-}
-
-export class DatabaseBusyError extends Error {
-  constructor(dir: string) {
-    super(`The embedded database in ${dir} is in use: the server is running. Stop it, or use PostgreSQL (DATABASE_URL).`);
-    this.name = 'DatabaseBusyError';
-  }
 }
 
 export interface OpenOptions {
@@ -39,8 +36,34 @@ export interface OpenOptions {
   onQuery?: (event: Prisma.QueryEvent) => void;
 }
 
+/** How long a start waits for PostgreSQL to accept a connection. */
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** One connection before anything else: a wrong or unreachable DATABASE_URL ends the start with one line, never a hang. */
+async function checkPostgres(url: string): Promise<void> {
+  let where: string;
+  try {
+    const parsed = new URL(url);
+    if (!/^postgres(ql)?:$/.test(parsed.protocol)) throw new Error('not postgres');
+    where = `${parsed.hostname || 'localhost'}:${parsed.port || 5432}${parsed.pathname}`;
+  } catch {
+    throw new StartupError('DATABASE_URL is not a postgresql:// URL');
+  }
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+  } catch (err) {
+    throw new StartupError(`Cannot use PostgreSQL at ${where} (DATABASE_URL): ${(err as Error).message || (err as NodeJS.ErrnoException).code}`, { cause: err });
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
+    await checkPostgres(opts.databaseUrl);
     const options = opts.schema ? `-c search_path=${opts.schema}` : undefined;
     const adapter = new PrismaPg(
       // A connection PostgreSQL ends (restart, admin shutdown) can report it more than once; pg
@@ -75,28 +98,16 @@ function createClient(adapter: PrismaPg | PrismaPGlite, onQuery: OpenOptions['on
   return prisma;
 }
 
-/**
- * PGlite is single-process and does not itself stop a second process from opening the same
- * files, which would corrupt them: a lock file guards the directory. A lock left by a crashed
- * process goes stale and is taken over after STALE_MS.
- */
-const STALE_MS = 10_000;
-
 async function openPglite(dir: string | null, fromDump?: Blob): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
   if (!dir) return { pglite: await PGlite.create(fromDump ? { loadDataDir: fromDump } : {}), release: async () => {} };
   const dbDir = path.join(dir, 'pglite');
-  fs.mkdirSync(dbDir, { recursive: true });
-  let release: () => Promise<void>;
+  prepareDataDir(dir, dbDir);
+  const unlock = lockDirectory(dbDir, dir);
   try {
-    release = await lockfile.lock(dbDir, { stale: STALE_MS, update: STALE_MS / 2, realpath: false });
+    return { pglite: await PGlite.create(dbDir), release: async () => unlock() };
   } catch (err) {
-    if ((err as { code?: string }).code === 'ELOCKED') throw new DatabaseBusyError(dir);
-    throw err;
-  }
-  try {
-    return { pglite: await PGlite.create(dbDir), release };
-  } catch (err) {
-    await release();
-    throw err;
+    unlock();
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw new StartupError(`The embedded database in ${dir} cannot be opened (${reason}): restore the directory from a backup, or move it away to start empty`, { cause: err });
   }
 }

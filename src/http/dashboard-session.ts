@@ -8,6 +8,7 @@ import { issueCsrfToken, isValidCsrfToken, SESSION_COOKIE, type Session, type Se
 import { matchCredentials } from '../auth/sign-in.ts';
 import { AppError } from '../errors.ts';
 import { sendError } from '../rest/envelope.ts';
+import { assertStorable } from '../schema/common/storable.ts';
 import { parseInput } from '../schema/common/validation.ts';
 import { csrfRefusal } from './auth.ts';
 import { bodyErrors, requireJson } from './body.ts';
@@ -39,7 +40,10 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  router.use(requireJson, express.json({ limit: '16kb' }), bodyErrors);
+  router.use(requireJson, express.json({ limit: '16kb' }), bodyErrors, (req: Request, _res: Response, next: NextFunction) => {
+    assertStorable(req.body);
+    next();
+  });
 
   const sessionBody = async (token: string, session: Session) => ({
     user: { id: session.user.id, name: session.user.name, email: session.user.email },

@@ -13,6 +13,7 @@ import type { Context } from '../schema/context.ts';
 import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
 import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './graphql-telemetry.ts';
+import { storableInputPlugin } from './storable-input.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
@@ -125,7 +126,7 @@ export function createGraphqlHandler(opts: {
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics)],
+    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), storableInputPlugin, responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics)],
     logging: false,
   });
 }

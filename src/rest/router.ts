@@ -6,6 +6,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { AppError, internalError, validationError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
 import { Redacted } from '../schema/read-access.ts';
+import { UNSTORABLE_MESSAGE, unstorablePath } from '../schema/common/storable.ts';
 import { sendData, sendError } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
 import { toAppError } from './errors.ts';
@@ -64,6 +65,12 @@ function parseFields(route: CompiledRoute, raw: unknown): string[] | null {
   return names;
 }
 
+/** Text PostgreSQL cannot hold, anywhere in the path, query or body, is a 400 naming the field. */
+function refuseUnstorable(variables: Record<string, unknown>): void {
+  const path = unstorablePath(variables);
+  if (path) throw validationError({ [path.replace(/^(input|filter)\./, '')]: [UNSTORABLE_MESSAGE] });
+}
+
 export interface RestOptions {
   schema: GraphQLSchema;
   operations: Map<string, DocumentNode>;
@@ -108,6 +115,7 @@ export function restRouter(opts: RestOptions) {
       }
       const fields = parseFields(route, req.query.fields);
       const variableValues = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
+      refuseUnstorable(variableValues);
       const ctx = opts.contextFor(req, res);
       const result = await route.run(variableValues, ctx);
       // Fields left null for data the key may not read are no failure: the answer carries a warning.

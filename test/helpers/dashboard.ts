@@ -16,8 +16,8 @@ export interface Signed {
   gql(query: string, variables?: Record<string, unknown>): Promise<{ data?: any; errors?: { message: string; extensions?: Record<string, any> }[] }>;
 }
 
-export async function setPassword(db: Database, email: string, password = PASSWORD, workspace?: string): Promise<void> {
-  await setUserPassword(db.prisma, { email, password, workspace });
+export async function setPassword(db: Database, email: string, password = PASSWORD): Promise<void> {
+  await setUserPassword(db.prisma, { email, password });
 }
 
 export function cookieOf(res: Res): string | null {

@@ -2,8 +2,10 @@
 // id of the last row of a page, so pages stay stable while rows are inserted.
 import { z } from 'zod';
 import { validationError } from '../../errors.ts';
+import { parseIsoInstant } from './dates.ts';
+import { isStorable } from './storable.ts';
 
-export type SortType = 'date' | 'string' | 'number' | 'bigint';
+export type SortType = 'date' | 'string' | 'number' | 'int' | 'bigint';
 
 export interface SortableField {
   /** Prisma field name. */
@@ -79,12 +81,29 @@ function encodeValue(v: unknown): string | number | null {
   return String(v); // bigint and decimal travel as strings
 }
 
+const INT4 = 2 ** 31;
+const INT8_MAX = 2n ** 63n - 1n;
+/** Decimal(18, 4), the widest numeric column a list sorts by. */
+const DECIMAL = /^-?\d{1,14}(\.\d{1,4})?$/;
+
+/**
+ * A sort value from a cursor, as the column holds it; undefined when no row could have it (a
+ * tampered cursor), which the caller answers with a 400 rather than letting the database fail.
+ */
 function decodeValue(v: string | number | null, type: SortType): unknown {
   if (v === null) return null;
-  if (type === 'date') return new Date(String(v));
-  if (type === 'number') return Number(v);
-  if (type === 'bigint') return BigInt(v);
-  return String(v);
+  switch (type) {
+    case 'date':
+      return typeof v === 'string' ? (parseIsoInstant(v) ?? undefined) : undefined;
+    case 'int':
+      return Number.isInteger(v) && Math.abs(v as number) < INT4 ? v : undefined;
+    case 'number':
+      return typeof v === 'number' ? (Number.isFinite(v) && DECIMAL.test(String(v)) ? v : undefined) : DECIMAL.test(v) ? Number(v) : undefined;
+    case 'bigint':
+      return typeof v === 'string' && /^\d{1,19}$/.test(v) && BigInt(v) <= INT8_MAX ? BigInt(v) : undefined;
+    case 'string':
+      return typeof v === 'string' && isStorable(v) ? v : undefined;
+  }
 }
 
 export function encodeCursor(keys: SortKey[], row: Record<string, unknown>): string {
@@ -92,9 +111,8 @@ export function encodeCursor(keys: SortKey[], row: Record<string, unknown>): str
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
-/** The Prisma `where` selecting the rows after the cursor in the given order. */
-export function afterCursor(keys: SortKey[], cursor: string | null | undefined): Record<string, unknown> | undefined {
-  if (!cursor) return undefined;
+/** The sort values and id a cursor carries, checked against the sort order and the columns' types. */
+export function decodeCursor(keys: SortKey[], cursor: string): { values: unknown[]; id: string } {
   let parsed: z.infer<typeof cursorShape>;
   try {
     parsed = cursorShape.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
@@ -105,8 +123,16 @@ export function afterCursor(keys: SortKey[], cursor: string | null | undefined):
     throw validationError({ cursor: ['was issued for a different sort order'] });
   }
   const values = keys.map((k, i) => decodeValue(parsed.v[i], k.type));
+  if (values.includes(undefined) || !isStorable(parsed.id)) throw validationError({ cursor: ['is not a cursor returned by this endpoint'] });
+  return { values, id: parsed.id };
+}
+
+/** The Prisma `where` selecting the rows after the cursor in the given order. */
+export function afterCursor(keys: SortKey[], cursor: string | null | undefined): Record<string, unknown> | undefined {
+  if (!cursor) return undefined;
+  const { values, id } = decodeCursor(keys, cursor);
   const all = [...keys, { field: 'id', type: 'string' as const, desc: keys[0].desc }];
-  values.push(parsed.id);
+  values.push(id);
   const branches: Record<string, unknown>[] = [];
   for (let i = 0; i < all.length; i++) {
     const after = strictlyAfter(all[i], values[i]);

@@ -2,6 +2,7 @@
 // 400 validation_error with `details` mapping each field to its messages.
 import { z } from 'zod';
 import { validationError, type ErrorDetails } from '../../errors.ts';
+import { parseCalendarDate, parseCalendarDateTime } from './dates.ts';
 
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ''): ErrorDetails {
   const details: ErrorDetails = {};
@@ -26,12 +27,16 @@ export const tagList = z
   .array(z.string().trim().min(1, 'tags must not be empty').max(64, 'tags must be at most 64 characters'))
   .max(50, 'at most 50 tags')
   .transform((tags) => [...new Set(tags)]);
-/** ISO 8601 date (YYYY-MM-DD) or date-time, as a Date. */
+/** ISO 8601 date (YYYY-MM-DD) or date-time naming a real day and time, as a Date. */
 export const isoDateOrTime = z
   .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(s) && !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 date or date-time')
-  .transform((s) => new Date(s))
+  .transform((s, ctx) => parseCalendarDateTime(s) ?? (ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time that exists (years 0001-9999)' }), z.NEVER))
   .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or date-time' });
+/** A calendar date (YYYY-MM-DD) that exists, stored as UTC midnight. */
+export const isoDate = z
+  .string()
+  .transform((s, ctx) => parseCalendarDate(s) ?? (ctx.addIssue({ code: 'custom', message: 'must be a date (YYYY-MM-DD) that exists (years 0001-9999)' }), z.NEVER))
+  .meta({ format: 'date' });
 /** Comma-separated list from a query string, or an array from GraphQL. */
 export const csvList = z
   .union([z.string(), z.array(z.string())])

@@ -35,7 +35,8 @@ function contactWhere(ctx: Context, filter: unknown): Prisma.ContactWhereInput {
   if (f.source) where.source = f.source;
   if (f.assigned_to) where.assignedToId = f.assigned_to;
   if (f.tags?.length) where.tags = { hasEvery: f.tags };
-  if (f.company) where.company = { contains: f.company, mode: 'insensitive' };
+  // Prisma passes `contains` to ILIKE as is: %, _ and \ are escaped to mean themselves.
+  if (f.company) where.company = { contains: f.company.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' };
   if (f.created_after || f.created_before) where.createdAt = { gte: f.created_after, lte: f.created_before };
   if (f.updated_after) where.updatedAt = { gte: f.updated_after };
   return where;

@@ -1,6 +1,7 @@
 // Custom field values are checked against the workspace's definitions. Keys that are not
 // defined (matched case-sensitively) are dropped and reported as warnings, never stored.
 import type { ErrorDetails } from '../../errors.ts';
+import { parseCalendarDate } from '../common/dates.ts';
 
 export const CUSTOM_FIELD_TYPES = ['text', 'number', 'boolean', 'date', 'select'] as const;
 export type CustomFieldType = (typeof CUSTOM_FIELD_TYPES)[number];
@@ -26,7 +27,7 @@ function check(def: CustomFieldDef, value: unknown): string | null {
     case 'boolean':
       return typeof value === 'boolean' ? null : 'must be true or false';
     case 'date':
-      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(value)) ? null : 'must be a date (YYYY-MM-DD)';
+      return typeof value === 'string' && parseCalendarDate(value) ? null : 'must be a date (YYYY-MM-DD) that exists';
     case 'select':
       return typeof value === 'string' && def.options.includes(value) ? null : `must be one of: ${def.options.join(', ')}`;
     default:

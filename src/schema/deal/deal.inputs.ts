@@ -1,6 +1,6 @@
 // Deal request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
-import { isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
+import { isoDate, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
 
 export const DEAL_STATUSES = ['open', 'won', 'lost'] as const;
 export type DealStatus = (typeof DEAL_STATUSES)[number];
@@ -16,13 +16,6 @@ const currency = z
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
   .transform((c) => c.toUpperCase());
 const probability = z.number().int('must be a whole number').min(0, 'must be from 0 to 100').max(100, 'must be from 0 to 100');
-/** A calendar date, stored as UTC midnight. */
-const calendarDate = z
-  .string()
-  .refine((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s), 'must be a date (YYYY-MM-DD)')
-  .transform((s) => new Date(`${s}T00:00:00Z`))
-  .meta({ format: 'date' });
-
 const dealFields = {
   title: name255.min(1, 'is required'),
   pipeline_id: id,
@@ -32,7 +25,7 @@ const dealFields = {
   probability: probability.nullable().optional(),
   owner_id: z.string().nullable().optional(),
   contact_id: z.string().nullable().optional(),
-  expected_close_date: calendarDate.nullable().optional(),
+  expected_close_date: isoDate.nullable().optional(),
   custom_fields: z.record(z.string(), z.unknown()).optional(),
   tags: tagList.optional(),
 };

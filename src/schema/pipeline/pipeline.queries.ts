@@ -16,7 +16,7 @@ const PIPELINE_SORT: SortSpec = {
   },
 };
 
-const STAGE_SORT: SortSpec = { default: 'position', fields: { position: { field: 'position', type: 'number' } } };
+const STAGE_SORT: SortSpec = { default: 'position', fields: { position: { field: 'position', type: 'int' } } };
 
 /** Loads a pipeline of the caller's workspace or answers 404 (also for other workspaces' ids). */
 export async function findPipeline(db: Pick<Context['prisma'], 'pipeline'>, ctx: Context, id: string) {

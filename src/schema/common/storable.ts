@@ -1,0 +1,39 @@
+// Text PostgreSQL can hold. Its text and jsonb types refuse the NUL character, and a lone UTF-16
+// surrogate (half of a character, which JSON's \ud800 escape can carry) is either refused (jsonb)
+// or replaced on the way in (text): neither is stored faithfully, so both are refused up front,
+// wherever they are in a request, as the client's validation error.
+import { validationError } from '../../errors.ts';
+
+export const UNSTORABLE_MESSAGE = 'must not contain a NUL character or an unpaired UTF-16 surrogate';
+
+// With the u flag a paired surrogate is one code point, so \p{Cs} matches only unpaired halves.
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
+
+export function isStorable(text: string): boolean {
+  return !UNSTORABLE.test(text);
+}
+
+/** The path (`a.b.0`) of the first string, or object key, in `value` that cannot be stored; null when all can. */
+export function unstorablePath(value: unknown, prefix: string[] = []): string | null {
+  // A stack, not recursion: a deeply nested value must not overflow the call stack.
+  const stack: { value: unknown; path: string[] }[] = [{ value, path: prefix }];
+  while (stack.length) {
+    const { value: item, path } = stack.pop()!;
+    if (typeof item === 'string') {
+      if (!isStorable(item)) return path.join('.') || '_';
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) continue;
+    for (const [key, child] of Array.isArray(item) ? item.entries() : Object.entries(item)) {
+      if (typeof key === 'string' && !isStorable(key)) return [...path, '_key'].join('.');
+      stack.push({ value: child, path: [...path, String(key)] });
+    }
+  }
+  return null;
+}
+
+/** Throws a 400 validation_error naming the first unstorable string of `value`. */
+export function assertStorable(value: unknown, prefix?: string): void {
+  const path = unstorablePath(value, prefix ? [prefix] : []);
+  if (path) throw validationError({ [path]: [UNSTORABLE_MESSAGE] });
+}
