@@ -90,7 +90,7 @@ if (values.help || positionals.length < 2) {
 
 let db: Database | null = null;
 try {
-  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, probe: true });
   await applyMigrations(db.adapter, { client: db.prisma });
   const result = await run(db, positionals.slice(0, 2).join(' '));
   process.stdout.write(values.json ? JSON.stringify(result) + '\n' : JSON.stringify(result, null, 2) + '\n');

@@ -48,7 +48,7 @@ async function start() {
     await listen(servers[1], plainPort, config.host, 'HTTP_REDIRECT_PORT');
   }
 
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, probe: true });
   const applied = await applyMigrations(db.adapter, { client: db.prisma });
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
 

@@ -12,7 +12,7 @@ import { StartupError } from './startup-error.ts';
 const logger = createLogger(config.logLevel);
 
 try {
-  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, probe: true });
   await applyMigrations(db.adapter, { client: db.prisma });
   const webhooks = createWebhookServices(config);
   const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) });

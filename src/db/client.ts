@@ -34,6 +34,8 @@ export interface OpenOptions {
   fromDump?: Blob;
   /** Called with every SQL statement the client sends; tests count them to catch N+1 queries. */
   onQuery?: (event: Prisma.QueryEvent) => void;
+  /** PostgreSQL: connect once before anything else (a start); an instance already serving rides out outages instead. */
+  probe?: boolean;
 }
 
 /** How long a start waits for PostgreSQL to accept a connection. */
@@ -63,7 +65,7 @@ async function checkPostgres(url: string): Promise<void> {
 
 export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
-    await checkPostgres(opts.databaseUrl);
+    if (opts.probe) await checkPostgres(opts.databaseUrl);
     const options = opts.schema ? `-c search_path=${opts.schema}` : undefined;
     const adapter = new PrismaPg(
       // A connection PostgreSQL ends (restart, admin shutdown) can report it more than once; pg
