@@ -105,6 +105,8 @@ export function createGraphqlHandler(opts: {
   limits: GraphqlLimits;
   logger: Logger;
   metrics: Metrics;
+  /** Plugins of the caller's own, run after these. */
+  plugins?: Plugin<Context>[];
 }) {
   return createYoga<ServerContext, Context>({
     schema: opts.schema,
@@ -123,7 +125,7 @@ export function createGraphqlHandler(opts: {
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), warningsPlugin, telemetryPlugin(opts.metrics)],
+    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), warningsPlugin, telemetryPlugin(opts.metrics), ...(opts.plugins ?? [])],
     logging: false,
   });
 }
