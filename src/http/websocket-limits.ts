@@ -12,8 +12,8 @@ export const MAX_SOCKETS_PER_CREDENTIAL = 20;
 /** Operations in flight on one socket (subscriptions and queries not yet answered); more are answered `rate_limited`. */
 export const MAX_OPERATIONS_PER_SOCKET = 50;
 /** Messages (graphql-ws messages and WebSocket pings) a socket may send: a burst of this many, then MESSAGES_PER_SECOND. Past it: close 4429. */
-export const MESSAGE_BURST = 100;
-export const MESSAGES_PER_SECOND = 20;
+export const MESSAGE_BURST = 200;
+export const MESSAGES_PER_SECOND = 50;
 /**
  * Bytes the server may hold for a socket that does not read what it is sent. Sends (and answers to
  * pings) beyond it close the socket with 1008: a slow or stalled reader cannot make the server buffer without end.

@@ -158,11 +158,6 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
         extra.close(TOO_MANY, `At most ${MAX_SOCKETS_PER_CREDENTIAL} connections may be open at once with one key or sign-in`);
         return false;
       }
-      const d = await limits.consume(caller.plan, bucketOf(caller));
-      if (!d.allowed) {
-        extra.close(TOO_MANY, `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`);
-        return false;
-      }
       // The client may have gone while the key was checked: nothing to hold then.
       if (ctx.extra.request.socket.destroyed) return false;
       extra.authenticate = authenticate;
