@@ -23,11 +23,14 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** The compiled entry point (built by test/helpers/build-setup.ts), as `npm start` runs it. */
-export function runEntry(entry: 'src/main.ts' | 'src/worker.ts', env: Record<string, string>): Child {
+/**
+ * The compiled entry point (built by test/helpers/build-setup.ts), as `npm start` runs it.
+ * `nodeArgs`: flags for node itself, such as the heap limits of `npm start` (bench/server-process.ts startFlags()).
+ */
+export function runEntry(entry: 'src/main.ts' | 'src/worker.ts', env: Record<string, string>, nodeArgs: string[] = []): Child {
   let out = '';
   const compiled = entry.replace('src/', 'dist/server/').replace(/\.ts$/, '.js');
-  const proc = spawn(process.execPath, [compiled], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeArgs, compiled], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
