@@ -1,10 +1,13 @@
 // buildApp wires the HTTP surfaces to one schema and one database. It does not listen:
 // main.ts does, and the tests call it directly.
+import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import proxyAddr from 'proxy-addr';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import cookieParser from 'cookie-parser';
 import { Authenticator, type Caller } from './auth/authenticate.ts';
+import { CredentialWatch } from './auth/credential-watch.ts';
 import { LoginLimits } from './auth/login-limits.ts';
 import { RateLimits } from './auth/rate-limit.ts';
 import { SessionStore } from './auth/sessions.ts';
@@ -21,6 +24,7 @@ import { asJsonForYoga, createGraphqlHandler } from './http/graphql.ts';
 import { DEFAULT_GRAPHQL_LIMITS } from './http/graphql-limits.ts';
 import { redirectPlainHttp } from './http/https.ts';
 import { idempotency } from './http/idempotency.ts';
+import { liveStreamsPlugin } from './http/live-streams.ts';
 import { observeRequests } from './http/observe.ts';
 import { opsRoutes } from './http/ops.ts';
 import { requestId } from './http/request-id.ts';
@@ -54,6 +58,8 @@ export function buildApp(deps: AppDeps) {
     idleMs: (config.sessionIdleMinutes ?? 720) * 60_000,
     maxAgeMs: (config.sessionMaxAgeHours ?? 168) * 3600_000,
   });
+  // Ends open sockets and subscription streams when their key or session ends.
+  const watch = new CredentialWatch(db.prisma, { sessionTimes: sessions.times, logger, forgetKey: (hash) => authenticator.forget(hash) });
   const bus = deps.bus ?? createEventBus(null);
   // This instance's metrics; main.ts hands them to the in-process delivery worker too.
   const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
@@ -88,6 +94,7 @@ export function buildApp(deps: AppDeps) {
     limits: config.graphqlLimits ?? DEFAULT_GRAPHQL_LIMITS,
     logger,
     metrics,
+    plugins: [liveStreamsPlugin(watch)],
   });
   const sessionGuard = authenticateSession(sessions, limits, metrics);
   // The GraphiQL page itself needs no key; the queries it sends do.
@@ -118,5 +125,7 @@ export function buildApp(deps: AppDeps) {
     sendFailure(req, res, internalError(err));
   });
 
-  return { app, yoga, authenticator, sessions, bus, metrics };
+  /** The client's address of a raw request (a WebSocket upgrade), by the same proxy rules as Express's req.ip. */
+  const clientAddress = (req: IncomingMessage) => proxyAddr(req, app.get('trust proxy fn'));
+  return { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress };
 }

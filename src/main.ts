@@ -68,7 +68,7 @@ async function start() {
 
   const webhooks = createWebhookServices(config);
   const bus = createEventBus(config.redisUrl, { logger });
-  const { app, yoga, authenticator, sessions, metrics } = buildApp({ db, config, logger, redis, webhooks, bus });
+  const { app, yoga, authenticator, sessions, metrics, limits, watch, clientAddress } = buildApp({ db, config, logger, redis, webhooks, bus });
   const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, metrics, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) }) : null;
   worker?.start();
   serve(app);
@@ -83,7 +83,7 @@ async function start() {
 
   const drains = servers.map(drainable);
   // servers[0] serves the API (HTTPS when TLS is configured); GraphQL over WebSocket shares its port.
-  const graphqlWs = attachGraphqlWs(servers[0], { yoga, authenticator, sessions, logger });
+  const graphqlWs = attachGraphqlWs(servers[0], { yoga, authenticator, sessions, limits, watch, clientAddress, logger });
   const feed = config.eventFeedIntervalMs > 0 ? startEventFeed({ prisma: db.prisma, bus, logger, intervalMs: config.eventFeedIntervalMs }) : null;
   const scheduler = startTaskScheduler({ prisma: db.prisma, logger, intervalMs: config.schedulerIntervalMs });
 

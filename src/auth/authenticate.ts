@@ -17,6 +17,8 @@ export interface Caller extends Grant {
   currency: string;
   sandbox: boolean;
   userId: string | null;
+  /** The dashboard session a signed-in user called through; null for API keys. */
+  sessionId: string | null;
   expiresAt: Date | null;
   /** The signed-in dashboard user; null for API keys, which user-only fields refuse. */
   user: { id: string; name: string } | null;
@@ -91,6 +93,7 @@ export class Authenticator {
       currency: key.workspace.currency,
       sandbox: key.sandbox,
       userId: key.userId,
+      sessionId: null,
       expiresAt: key.expiresAt,
       user: null,
     };

@@ -134,6 +134,7 @@ export function callerOfSession(session: Session): Caller {
     currency: ws.currency,
     sandbox,
     userId: user.id,
+    sessionId: session.id,
     expiresAt: null,
     user: { id: user.id, name: user.name },
   };

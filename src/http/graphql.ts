@@ -107,6 +107,8 @@ export function createGraphqlHandler(opts: {
   limits: GraphqlLimits;
   logger: Logger;
   metrics: Metrics;
+  /** Plugins of the caller's own, run after these. */
+  plugins?: Plugin<Context>[];
 }) {
   return createYoga<ServerContext, Context>({
     // A copy whose resolvers count the answer's bytes (response-budget.ts); REST keeps the original.
@@ -126,7 +128,7 @@ export function createGraphqlHandler(opts: {
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), storableInputPlugin, responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics)],
+    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), storableInputPlugin, responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics), ...(opts.plugins ?? [])],
     logging: false,
   });
 }

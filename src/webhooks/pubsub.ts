@@ -6,8 +6,9 @@
 // Redis is down, publish logs and drops the event instead of throwing into the caller (the
 // event feed), and subscribers simply see nothing until Redis is back.
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub } from 'graphql-yoga';
+import { Repeater } from 'graphql-yoga';
 import { Redis } from 'ioredis';
+import { AppError } from '../errors.ts';
 import { redisLease, soleLease, type FeedLease } from './feed-lease.ts';
 
 /** One committed event as live subscribers receive it. */
@@ -40,7 +41,39 @@ export interface BusOptions {
   prefix?: string;
 }
 
-type Topics = Record<string, [PublishedEvent]>;
+/**
+ * Most events a subscriber may have received but not yet taken. One that reads no further (a
+ * socket or stream its client stopped reading) would otherwise queue every event of its workspace;
+ * past this its subscription ends with an error and it may subscribe again.
+ */
+export const MAX_EVENTS_BEHIND = 256;
+
+type Listener = (event: Event) => void;
+interface Topics {
+  addEventListener(topic: string, listener: Listener): void;
+  removeEventListener(topic: string, listener: Listener): void;
+}
+
+/**
+ * The events of one topic, for one subscriber. Not yoga's pubsub.subscribe: its queue of untaken
+ * events throws at 1,024 inside the event listener, an uncaught exception that ends the process.
+ */
+function follow(topics: Topics, topic: string): AsyncIterable<PublishedEvent> {
+  return new Repeater<PublishedEvent>((push, stop) => {
+    let behind = 0;
+    const listener: Listener = (event) => {
+      if (behind >= MAX_EVENTS_BEHIND) {
+        stop(new AppError('service_unavailable', `The subscription fell more than ${MAX_EVENTS_BEHIND} events behind and was ended; subscribe again`));
+        return;
+      }
+      behind++;
+      // Resolves once the subscriber has taken the event.
+      void push((event as CustomEvent<PublishedEvent>).detail).then(() => behind--);
+    };
+    topics.addEventListener(topic, listener);
+    void stop.then(() => topics.removeEventListener(topic, listener));
+  });
+}
 
 /**
  * The Redis event target sends SUBSCRIBE and UNSUBSCRIBE without handling their failure: one
@@ -64,10 +97,10 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
   const topic = (workspaceId: string) => `${prefix}:events:${workspaceId}`;
 
   if (!redisUrl) {
-    const pubsub = createPubSub<Topics>();
+    const target = new EventTarget();
     return {
-      publish: (e) => pubsub.publish(topic(e.workspaceId), e),
-      subscribe: (workspaceId) => pubsub.subscribe(topic(workspaceId)),
+      publish: (e) => target.dispatchEvent(new CustomEvent(topic(e.workspaceId), { detail: e })),
+      subscribe: (workspaceId) => follow(target, topic(workspaceId)),
       lease: soleLease,
       close: async () => {},
     };
@@ -81,10 +114,10 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
   for (const client of [publishClient, subscribeClient]) {
     client.on('error', (err: Error) => opts.logger?.warn({ err: err.message }, 'event bus: redis unavailable'));
   }
-  const pubsub = createPubSub<Topics>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger) }) });
+  const target = createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger) });
 
   return {
-    // Published here rather than through pubsub.publish: the Redis event target does not
+    // Published here rather than through the target's dispatchEvent: the Redis event target does not
     // handle a rejected PUBLISH, which would surface as an unhandled rejection. The framing
     // (JSON of the event on the topic's channel) is the one the target's listener parses.
     publish: (e) => {
@@ -92,7 +125,7 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
         opts.logger?.warn({ err: err.message, eventId: e.id }, 'event bus: live event dropped');
       });
     },
-    subscribe: (workspaceId) => pubsub.subscribe(topic(workspaceId)),
+    subscribe: (workspaceId) => follow(target as Topics, topic(workspaceId)),
     lease: redisLease(publishClient, prefix),
     // disconnect, not quit: QUIT would wait in the offline queue forever while Redis is down,
     // and there is nothing worth flushing in a best-effort bus.

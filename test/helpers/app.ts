@@ -134,7 +134,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, ...opts.webhooks }, opts.resolve);
   const logger = opts.logger ?? createLogger('silent');
   const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
-  const { app, yoga, authenticator, sessions, bus, metrics } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
+  const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     // The test client (fetch) drops idle connections after 4 s; were the server to drop them at
@@ -142,7 +142,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     // (ECONNRESET). Here the client always lets go first.
     s.keepAliveTimeout = 60_000;
   });
-  const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, sessions, logger });
+  const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, sessions, limits, watch, clientAddress, logger });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let n = 0;
   const workers: DeliveryWorker[] = [];

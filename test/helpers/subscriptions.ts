@@ -1,4 +1,6 @@
-// A graphql-ws client for tests: collects what a subscription receives and waits for it.
+// GraphQL subscription clients for tests, over WebSocket (graphql-ws) and over SSE (graphql-sse,
+// the protocol yoga serves on /graphql): collect what a subscription receives and wait for it.
+import { createClient as createSseClient } from 'graphql-sse';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import type { EventBus, PublishedEvent } from '../../src/webhooks/pubsub.ts';
@@ -6,7 +8,7 @@ import type { EventBus, PublishedEvent } from '../../src/webhooks/pubsub.ts';
 export interface TestSubscription {
   /** `data` of every result received, in order. */
   received: any[];
-  /** GraphQL errors, or the CloseEvent that ended the socket. */
+  /** GraphQL errors, or the CloseEvent that ended the socket (SSE: the error that ended the stream). */
   errors: any[];
   /** Resolves when the subscription ends (complete or error). */
   ended: Promise<void>;
@@ -44,6 +46,20 @@ export function subscribe(
     connectionParams,
     retryAttempts: 0,
   });
+  return track(client, query, variables);
+}
+
+/** The same over SSE: `headers` carry the key (`authorization`) or a dashboard session (cookie and X-CSRF-Token). */
+export function subscribeSse(base: string, headers: Record<string, string>, query: string, variables?: Record<string, unknown>): TestSubscription {
+  return track(createSseClient({ url: `${base}/graphql`, headers, retryAttempts: 0 }), query, variables);
+}
+
+interface AnyClient {
+  subscribe(payload: { query: string; variables?: Record<string, unknown> }, sink: { next(r: any): void; error(e: unknown): void; complete(): void }): () => void;
+  dispose(): void | Promise<void>;
+}
+
+function track(client: AnyClient, query: string, variables?: Record<string, unknown>): TestSubscription {
   const received: any[] = [];
   const errors: any[] = [];
   // Probes (see ready) are kept out of `received`, however late a copy arrives.
