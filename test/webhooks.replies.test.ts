@@ -1,0 +1,188 @@
+// Whatever a receiver answers is stored safely and never wedges a delivery: bytes that are not
+// text, characters split between chunks or at the 1,000-character cut, endless and huge
+// replies, garbage instead of HTTP. One outcome that cannot be saved never holds back or
+// repeats another, and no delivery stays pending past its last allowed attempt.
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { receiver, until, type Behaviour, type Receiver } from './helpers/receiver.ts';
+import type { DeliveryWorker } from '../src/webhooks/worker.ts';
+
+let app: TestApp;
+let ws: TestWorkspace;
+let worker: DeliveryWorker;
+const receivers: Receiver[] = [];
+const servers: net.Server[] = [];
+
+beforeAll(async () => {
+  // Its own schema on PostgreSQL: this file's worker must not pick up other files' deliveries.
+  app = await startTestApp({ isolated: true });
+  ws = await app.workspace();
+  worker = app.worker();
+});
+afterAll(async () => {
+  await app.close();
+  await Promise.all(receivers.map((r) => r.close()));
+  for (const s of servers) s.close();
+});
+
+async function listen(behaviour?: Behaviour) {
+  const r = await receiver(behaviour);
+  receivers.push(r);
+  return r;
+}
+async function subscribe(url: string, body: Record<string, unknown> = {}) {
+  const r = await ws.api('POST', '/v1/webhooks', { url, events: ['contact.created'], ...body });
+  expect(r.status).toBe(201);
+  return r.body.data as { id: string };
+}
+const newContact = () => ws.api('POST', '/v1/contacts', { first_name: 'Reply', email: uniqueEmail('reply') });
+const logs = async (id: string) => (await ws.api('GET', `/v1/webhooks/${id}/logs?limit=100`)).body.data as any[];
+/** Runs the worker until `done` holds. */
+async function drive<T>(done: () => T | Promise<T>, ms = 20_000): Promise<T> {
+  return until(async () => {
+    await worker.runOnce();
+    return done();
+  }, ms, 100);
+}
+/** One event to one subscription answered by `behaviour`; resolves to its recorded log entry once it left `pending`. */
+async function deliverOnce(behaviour: Behaviour, settings: Record<string, unknown> = {}) {
+  const rc = await listen(behaviour);
+  const sub = await subscribe(rc.url, settings);
+  await newContact();
+  const log = await drive(async () => (await logs(sub.id)).find((l) => l.status !== 'pending'));
+  return { rc, sub, log };
+}
+
+describe('replies are stored whatever bytes they hold', () => {
+  it('NUL and other control characters are escaped visibly, invalid UTF-8 becomes U+FFFD; delivered once', async () => {
+    const body = Buffer.concat([Buffer.from('ok\0done\x07\x1b[31m '), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' end\u0085')]);
+    const { rc, sub, log } = await deliverOnce(() => ({ status: 200, body }));
+    expect(log).toMatchObject({ status: 'delivered', response_code: 200, attempts: 1 });
+    expect(log.response_body).toBe('ok\\u0000done\\u0007\\u001b[31m \ufffd\ufffd\ufffd end\\u0085');
+    await worker.runOnce();
+    expect(rc.hits).toHaveLength(1);
+    expect(await logs(sub.id)).toHaveLength(1);
+  });
+
+  it('a 1,000th character that is half of an emoji is cut before the emoji, not stored as half of it', async () => {
+    const { log } = await deliverOnce(() => ({ status: 200, body: `${'a'.repeat(999)}😀 and more` }));
+    expect(log.status).toBe('delivered');
+    expect(log.response_body).toBe('a'.repeat(999));
+  });
+
+  it('a reply in 1-byte chunks is decoded across chunk boundaries (no U+FFFD for split characters)', async () => {
+    const text = 'héllo 😀 wörld — 日本語';
+    const chunks = [...Buffer.from(text)].map((b) => Buffer.from([b]));
+    const { log } = await deliverOnce(() => ({ status: 200, chunks }));
+    expect(log.status).toBe('delivered');
+    expect(log.response_body).toBe(text);
+  });
+
+  it('a 10 MB reply and a reply that never ends are cut at 1,000 characters and recorded at once', async () => {
+    const big = await deliverOnce(() => ({ status: 200, body: Buffer.alloc(10 * 1024 * 1024, 'y') }));
+    expect(big.log).toMatchObject({ status: 'delivered', response_body: 'y'.repeat(1000) });
+    const started = Date.now();
+    const endless = await deliverOnce(() => ({ status: 200, body: 'z', endless: true }), { timeout_seconds: 30 });
+    expect(endless.log.status).toBe('delivered');
+    expect(endless.log.response_body).toHaveLength(1000);
+    expect(endless.log.response_body.startsWith('zxxx')).toBe(true);
+    // Well within the 30 s receiver timeout: the cap ends the read, not the deadline.
+    expect(Date.now() - started).toBeLessThan(25_000);
+  });
+
+  it('garbage instead of an HTTP answer is a failed attempt with a storable error, retried on schedule', async () => {
+    const server = net.createServer((socket) => {
+      socket.once('data', () => socket.end(Buffer.concat([Buffer.from('\0\xff\u0007 not http\r\n'), Buffer.from([0xc3, 0x28, 0])])));
+    });
+    servers.push(server);
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const sub = await subscribe(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, { retry_policy: { max_retries: 1, intervals_seconds: [1] } });
+    await newContact();
+    const [log] = (await drive(async () => {
+      const l = await logs(sub.id);
+      return l[0]?.status === 'failed' ? l : null;
+    }))!;
+    expect(log).toMatchObject({ status: 'failed', attempts: 2, response_code: null });
+    expect(log.error).toMatch(/^connection failed: /);
+    expect(log.error).not.toMatch(/[\u0000-\u0008]/);
+  });
+});
+
+describe('one outcome never holds back another', () => {
+  it("a reply that could not be saved before does not make another receiver's outcome in the same batch be re-sent", async () => {
+    const bad = await listen(() => ({ status: 200, body: Buffer.from('nul\0byte') }));
+    const good = await listen(() => 200);
+    const badSub = await subscribe(bad.url);
+    const goodSub = await subscribe(good.url);
+    await newContact();
+    // One pass sends both and records both outcomes in one batch.
+    await drive(() => bad.hits.length === 1 && good.hits.length === 1);
+    await drive(async () => (await logs(goodSub.id))[0]?.status !== 'pending' && (await logs(badSub.id))[0]?.status !== 'pending', 5_000);
+    expect((await logs(goodSub.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect((await logs(badSub.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, response_body: 'nul\\u0000byte' });
+  });
+
+  it('a subscription deleted while its failing attempt runs does not roll back the outcomes recorded with it', async () => {
+    const doomed = await listen(() => ({ status: 500, delayMs: 1500 }));
+    const good = await listen(() => 200);
+    const doomedSub = await subscribe(doomed.url);
+    const goodSub = await subscribe(good.url);
+    await newContact();
+    const pass = worker.runOnce();
+    await until(() => doomed.hits.length === 1 && good.hits.length === 1);
+    expect((await ws.api('DELETE', `/v1/webhooks/${doomedSub.id}`)).status).toBe(200);
+    await pass;
+    expect((await logs(goodSub.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    await worker.runOnce();
+    expect(good.hits).toHaveLength(1);
+  });
+
+  it('a delivery whose every allowed attempt was claimed without an outcome ends failed, without another send', async () => {
+    const rc = await listen(() => 200);
+    const sub = await subscribe(rc.url, { retry_policy: { max_retries: 2, intervals_seconds: [1] } });
+    await newContact();
+    await drive(async () => (await logs(sub.id))[0]?.status === 'delivered');
+    // Three claims (1 + max_retries) whose leases all ran out: what a worker that could never
+    // record the outcome, or died each time, leaves behind.
+    await app.db.prisma.webhookDelivery.updateMany({
+      where: { subscriptionId: sub.id },
+      data: { status: 'pending', attempts: 3, lockedUntil: new Date(Date.now() - 1000), nextAttemptAt: new Date(Date.now() - 60_000), lastAttemptAt: new Date(Date.now() - 50_000) },
+    });
+    const hitsBefore = rc.hits.length;
+    const log = await drive(async () => (await logs(sub.id)).find((l) => l.status !== 'pending'));
+    expect(log.status).toBe('failed');
+    expect(log.error).toMatch(/no outcome was recorded/);
+    expect(rc.hits.length).toBe(hitsBefore);
+  });
+});
+
+describe('test sends and redeliveries store replies the same way', () => {
+  it('POST /test with a reply holding NUL and a split emoji answers 200 and logs the escaped text', async () => {
+    const rc = await listen(() => ({ status: 200, body: Buffer.concat([Buffer.from(`${'b'.repeat(998)}\0`), Buffer.from('😀')]) }));
+    const sub = await subscribe(rc.url, { events: ['contact.created', 'deal.created'] });
+    const r = await ws.api('POST', `/v1/webhooks/${sub.id}/test`);
+    expect(r.status).toBe(200);
+    expect(r.body.data).toHaveLength(2);
+    for (const result of r.body.data) expect(result).toMatchObject({ status: 'delivered', response_code: 200 });
+    const tests = (await logs(sub.id)).filter((l) => l.test);
+    expect(tests).toHaveLength(2);
+    for (const l of tests) expect(l.response_body).toBe(`${'b'.repeat(998)}\\u0000`);
+  });
+
+  it('a redelivery answered with bytes that are not text is delivered and logged', async () => {
+    const rc = await listen((n) => (n === 1 ? 200 : { status: 200, body: Buffer.from([0x00, 0xed, 0xa0, 0x80, 0x41]) }));
+    const sub = await subscribe(rc.url);
+    await newContact();
+    const [first] = (await drive(async () => {
+      const l = await logs(sub.id);
+      return l[0]?.status === 'delivered' ? l : null;
+    }))!;
+    const again = await ws.api('POST', `/v1/webhooks/${sub.id}/logs/${first.id}/redeliver`);
+    expect(again.status).toBe(202);
+    const log = await drive(async () => (await logs(sub.id)).find((l) => l.id === again.body.data.id && l.status !== 'pending'));
+    expect(log).toMatchObject({ status: 'delivered', response_code: 200 });
+    expect(log.response_body).toBe('\\u0000\ufffd\ufffd\ufffdA');
+  });
+});
