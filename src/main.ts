@@ -14,6 +14,8 @@ import { redirectEverything } from './http/https.ts';
 import { attachGraphqlWs } from './http/websocket.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
+import { EncryptionKeyMismatchError, verifyEncryptionKey } from './webhooks/key-check.ts';
+import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { startEventFeed } from './webhooks/event-feed.ts';
@@ -32,6 +34,12 @@ async function start() {
   });
   const applied = await applyMigrations(db.adapter, { client: db.prisma });
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  await verifyEncryptionKey(db.prisma, loadSecretBox(config.encryptionKey, config.dataDir)).catch(async (err) => {
+    if (!(err instanceof EncryptionKeyMismatchError)) throw err;
+    logger.fatal(err.message);
+    await db.close();
+    process.exit(1);
+  });
 
   const first = await ensureDefaultWorkspace(db.prisma);
   if (first) {

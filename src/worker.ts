@@ -5,6 +5,7 @@ import { DatabaseBusyError, openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
+import { EncryptionKeyMismatchError, verifyEncryptionKey } from './webhooks/key-check.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 
@@ -14,6 +15,7 @@ try {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await applyMigrations(db.adapter, { client: db.prisma });
   const webhooks = createWebhookServices(config);
+  await verifyEncryptionKey(db.prisma, webhooks.box);
   const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) });
   worker.start();
   logger.info({ pid: process.pid }, 'webhook delivery worker started');
@@ -28,6 +30,6 @@ try {
   process.once('SIGTERM', () => void stop('SIGTERM'));
   process.once('SIGINT', () => void stop('SIGINT'));
 } catch (err) {
-  logger.fatal(err instanceof DatabaseBusyError ? err.message : { err }, 'worker failed to start');
+  logger.fatal(err instanceof DatabaseBusyError || err instanceof EncryptionKeyMismatchError ? err.message : { err }, 'worker failed to start');
   process.exit(1);
 }

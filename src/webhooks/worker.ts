@@ -213,7 +213,9 @@ export class DeliveryWorker {
           body = err as Error;
         }
       }
-      const work = this.attempt(claim, sub, event, body);
+      // attempt() turns every failure into an outcome; the catch only guards the process, as a
+      // rejection nobody awaits here would end it.
+      const work = this.attempt(claim, sub, event, body).catch((err: unknown) => this.opts.logger.error({ err, deliveryId: claim.id }, 'webhook delivery attempt failed'));
       this.inFlight.set(work, claim);
       void work.finally(() => {
         this.inFlight.delete(work);
