@@ -1,5 +1,6 @@
 import { assertAllowed } from '../../auth/scopes.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
+import { lockCap } from '../../db/locks.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { DEFAULT_RETRY_POLICY } from '../../webhooks/retry.rules.ts';
@@ -47,20 +48,24 @@ builder.mutationFields((t) => ({
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const input = parseInput(webhookCreateInput, args.input);
       const url = await validateWebhookUrl(input.url, ctx.webhooks.policy);
-      const count = await ctx.prisma.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
-      if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
       const secret = input.secret ?? generateWebhookSecret();
-      const row = await ctx.prisma.webhookSubscription.create({
-        data: {
-          ...settings(input),
-          id: newId('wh'),
-          workspaceId: ctx.caller.workspaceId,
-          url,
-          events: input.events,
-          active: input.active ?? true,
-          secretEncrypted: ctx.webhooks.box.seal(secret),
-          retryPolicy: retryPolicy(input.retry_policy) ?? { ...DEFAULT_RETRY_POLICY },
-        },
+      // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
+      const row = await ctx.prisma.$transaction(async (tx) => {
+        await lockCap(tx, 'webhook_subscriptions', ctx.caller.workspaceId);
+        const count = await tx.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
+        if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
+        return tx.webhookSubscription.create({
+          data: {
+            ...settings(input),
+            id: newId('wh'),
+            workspaceId: ctx.caller.workspaceId,
+            url,
+            events: input.events,
+            active: input.active ?? true,
+            secretEncrypted: ctx.webhooks.box.seal(secret),
+            retryPolicy: retryPolicy(input.retry_policy) ?? { ...DEFAULT_RETRY_POLICY },
+          },
+        });
       });
       return withSecret(row, secret);
     },
