@@ -2,7 +2,8 @@
 // on several connections at once): webhook subscriptions and custom fields per workspace, at
 // least one pipeline, and the tags of a merged contact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertCustomField, MAX_CUSTOM_FIELDS } from '../src/admin/workspaces.ts';
+import { insertCustomField } from '../src/admin/workspaces.ts';
+import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.mutations.ts';
 import { newId } from '../src/ids.ts';
 import { MAX_SUBSCRIPTIONS } from '../src/schema/webhook/webhook.inputs.ts';
 import { startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';
