@@ -55,7 +55,7 @@ async function start() {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
 
-  const webhooks = createWebhookServices(config);
+  const webhooks = createWebhookServices(config, { redis });
   const bus = createEventBus(config.redisUrl, { logger });
   const { app, yoga, authenticator, sessions, metrics } = buildApp({ db, config, logger, redis, webhooks, bus });
   const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, metrics, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) }) : null;

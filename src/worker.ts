@@ -1,5 +1,6 @@
 // `npm run worker`: the webhook delivery worker alone, for running it apart from the API
 // (start the API with WEBHOOK_WORKER=false then). Several may run against one PostgreSQL.
+import { Redis } from 'ioredis';
 import { config } from './config.ts';
 import { DatabaseBusyError, openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
@@ -14,7 +15,10 @@ const logger = createLogger(config.logLevel);
 try {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   await applyMigrations(db.adapter, { client: db.prisma });
-  const webhooks = createWebhookServices(config);
+  // Caps on outbound requests are shared with every instance through Redis when it is configured.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
+  const webhooks = createWebhookServices(config, { redis });
   await verifyEncryptionKey(db.prisma, webhooks.box);
   const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) });
   worker.start();
@@ -24,6 +28,7 @@ try {
     // Attempts still under way after the grace period are released for other workers (see DeliveryWorker.stop).
     await worker.stop(config.shutdownGraceMs);
     await webhooks.sender.close();
+    await redis?.quit().catch(() => {});
     await db.close();
     process.exit(0);
   };

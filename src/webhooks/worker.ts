@@ -15,6 +15,7 @@ import { DEFAULT_RETRY_POLICY, nextStep, shouldDisable, type NextStep, type Retr
 import type { SendResult } from './sender.ts';
 import { createOwnerNotifier, type DisabledSubscription, type OwnerNotifier } from './notify.ts';
 import { storableOrNull } from './stored-text.ts';
+import type { OutboundLimits } from './outbound-limits.ts';
 
 /** Extra lease beyond the receiver timeout, for recording the outcome. */
 const LEASE_MARGIN_SECONDS = 10;
@@ -64,6 +65,8 @@ export interface WorkerOptions extends DeliveryServices {
   concurrency?: number;
   /** Counts recorded outcomes, when the process exposes metrics. */
   metrics?: Metrics;
+  /** Outbound caps per workspace and destination host; deliveries beyond them wait. */
+  limits?: OutboundLimits;
 }
 
 const OUTCOME: Record<NextStep['status'], DeliveryOutcome> = { delivered: 'delivered', pending: 'retrying', failed: 'failed' };
@@ -303,6 +306,18 @@ export class DeliveryWorker {
     }
   }
 
+  /**
+   * Puts a claim back unsent, due again when the cap that refused it has room: the attempt is
+   * not counted, so a capped delivery waits but is neither failed nor lost.
+   */
+  private async defer(claim: Claimed, seconds: number): Promise<void> {
+    await this.opts.prisma.$executeRaw`
+      UPDATE webhook_deliveries
+      SET locked_until = NULL, attempts = attempts - 1, last_attempt_at = ${claim.previous_attempt_at},
+          next_attempt_at = now() + make_interval(secs => ${seconds}), updated_at = now()
+      WHERE id = ${claim.id} AND attempts = ${claim.attempts} AND status = 'pending'`;
+  }
+
   /** Never rejects: whatever goes wrong becomes this delivery's recorded outcome. */
   private async attempt(claim: Claimed, sub: ClaimedSubscription, event: EventForDelivery | null, body: EncodedBody | Error | undefined): Promise<void> {
     let outcome: Outcome;
@@ -321,6 +336,8 @@ export class DeliveryWorker {
       outcome = { claim, sub, requestBody: null, result: notSent('the delivery body could not be built'), attempted: true };
     } else {
       try {
+        const room = await this.opts.limits?.take('deliver', sub.workspaceId, sub.url);
+        if (room && !room.allowed) return await this.defer(claim, room.retryAfterSeconds);
         const { requestBody, result } = await attemptDelivery(this.opts, sub, event, body);
         outcome = { claim, sub, requestBody, result, attempted: true };
       } catch (err) {

@@ -12,6 +12,7 @@ import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import { MAX_SUBSCRIPTIONS, webhookCreateInput, webhookUpdateInput, type WebhookUpdateInput } from './webhook.inputs.ts';
 import { findWebhook } from './webhook.queries.ts';
+import { assertOutboundRoom } from './webhook.caps.ts';
 import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
 import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
 
@@ -107,16 +108,18 @@ builder.mutationFields((t) => ({
   }),
   testWebhook: t.field({
     type: [WebhookTestResult],
-    description: 'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true.',
+    description: 'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true. Counts one test send per event against the workspace and destination host caps (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
-      return sendTestEvents(ctx, await findWebhook(ctx.prisma, ctx, String(args.id)));
+      const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
+      await assertOutboundRoom(ctx, 'test', sub, sub.events.length);
+      return sendTestEvents(ctx, sub);
     },
   }),
   redeliverWebhook: t.field({
     type: DeliveryType,
-    description: 'Queues a delivered or failed event again: same event id, a new attempt and log entry.',
+    description: 'Queues a delivered or failed event again: same event id, a new attempt and log entry. Capped per workspace (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }), logId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
@@ -131,6 +134,7 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
   if (!log) throw notFound('Delivery log entry');
   if (!log.eventId) throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
   if (log.status === 'pending') throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
+  await assertOutboundRoom(ctx, 'redeliver', sub, 1);
   return ctx.prisma.webhookDelivery.create({
     data: { id: newId('dlv'), workspaceId: sub.workspaceId, subscriptionId: sub.id, eventId: log.eventId, event: log.event, nextAttemptAt: new Date() },
   });
