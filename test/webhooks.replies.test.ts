@@ -186,3 +186,20 @@ describe('test sends and redeliveries store replies the same way', () => {
     expect(log.response_body).toBe('\\u0000\ufffd\ufffd\ufffdA');
   });
 });
+
+describe('header values are sendable and storable', () => {
+  it('a custom header value with a control character or a character outside ASCII is a 400 on create and update', async () => {
+    const rc = await listen();
+    const sub = await subscribe(rc.url);
+    for (const value of ['a\0b', 'bell\u0007', 'smile 😀', '\ud800lone']) {
+      const created = await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], headers: { 'X-Odd': value } });
+      expect(created.status, JSON.stringify(value)).toBe(400);
+      expect(created.body.error).toMatchObject({ code: 'validation_error' });
+      expect(Object.keys(created.body.error.details).join()).toMatch(/headers/);
+      const updated = await ws.api('PUT', `/v1/webhooks/${sub.id}`, { headers: { 'X-Odd': value } });
+      expect(updated.status, JSON.stringify(value)).toBe(400);
+    }
+    // A sendable value is kept and sent as given.
+    expect((await ws.api('PUT', `/v1/webhooks/${sub.id}`, { headers: { 'X-Odd': 'plain\tvalue ~!' } })).status).toBe(200);
+  });
+});
