@@ -6,7 +6,7 @@
 // Redis is down, publish logs and drops the event instead of throwing into the caller (the
 // event feed), and subscribers simply see nothing until Redis is back.
 import { createRedisEventTarget } from '@graphql-yoga/redis-event-target';
-import { createPubSub } from 'graphql-yoga';
+import { createPubSub, filter, pipe } from 'graphql-yoga';
 import { Redis } from 'ioredis';
 import { redisLease, soleLease, type FeedLease } from './feed-lease.ts';
 
@@ -81,7 +81,23 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
   for (const client of [publishClient, subscribeClient]) {
     client.on('error', (err: Error) => opts.logger?.warn({ err: err.message }, 'event bus: redis unavailable'));
   }
-  const pubsub = createPubSub<Topics>({ eventTarget: createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger) }) });
+  // The target parses each message in the Redis client's event handler, where a throw would end
+  // the process: a message that is not JSON (another deployment on the channel, anyone with
+  // access to Redis) is logged and dropped instead.
+  const serializer = {
+    stringify: (v: unknown) => JSON.stringify(v),
+    parse: (message: string): unknown => {
+      try {
+        return JSON.parse(message);
+      } catch {
+        opts.logger?.warn({ bytes: message.length }, 'event bus: dropped a message that is not JSON');
+        return null;
+      }
+    },
+  };
+  const pubsub = createPubSub<Topics>({
+    eventTarget: createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger), serializer }),
+  });
 
   return {
     // Published here rather than through pubsub.publish: the Redis event target does not
@@ -92,7 +108,7 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
         opts.logger?.warn({ err: err.message, eventId: e.id }, 'event bus: live event dropped');
       });
     },
-    subscribe: (workspaceId) => pubsub.subscribe(topic(workspaceId)),
+    subscribe: (workspaceId) => pipe(pubsub.subscribe(topic(workspaceId)), filter((e): e is PublishedEvent => e !== null)),
     lease: redisLease(publishClient, prefix),
     // disconnect, not quit: QUIT would wait in the offline queue forever while Redis is down,
     // and there is nothing worth flushing in a best-effort bus.
