@@ -139,6 +139,20 @@ describe('one outcome never holds back another', () => {
     expect(good.hits).toHaveLength(1);
   });
 
+  it('a worker whose lease ran out does not overwrite the claim of the worker that took the delivery over', async () => {
+    const rc = await listen(() => ({ status: 200, delayMs: 1500 }));
+    const sub = await subscribe(rc.url);
+    await newContact();
+    const pass = worker.runOnce();
+    await until(() => rc.hits.length === 1);
+    // Another worker claims it again, as it may once the lease ran out: one more attempt, a new lease.
+    const lease = new Date(Date.now() + 60_000);
+    await app.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId: sub.id }, data: { attempts: { increment: 1 }, lockedUntil: lease } });
+    await pass;
+    const [row] = await app.db.prisma.webhookDelivery.findMany({ where: { subscriptionId: sub.id } });
+    expect(row).toMatchObject({ status: 'pending', attempts: 2, lockedUntil: lease });
+  });
+
   it('a delivery whose every allowed attempt was claimed without an outcome ends failed, without another send', async () => {
     const rc = await listen(() => 200);
     const sub = await subscribe(rc.url, { retry_policy: { max_retries: 2, intervals_seconds: [1] } });

@@ -388,7 +388,7 @@ export class DeliveryWorker {
     this.opts.logger.error({ err: cause, deliveryId: claim.id, subscriptionId: claim.subscription_id }, 'a webhook delivery outcome could not be recorded; the delivery is marked failed');
     try {
       await this.opts.prisma.webhookDelivery.updateMany({
-        where: { id: claim.id, status: 'pending' },
+        where: { id: claim.id, status: 'pending', attempts: claim.attempts },
         data: { status: 'failed', lockedUntil: null, nextAttemptAt: null, responseBody: null, error: 'the outcome of this attempt could not be recorded; see the service log' },
       });
       this.opts.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
@@ -405,6 +405,7 @@ export class DeliveryWorker {
       const step = nextStep(policy, claim.attempts, { ok: result.ok, statusCode: result.statusCode, retryAfter: result.retryAfter });
       return {
         id: claim.id,
+        attempts: claim.attempts,
         status: step.status,
         request_body: requestBody,
         response_code: result.statusCode,
@@ -428,9 +429,11 @@ export class DeliveryWorker {
         response_code = v.response_code, response_time_ms = v.response_time_ms, response_body = v.response_body,
         error = v.error, delivered_at = COALESCE(v.delivered_at, d.delivered_at), next_attempt_at = v.next_attempt_at, updated_at = now()
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
-        id text, status text, request_body text, response_code int, response_time_ms int, response_body text,
+        id text, attempts int, status text, request_body text, response_code int, response_time_ms int, response_body text,
         error text, delivered_at timestamptz, next_attempt_at timestamptz)
-      WHERE d.id = ANY(${rows.map((r) => r.id)}::text[]) AND d.id = v.id`;
+      -- Only while the claim is still ours: once its lease ran out another worker may have
+      -- claimed the delivery again (the attempt count moved on), and that claim is left alone.
+      WHERE d.id = ANY(${rows.map((r) => r.id)}::text[]) AND d.id = v.id AND d.attempts = v.attempts`;
     const disabled: DisabledSubscription[] = [];
     const counted = [...bySub.values()];
     if (counted.every(({ results }) => results.at(-1) === true)) {
