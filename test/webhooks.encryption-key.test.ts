@@ -69,6 +69,41 @@ describe('a secret this instance cannot open', () => {
   });
 });
 
+describe('a secret this instance cannot open, redelivered', () => {
+  let app: TestApp;
+  let ws: TestWorkspace;
+  let rc: Receiver;
+  beforeAll(async () => {
+    app = await startTestApp({ isolated: true });
+    ws = await app.workspace();
+    rc = await receiver(() => 200);
+  });
+  afterAll(async () => {
+    await app.close();
+    await rc.close();
+  });
+
+  it('POST …/redeliver answers 422 saying why and queues nothing; rotating the secret makes it work again', async () => {
+    const sub = (await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'] })).body.data;
+    await ws.api('POST', '/v1/contacts', { first_name: 'Re', email: uniqueEmail('re') });
+    const worker = app.worker();
+    const logs = async () => (await ws.api('GET', `/v1/webhooks/${sub.id}/logs?limit=100`)).body.data as any[];
+    const [done] = (await until(async () => {
+      await worker.runOnce();
+      const l = await logs();
+      return l[0]?.status === 'delivered' ? l : null;
+    }, 20_000, 100))!;
+    await app.db.prisma.webhookSubscription.update({ where: { id: sub.id }, data: { secretEncrypted: new SecretBox('another instance key').seal('whsec_b3RoZXI=') } });
+    const refused = await ws.api('POST', `/v1/webhooks/${sub.id}/logs/${done.id}/redeliver`);
+    expect(refused.status).toBe(422);
+    expect(refused.body.error).toMatchObject({ code: 'unprocessable_entity' });
+    expect(refused.body.error.message).toMatch(/ENCRYPTION_KEY/);
+    expect(await logs()).toHaveLength(1);
+    expect((await ws.api('PUT', `/v1/webhooks/${sub.id}`, { rotate_secret: true })).status).toBe(200);
+    expect((await ws.api('POST', `/v1/webhooks/${sub.id}/logs/${done.id}/redeliver`)).status).toBe(202);
+  });
+});
+
 describe('instances with different keys on one database', () => {
   let store: Awaited<ReturnType<typeof freshStore>>;
   const children: Child[] = [];

@@ -134,6 +134,9 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
   if (!log) throw notFound('Delivery log entry');
   if (!log.eventId) throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
   if (log.status === 'pending') throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
+  if (!ctx.webhooks.box.canOpen(sub.secretEncrypted)) {
+    throw new AppError('unprocessable_entity', "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)");
+  }
   await assertOutboundRoom(ctx, 'redeliver', sub, 1);
   return ctx.prisma.webhookDelivery.create({
     data: { id: newId('dlv'), workspaceId: sub.workspaceId, subscriptionId: sub.id, eventId: log.eventId, event: log.event, nextAttemptAt: new Date() },
