@@ -66,7 +66,7 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && code in ERROR_STATUS;
 }
 
-/** The GraphQL form of an AppError: message plus `extensions { code, status, details }`. */
+/** The GraphQL form of an AppError: message plus `extensions { code, status, details?, retry_after? }`. */
 export function toGraphQLError(err: AppError): GraphQLError {
   return new GraphQLError(err.message, {
     extensions: {

@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!url)('event bus on Redis', () => {
-  it('a message that is not JSON is dropped and logged; the process and the subscription carry on', async () => {
+  it('a message that is not JSON is dropped and logged, one that is not an event is dropped; the process and the subscription carry on', async () => {
     const prefix = `junk_${process.pid}_${Date.now().toString(36)}`;
     const warnings: string[] = [];
     const bus = createEventBus(url!, { prefix, logger: { warn: (_o, msg) => void warnings.push(msg) } });
@@ -25,6 +25,8 @@ describe.skipIf(!url)('event bus on Redis', () => {
 
     await redis.publish(channel, '{not json');
     await redis.publish(channel, '');
+    await redis.publish(channel, '{"not":"an event"}');
+    await redis.publish(channel, '42');
     const event: PublishedEvent = { id: 'evt_after_junk', event: 'contact.created', timestamp: new Date().toISOString(), workspaceId: 'ws_junk', entityType: 'contact', entityId: 'con_1', data: {} };
     bus.publish(event);
 

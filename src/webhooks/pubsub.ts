@@ -42,6 +42,10 @@ export interface BusOptions {
 
 type Topics = Record<string, [PublishedEvent]>;
 
+/** What subscribers may be given from a channel others can write to: an event's shape, nothing else. */
+const isPublishedEvent = (e: unknown): e is PublishedEvent =>
+  typeof e === 'object' && e !== null && typeof (e as PublishedEvent).id === 'string' && typeof (e as PublishedEvent).event === 'string' && typeof (e as PublishedEvent).workspaceId === 'string';
+
 /**
  * The Redis event target sends SUBSCRIBE and UNSUBSCRIBE without handling their failure: one
  * that fails (Redis gone, or a subscription ending after close) would be an unhandled
@@ -108,7 +112,7 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
         opts.logger?.warn({ err: err.message, eventId: e.id }, 'event bus: live event dropped');
       });
     },
-    subscribe: (workspaceId) => pipe(pubsub.subscribe(topic(workspaceId)), filter((e): e is PublishedEvent => e !== null)),
+    subscribe: (workspaceId) => pipe(pubsub.subscribe(topic(workspaceId)), filter(isPublishedEvent)),
     lease: redisLease(publishClient, prefix),
     // disconnect, not quit: QUIT would wait in the offline queue forever while Redis is down,
     // and there is nothing worth flushing in a best-effort bus.
