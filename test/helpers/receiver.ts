@@ -14,7 +14,7 @@ export interface Hit {
 /**
  * A status, 'hang' (never answer), or an answer, optionally given only after delayMs. The body
  * may be raw bytes; `chunks` are written one by one (each flushed as its own chunk) instead of
- * `body`; `endless` keeps writing after the body and never ends the reply.
+ * `body`; `endless` writes them again and again and never ends the reply.
  */
 export type Behaviour = (
   n: number,
@@ -49,18 +49,16 @@ export async function receiver(behaviour: Behaviour = () => 200): Promise<Receiv
       const respond = async () => {
         res.writeHead(status, { 'content-type': 'text/plain', ...headers });
         if (!parts && !endless) return void res.end(body ?? `ok ${'x'.repeat(2000)}`);
-        for (const part of parts ?? [Buffer.from(body ?? '')]) {
-          if (res.destroyed) return;
-          res.write(part);
-          // A pause lets each write leave as a chunk of its own.
-          await new Promise((r) => setTimeout(r, 2));
-        }
-        if (!endless) return void res.end();
-        hanging.push(res);
-        while (!res.destroyed) {
-          res.write('x'.repeat(100));
-          await new Promise((r) => setTimeout(r, 5));
-        }
+        if (endless) hanging.push(res);
+        do {
+          for (const part of parts ?? [Buffer.from(body ?? '')]) {
+            if (res.destroyed) return;
+            res.write(part);
+            // A pause lets each write leave as a chunk of its own.
+            await new Promise((r) => setTimeout(r, 2));
+          }
+        } while (endless);
+        res.end();
       };
       if (delayMs) setTimeout(() => void respond(), delayMs);
       else void respond();
