@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting the service understands, typed, with defaults.
 import path from 'node:path';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './http/graphql-limits.ts';
+import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from './webhooks/outbound-limits.ts';
 
 function bool(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
@@ -60,6 +61,8 @@ export interface Config {
   /** Local development only: webhook URLs may use plain http / private addresses. */
   webhookAllowHttp: boolean;
   webhookAllowPrivateUrls: boolean;
+  /** Caps on what is sent to webhook receivers (see src/webhooks/outbound-limits.ts). */
+  webhookCaps: OutboundCaps;
   /** Mail server for owner notifications (e.g. smtp://user:pass@mail:587); the log only when unset. */
   smtpUrl: string | null;
   smtpFrom: string;
@@ -113,6 +116,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: env.ENCRYPTION_KEY || null,
     webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS),
+    webhookCaps: {
+      testSendsPerMinute: positive('WEBHOOK_TEST_SENDS_PER_MINUTE', env.WEBHOOK_TEST_SENDS_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.testSendsPerMinute),
+      redeliveriesPerMinute: positive('WEBHOOK_REDELIVERIES_PER_MINUTE', env.WEBHOOK_REDELIVERIES_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.redeliveriesPerMinute),
+      workspaceDeliveriesPerMinute: positive('WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE', env.WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.workspaceDeliveriesPerMinute),
+      hostSendsPerMinute: positive('WEBHOOK_HOST_REQUESTS_PER_MINUTE', env.WEBHOOK_HOST_REQUESTS_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.hostSendsPerMinute),
+    },
     smtpUrl: env.SMTP_URL || null,
     smtpFrom: env.SMTP_FROM || 'CRM <no-reply@localhost>',
     workerInProcess: env.WEBHOOK_WORKER !== undefined ? bool(env.WEBHOOK_WORKER) : true,
