@@ -137,4 +137,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-export const config = loadConfig();
+/** A bad setting is the operator's to fix: one line naming it, exit 1, no stack trace. */
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    process.stderr.write(`Invalid configuration: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+export const config = loadConfigOrExit();
