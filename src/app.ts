@@ -42,7 +42,7 @@ export interface AppDeps {
   db: Database;
   /** Without graphqlIntrospection / graphqlLimits, introspection is on and the limits are the defaults. */
   config: Pick<Config, 'trustProxy' | 'graphiql'> &
-    Partial<Pick<Config, 'publicOrigin' | 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
+    Partial<Pick<Config, 'publicOrigin' | 'allowedHosts' | 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
   logger: Logger;
   redis?: Redis | null;
   /** Live events for subscriptions; in memory (this instance only) unless given. */
@@ -76,7 +76,7 @@ export function buildApp(deps: AppDeps) {
   app.use(observeRequests(logger, metrics));
   // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
   app.use(opsRoutes({ db, redis: deps.redis ?? null, metrics, metricsToken: config.metricsToken ?? null, logger }));
-  if (config.trustProxy) app.use(redirectPlainHttp(config.publicOrigin ?? null));
+  if (config.trustProxy) app.use(redirectPlainHttp({ publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null }));
 
   const operations = loadOperations(schema);
   const guard = authenticateAndLimit(authenticator, limits, metrics);

@@ -35,6 +35,14 @@ function origin(name: string, v: string | undefined): string | null {
   return url.origin;
 }
 
+function hostList(name: string, v: string | undefined): string[] | null {
+  if (v === undefined || v.trim() === '') return null;
+  const hosts = v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const bad = hosts.filter((h) => !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h));
+  if (bad.length) throw new Error(`${name} must list host names without ports, such as crm.example.com,api.example.com; got "${bad.join(', ')}"`);
+  return hosts;
+}
+
 export interface Config {
   env: string;
   production: boolean;
@@ -48,6 +56,8 @@ export interface Config {
   trustProxy: string | null;
   /** The origin clients reach the service at (PUBLIC_URL), e.g. https://crm.example.com: where https redirects go. */
   publicOrigin: string | null;
+  /** Host names (ALLOWED_HOSTS, comma-separated) an https redirect may name when PUBLIC_URL is unset; null: the request's own Host. */
+  allowedHosts: string[] | null;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: string;
@@ -100,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || null,
     trustProxy: env.TRUST_PROXY || null,
     publicOrigin: origin('PUBLIC_URL', env.PUBLIC_URL),
+    allowedHosts: hostList('ALLOWED_HOSTS', env.ALLOWED_HOSTS),
     tlsCertFile: env.TLS_CERT_FILE || null,
     tlsKeyFile: env.TLS_KEY_FILE || null,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),

@@ -46,7 +46,7 @@ async function start() {
   await listen(servers[0], config.port, config.host, 'PORT');
   const plainPort = config.httpRedirectPort ?? 80;
   if (tls) {
-    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port, config.publicOrigin))), config));
+    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port, config))), config));
     await listen(servers[1], plainPort, config.host, 'HTTP_REDIRECT_PORT');
   }
 

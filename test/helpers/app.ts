@@ -108,6 +108,7 @@ export interface TestAppOptions {
   trustProxy?: string;
   /** PUBLIC_URL's origin, where https redirects go. */
   publicOrigin?: string;
+  allowedHosts?: string[];
   isolated?: boolean;
   webhooks?: Partial<Pick<Config, 'webhookAllowHttp' | 'webhookAllowPrivateUrls' | 'webhookCaps'>>;
   /** DNS for webhook URLs (save-time check and connect-time guard), stubbed by SSRF tests. */
@@ -141,7 +142,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   // Local receivers live on 127.0.0.1, so tests allow private http targets unless they test the guard.
   const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, webhookCaps: UNCAPPED_DELIVERIES, ...opts.webhooks }, { resolve: opts.resolve, redis });
   const logger = opts.logger ?? createLogger('silent');
-  const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
+  const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, allowedHosts: opts.allowedHosts ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
   const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
