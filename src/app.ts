@@ -27,6 +27,7 @@ import { idempotency } from './http/idempotency.ts';
 import { liveStreamsPlugin } from './http/live-streams.ts';
 import { observeRequests } from './http/observe.ts';
 import { opsRoutes } from './http/ops.ts';
+import { refuseNonUtf8Query } from './http/query-string.ts';
 import { requestId } from './http/request-id.ts';
 import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
@@ -77,6 +78,7 @@ export function buildApp(deps: AppDeps) {
   // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
   app.use(opsRoutes({ db, redis: deps.redis ?? null, metrics, metricsToken: config.metricsToken ?? null, logger }));
   if (config.trustProxy) app.use(redirectPlainHttp(config.publicOrigin ?? null));
+  app.use(refuseNonUtf8Query);
 
   const operations = loadOperations(schema);
   const guard = authenticateAndLimit(authenticator, limits, metrics);

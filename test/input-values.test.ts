@@ -10,6 +10,8 @@ let app: TestApp;
 let ws: TestWorkspace;
 /** Ids standing in for each path parameter, by the path segment before it. */
 const ids: Record<string, string> = {};
+/** A second record of each parent resource, whose sub-lists have their own cursors. */
+const others: Record<string, string> = {};
 
 // The tables send thousands of requests: a new key every few hundred keeps them under its rate limit.
 let calls = 0;
@@ -33,7 +35,7 @@ beforeAll(async () => {
   const contacts = [];
   for (const name of ['Ada', 'Grace', 'Linus']) contacts.push(await ok(api('POST', '/v1/contacts', { first_name: name, last_name: 'Test', email: uniqueEmail(name), company: `${name} Co`, tags: ['t'] })));
   const pipeline = (await ok(api('GET', '/v1/pipelines'), 200))[0];
-  await ok(api('POST', '/v1/pipelines', { name: 'Second' }));
+  const second = await ok(api('POST', '/v1/pipelines', { name: 'Second' }));
   const deals = [];
   for (const [i, title] of ['D1', 'D2', 'D3'].entries()) {
     deals.push(await ok(api('POST', '/v1/deals', { title, pipeline_id: pipeline.id, value: 100 + i * 10.5, expected_close_date: `2027-0${i + 1}-15`, contact_id: contacts[0].id })));
@@ -53,6 +55,15 @@ beforeAll(async () => {
   const log = (await ok(api('GET', `/v1/webhooks/${hooks[0].id}/logs`), 200))[0];
   const activity = (await ok(api('GET', '/v1/activities'), 200))[0];
   Object.assign(ids, { tasks: task.id, users: user.id, activities: activity.id, stages: stage.id, logs: log.id });
+  // Second parents with two items in each sub-list, so each has a second page.
+  for (let i = 0; i < 2; i++) {
+    await ok(api('POST', `/v1/contacts/${contacts[1].id}/notes`, { content: `other ${i}` }));
+    await ok(api('POST', '/v1/activities', { type: 'call', subject: `B${i}`, contact_id: contacts[1].id, deal_id: deals[1].id }));
+    await ok(api('POST', `/v1/deals/${deals[1].id}/contacts`, { contact_id: contacts[i + 1].id, role: 'buyer' }));
+    await api('POST', `/v1/webhooks/${hooks[1].id}/test`);
+  }
+  await ok(api('POST', '/v1/deals', { title: 'D4', pipeline_id: pipeline.id, contact_id: contacts[1].id }));
+  Object.assign(others, { contacts: contacts[1].id, deals: deals[1].id, pipelines: second.id, webhooks: hooks[1].id });
 });
 afterAll(() => app.close());
 
@@ -185,11 +196,11 @@ function tampered(cursor: string, sort?: string): { label: string; cursor: strin
     { label: 'JSON of another shape', cursor: encode({ s: 1 }) },
     { label: '3000 digits', cursor: encode('9'.repeat(3000)) },
   ];
-  if (raw.startsWith('o:')) {
-    out.push({ label: 'offset 3000 digits', cursor: encode(`o:${'9'.repeat(3000)}`) }, { label: 'negative offset', cursor: encode('o:-1') }, { label: 'fractional offset', cursor: encode('o:1.5') });
+  const parsed = JSON.parse(raw) as { l: string; s: string; v: unknown[]; id: string; o?: number };
+  if (parsed.o !== undefined) {
+    for (const o of ['9'.repeat(3000), 1e308, -1, 1.5, '1']) out.push({ label: `offset ${String(o).slice(0, 20)}`, cursor: encode({ ...parsed, o }) });
     return out;
   }
-  const parsed = JSON.parse(raw) as { s: string; v: unknown[]; id: string };
   out.push({ label: 'NUL in id', cursor: encode({ ...parsed, id: 'x\u0000' }) }, { label: 'lone surrogate in id', cursor: encode({ ...parsed, id: '\udc00' }) });
   parsed.v.forEach((value, i) => {
     if (value === null) return;
@@ -217,6 +228,58 @@ describe('every list refuses tampered cursors with 400', () => {
       const r = await api('GET', `${base}&cursor=${encodeURIComponent(t.cursor)}`);
       expect(r.status, `${t.label}: ${r.text}`).toBe(400);
       expect(r.body.error.code).toBe('validation_error');
+    }
+  });
+
+  const firstPage = (route: RestRoute, path = pathOf(route)) => `${path}?limit=1${route.path === '/contacts/search' ? '&q=test' : ''}`;
+
+  it('every list refuses the cursor of every other list, and of the same list under another record', async () => {
+    const cursors = new Map<string, string>();
+    for (const route of listRoutes) {
+      const r = await api('GET', firstPage(route));
+      expect(r.body.meta?.next_cursor, `${name(route)}: ${r.text}`).toEqual(expect.any(String));
+      cursors.set(name(route), r.body.meta.next_cursor);
+    }
+    for (const route of listRoutes) {
+      for (const [from, cursor] of cursors) {
+        if (from === name(route)) continue;
+        const r = await api('GET', `${firstPage(route)}&cursor=${cursor}`);
+        expect(r.status, `${from} cursor on ${name(route)}: ${r.text}`).toBe(400);
+        expect(r.body.error.code).toBe('validation_error');
+        expect(r.body.error.details?.cursor, r.text).toBeDefined();
+      }
+      const parent = /^\/(\w+)\/:id\//.exec(route.path)?.[1];
+      if (!parent) continue;
+      const other = firstPage(route, pathOf(route).replace(ids[parent], others[parent]));
+      const own = await api('GET', other);
+      expect(own.body.meta?.next_cursor, `${other}: ${own.text}`).toEqual(expect.any(String));
+      expect((await api('GET', `${other}&cursor=${own.body.meta.next_cursor}`)).status).toBe(200);
+      const r = await api('GET', `${other}&cursor=${cursors.get(name(route))}`);
+      expect(r.status, `${name(route)} cursor of ${ids[parent]} on ${others[parent]}: ${r.text}`).toBe(400);
+      expect(r.body.error.details?.cursor, r.text).toBeDefined();
+    }
+  });
+
+  it('cursors of the form issued before they named their list are refused with a clear message', async () => {
+    const contacts = await api('GET', '/v1/contacts?limit=1');
+    const { l: _list, ...unnamed } = JSON.parse(Buffer.from(contacts.body.meta.next_cursor, 'base64url').toString('utf8'));
+    for (const [path, cursor] of [['/v1/contacts?limit=1', encode(unnamed)], ['/v1/contacts/search?q=test&limit=1', encode('o:1')]]) {
+      const r = await api('GET', `${path}&cursor=${cursor}`);
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.error.details.cursor[0]).toMatch(/earlier version/);
+    }
+  });
+
+  it('GraphQL lists refuse another list\'s cursor', async () => {
+    const timeline = await graphql(`{ contactTimeline(contactId: "${ids.contacts}", limit: 1) { next_cursor } }`);
+    const cursor = timeline.data.contactTimeline.next_cursor as string;
+    for (const query of [
+      `query ($c: String) { contactNotes(contactId: "${ids.contacts}", limit: 1, cursor: $c) { total } }`,
+      `query ($c: String) { contactTimeline(contactId: "${others.contacts}", limit: 1, cursor: $c) { total } }`,
+      'query ($c: String) { contacts(limit: 1, cursor: $c) { total } }',
+    ]) {
+      const r = await graphql(query, { c: cursor });
+      expect(r.errors?.[0]?.extensions?.code, `${query}: ${JSON.stringify(r)}`).toBe('validation_error');
     }
   });
 
