@@ -400,7 +400,7 @@ const bytesOf = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p)
 
 /** Sends `body` bytes as they are. */
 async function sendBytes(method: string, path: string, body: Buffer, headers: Record<string, string> = {}) {
-  const r = await fetch(app.base + path, { method, body, headers: { authorization: `Bearer ${await freshKey()}`, 'content-type': 'application/json', ...headers } });
+  const r = await fetch(app.base + path, { method, body: new Uint8Array(body), headers: { authorization: `Bearer ${await freshKey()}`, 'content-type': 'application/json', ...headers } });
   const text = await r.text();
   return { status: r.status, text, body: JSON.parse(text) };
 }
@@ -451,7 +451,7 @@ describe('bytes that are not UTF-8 are a 400, never stored or searched for as U+
         expect(r.status, JSON.stringify(answer)).toBe(400);
         expect(answer.errors[0].extensions.details[param], JSON.stringify(answer)).toBeDefined();
       }
-      const login = await fetch(`${app.base}/dashboard/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytesOf('{"email":"a', bad, '@example.com","password":"a long password"}') });
+      const login = await fetch(`${app.base}/dashboard/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytesOf('{"email":"a', bad, '@example.com","password":"a long password"}')) });
       expect(login.status).toBe(400);
     }
     // Other charsets are not read (JSON travels as UTF-8); valid UTF-8 outside the BMP is kept.
