@@ -78,14 +78,13 @@ export function buildApp(deps: AppDeps) {
   // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
   app.use(opsRoutes({ db, redis: deps.redis ?? null, metrics, metricsToken: config.metricsToken ?? null, logger }));
   if (config.trustProxy) app.use(redirectPlainHttp(config.publicOrigin ?? null));
-  app.use(refuseNonUtf8Query);
 
   const operations = loadOperations(schema);
   const guard = authenticateAndLimit(authenticator, limits, metrics);
   // The REST API first, as one mount: most traffic is here, and every layer Express tries
   // before the one that answers costs time on every request.
   const v1 = express.Router();
-  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError }));
+  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError }));
   app.use(['/v1', '/api/v1'], v1);
 
   const yoga = createGraphqlHandler({
@@ -110,7 +109,7 @@ export function buildApp(deps: AppDeps) {
     requireJson,
     parseJson,
     bodyErrors,
-    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : asJsonForYoga(req, res, next)),
+    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : refuseNonUtf8Query(req, res, () => asJsonForYoga(req, res, next))),
     (req: Request, res: Response) => yoga(req, res),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.
