@@ -65,13 +65,10 @@ export function jsonBody(limit: string) {
 /** Parses JSON bodies of up to BODY_LIMIT. */
 export const parseJson = jsonBody(BODY_LIMIT);
 
-/** Maps body-parser failures to the API's errors: too large a body is a 413. */
+/** Maps body-parser failures to the API's errors: too large a body is a 413, an unknown Content-Encoding a 415. */
 export function bodyErrors(err: unknown, req: Request, res: Response, next: NextFunction): void {
   const type = (err as { type?: string }).type;
-  if (type === 'entity.parse.failed') return sendFailure(req, res, new AppError('malformed_request', 'The request body is not valid JSON'));
   if (type === 'entity.too.large') return sendFailure(req, res, new AppError('payload_too_large', `The request body is larger than ${BODY_LIMIT}`));
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
-  }
+  if (type === 'encoding.unsupported') return sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
   next(err);
 }

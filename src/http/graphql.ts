@@ -70,7 +70,8 @@ const ANSWER_TYPES = ['application/graphql-response+json', 'application/json', '
  *   an empty 415 from yoga: yoga is told it is `application/json`, which it is;
  * - on GET, `variables` or `extensions` that are not JSON (or given twice, which yoga joins with a
  *   comma) make yoga's JSON.parse throw: an internal_error, logged as a server failure. Like a
- *   POST body that is not JSON, they are a 400 malformed_request.
+ *   POST body that is not JSON, they are a 400 malformed_request; and they are read as strictly as
+ *   bodies (strict-json.ts).
  * The error answers have the GraphQL error shape with a code, as every /graphql error does.
  */
 export function asJsonForYoga(req: Request, res: Response, next: () => void): void {
