@@ -27,6 +27,7 @@ import { idempotency } from './http/idempotency.ts';
 import { liveStreamsPlugin } from './http/live-streams.ts';
 import { observeRequests } from './http/observe.ts';
 import { opsRoutes } from './http/ops.ts';
+import { refuseNonUtf8Query } from './http/query-string.ts';
 import { requestId } from './http/request-id.ts';
 import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
@@ -83,7 +84,7 @@ export function buildApp(deps: AppDeps) {
   // The REST API first, as one mount: most traffic is here, and every layer Express tries
   // before the one that answers costs time on every request.
   const v1 = express.Router();
-  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError }));
+  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError }));
   app.use(['/v1', '/api/v1'], v1);
 
   const yoga = createGraphqlHandler({
@@ -108,7 +109,7 @@ export function buildApp(deps: AppDeps) {
     requireJson,
     parseJson,
     bodyErrors,
-    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : asJsonForYoga(req, res, next)),
+    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : refuseNonUtf8Query(req, res, () => asJsonForYoga(req, res, next))),
     (req: Request, res: Response) => yoga(req, res),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.
