@@ -91,7 +91,9 @@ describe('GraphQL over WebSocket under the production heap', () => {
     const closed = sockets.map(closeCode);
     const payload = JSON.stringify({ type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_MESSAGE_BYTES - 100) } });
     for (const s of sockets) s.send(payload);
-    expect(await Promise.all(closed)).toEqual(sockets.map(() => 4401));
+    // Each is refused: read and its key refused (4401), or, on a busy machine, its 3 s deadline
+    // for connection_init passed while the server was still reading the others' (4408).
+    for (const code of await Promise.all(closed)) expect([4401, 4408]).toContain(code);
     await assertAliveAndSmall();
   }, 60_000);
 
