@@ -32,7 +32,7 @@ export const BYTES_PER_COST = 1024;
 /** Seconds a refused caller is asked to wait (as every 503 of the API says). */
 export const ANSWER_RETRY_AFTER_SECONDS = UNAVAILABLE_RETRY_AFTER_SECONDS;
 
-export const DEFAULT_ANSWER_POOL: AnswerPoolLimits = { maxBytes: 48 * 1024 * 1024, maxWaiting: 200, maxWaitMs: 10_000 };
+export const DEFAULT_ANSWER_POOL: AnswerPoolLimits = { maxBytes: 24 * 1024 * 1024, maxWaiting: 200, maxWaitMs: 10_000 };
 
 /** The bytes to reserve for an operation of this cost whose answer may hold at most maxResponseBytes. */
 export const estimateOf = (cost: number, maxResponseBytes: number) => Math.min(maxResponseBytes, Math.max(BYTES_PER_COST, Math.ceil(cost) * BYTES_PER_COST));
