@@ -15,7 +15,7 @@
 import { AppError, UNAVAILABLE_RETRY_AFTER_SECONDS } from '../errors.ts';
 
 export interface AnswerPoolLimits {
-  /** Bytes of answers (estimated, then counted) in flight at once. */
+  /** Bytes of answers (estimated, then counted) in flight at once (ANSWER_POOL_BYTES). */
   maxBytes: number;
   /** Operations that may wait for room; more are refused at once. */
   maxWaiting: number;

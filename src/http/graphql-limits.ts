@@ -25,7 +25,7 @@ export interface GraphqlLimits {
   /** Lexical tokens of the document, counted while parsing: bounds parse time and memory. */
   maxTokens: number;
   maxDirectives: number;
-  /** Bytes (about, as JSON) one answer may hold; a larger one is cut (response-budget.ts). */
+  /** Bytes of JSON one answer may hold (texts exactly as sent); a larger one is cut (response-budget.ts), on REST refused (rest/router.ts). */
   maxResponseBytes: number;
 }
 
