@@ -116,7 +116,7 @@ async function runBenchmark(): Promise<void> {
     }
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-bench-'));
     cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = { ...process.env, DATABASE_URL: dbUrl ?? '', DATA_DIR: dataDir, ENCRYPTION_KEY: 'bench', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+    const env = { ...process.env, DATABASE_URL: dbUrl ?? '', DATA_DIR: dataDir, ENCRYPTION_KEY: 'bench', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_HOST_REQUESTS_PER_MINUTE: '1000000', WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE: '1000000' };
     const config = loadConfig(env);
 
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

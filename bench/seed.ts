@@ -90,5 +90,5 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
     skip: Math.min(DEEP_PAGE.limit * DEEP_PAGE.pages, contacts - DEEP_PAGE.limit) - 1,
     take: 1,
   });
-  return { readWorkspace: ws, writeWorkspace: writes.id, readKeys, writeKeys, contactIds, deepCursor: encodeCursor(sortKeys, deep), searchQuery: 'gra hop' };
+  return { readWorkspace: ws, writeWorkspace: writes.id, readKeys, writeKeys, contactIds, deepCursor: encodeCursor('contacts', sortKeys, deep), searchQuery: 'gra hop' };
 }

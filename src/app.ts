@@ -27,6 +27,7 @@ import { idempotency } from './http/idempotency.ts';
 import { liveStreamsPlugin } from './http/live-streams.ts';
 import { observeRequests } from './http/observe.ts';
 import { opsRoutes } from './http/ops.ts';
+import { refuseNonUtf8Query } from './http/query-string.ts';
 import { requestId } from './http/request-id.ts';
 import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
@@ -43,7 +44,7 @@ export interface AppDeps {
   db: Database;
   /** Without graphqlIntrospection / graphqlLimits / answerPool, introspection is on and the limits are the defaults. */
   config: Pick<Config, 'trustProxy' | 'graphiql'> &
-    Partial<Pick<Config, 'publicOrigin' | 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'answerPool' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
+    Partial<Pick<Config, 'publicOrigin' | 'allowedHosts' | 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'answerPool' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
   logger: Logger;
   redis?: Redis | null;
   /** Live events for subscriptions; in memory (this instance only) unless given. */
@@ -77,7 +78,7 @@ export function buildApp(deps: AppDeps) {
   app.use(observeRequests(logger, metrics));
   // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
   app.use(opsRoutes({ db, redis: deps.redis ?? null, metrics, metricsToken: config.metricsToken ?? null, logger }));
-  if (config.trustProxy) app.use(redirectPlainHttp(config.publicOrigin ?? null));
+  if (config.trustProxy) app.use(redirectPlainHttp({ publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null }));
 
   const operations = loadOperations(schema);
   const graphqlLimits = config.graphqlLimits ?? DEFAULT_GRAPHQL_LIMITS;
@@ -87,7 +88,7 @@ export function buildApp(deps: AppDeps) {
   // The REST API first, as one mount: most traffic is here, and every layer Express tries
   // before the one that answers costs time on every request.
   const v1 = express.Router();
-  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes }));
+  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes }));
   app.use(['/v1', '/api/v1'], v1);
 
   const yoga = createGraphqlHandler({
@@ -113,7 +114,7 @@ export function buildApp(deps: AppDeps) {
     requireJson,
     parseJson,
     bodyErrors,
-    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : asJsonForYoga(req, res, next)),
+    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : refuseNonUtf8Query(req, res, () => asJsonForYoga(req, res, next))),
     (req: Request, res: Response) => yoga(req, res),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.

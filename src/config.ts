@@ -2,6 +2,7 @@
 import path from 'node:path';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './http/graphql-limits.ts';
 import { DEFAULT_ANSWER_POOL, type AnswerPoolLimits } from './http/answer-pool.ts';
+import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from './webhooks/outbound-limits.ts';
 
 function bool(v: string | undefined): boolean {
   return v !== undefined && /^(1|true|yes|on)$/i.test(v.trim());
@@ -35,6 +36,14 @@ function origin(name: string, v: string | undefined): string | null {
   return url.origin;
 }
 
+function hostList(name: string, v: string | undefined): string[] | null {
+  if (v === undefined || v.trim() === '') return null;
+  const hosts = v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
+  const bad = hosts.filter((h) => !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h));
+  if (bad.length) throw new Error(`${name} must list host names without ports, such as crm.example.com,api.example.com; got "${bad.join(', ')}"`);
+  return hosts;
+}
+
 export interface Config {
   env: string;
   production: boolean;
@@ -48,6 +57,8 @@ export interface Config {
   trustProxy: string | null;
   /** The origin clients reach the service at (PUBLIC_URL), e.g. https://crm.example.com: where https redirects go. */
   publicOrigin: string | null;
+  /** Host names (ALLOWED_HOSTS, comma-separated) an https redirect may name when PUBLIC_URL is unset; null: the request's own Host. */
+  allowedHosts: string[] | null;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
   logLevel: string;
@@ -63,6 +74,8 @@ export interface Config {
   /** Local development only: webhook URLs may use plain http / private addresses. */
   webhookAllowHttp: boolean;
   webhookAllowPrivateUrls: boolean;
+  /** Caps on what is sent to webhook receivers (see src/webhooks/outbound-limits.ts). */
+  webhookCaps: OutboundCaps;
   /** Mail server for owner notifications (e.g. smtp://user:pass@mail:587); the log only when unset. */
   smtpUrl: string | null;
   smtpFrom: string;
@@ -100,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisUrl: env.REDIS_URL || null,
     trustProxy: env.TRUST_PROXY || null,
     publicOrigin: origin('PUBLIC_URL', env.PUBLIC_URL),
+    allowedHosts: hostList('ALLOWED_HOSTS', env.ALLOWED_HOSTS),
     tlsCertFile: env.TLS_CERT_FILE || null,
     tlsKeyFile: env.TLS_KEY_FILE || null,
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
@@ -121,6 +135,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     encryptionKey: env.ENCRYPTION_KEY || null,
     webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS),
+    webhookCaps: {
+      testSendsPerMinute: positive('WEBHOOK_TEST_SENDS_PER_MINUTE', env.WEBHOOK_TEST_SENDS_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.testSendsPerMinute),
+      redeliveriesPerMinute: positive('WEBHOOK_REDELIVERIES_PER_MINUTE', env.WEBHOOK_REDELIVERIES_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.redeliveriesPerMinute),
+      workspaceDeliveriesPerMinute: positive('WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE', env.WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.workspaceDeliveriesPerMinute),
+      hostSendsPerMinute: positive('WEBHOOK_HOST_REQUESTS_PER_MINUTE', env.WEBHOOK_HOST_REQUESTS_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.hostSendsPerMinute),
+    },
     smtpUrl: env.SMTP_URL || null,
     smtpFrom: env.SMTP_FROM || 'CRM <no-reply@localhost>',
     workerInProcess: env.WEBHOOK_WORKER !== undefined ? bool(env.WEBHOOK_WORKER) : true,
@@ -136,4 +156,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   };
 }
 
-export const config = loadConfig();
+/** A bad setting is the operator's to fix: one line naming it, exit 1, no stack trace. */
+function loadConfigOrExit(): Config {
+  try {
+    return loadConfig();
+  } catch (err) {
+    process.stderr.write(`Invalid configuration: ${(err as Error).message}\n`);
+    process.exit(1);
+  }
+}
+
+export const config = loadConfigOrExit();

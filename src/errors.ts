@@ -26,12 +26,15 @@ export type ErrorDetails = Record<string, string[]>;
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details?: ErrorDetails;
+  /** Seconds to wait before trying again (a refused rate_limited): REST's Retry-After, GraphQL's `extensions.retry_after`. */
+  readonly retryAfter?: number;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown; retryAfter?: number }) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
     this.details = details;
+    this.retryAfter = options?.retryAfter;
   }
 
   get status(): number {
@@ -63,9 +66,14 @@ export function isErrorCode(code: unknown): code is ErrorCode {
   return typeof code === 'string' && code in ERROR_STATUS;
 }
 
-/** The GraphQL form of an AppError: message plus `extensions { code, status, details }`. */
+/** The GraphQL form of an AppError: message plus `extensions { code, status, details?, retry_after? }`. */
 export function toGraphQLError(err: AppError): GraphQLError {
   return new GraphQLError(err.message, {
-    extensions: { code: err.code, status: err.status, ...(err.details ? { details: err.details } : {}) },
+    extensions: {
+      code: err.code,
+      status: err.status,
+      ...(err.details ? { details: err.details } : {}),
+      ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}),
+    },
   });
 }

@@ -16,6 +16,8 @@ import { closingSilentConnections as bounded, serverOptions } from './http/serve
 import { attachGraphqlWs } from './http/websocket.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
+import { EncryptionKeyMismatchError, verifyEncryptionKey } from './webhooks/key-check.ts';
+import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { startEventFeed } from './webhooks/event-feed.ts';
@@ -44,13 +46,19 @@ async function start() {
   await listen(servers[0], config.port, config.host, 'PORT');
   const plainPort = config.httpRedirectPort ?? 80;
   if (tls) {
-    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port, config.publicOrigin))), config));
+    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port, config))), config));
     await listen(servers[1], plainPort, config.host, 'HTTP_REDIRECT_PORT');
   }
 
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, probe: true });
   const applied = await applyMigrations(db.adapter, { client: db.prisma });
   if (applied.length) logger.info({ migrations: applied }, 'migrations applied');
+  await verifyEncryptionKey(db.prisma, loadSecretBox(config.encryptionKey, config.dataDir)).catch(async (err) => {
+    if (!(err instanceof EncryptionKeyMismatchError)) throw err;
+    logger.fatal(err.message);
+    await db.close();
+    process.exit(1);
+  });
 
   const first = await ensureDefaultWorkspace(db.prisma);
   if (first) {
@@ -66,7 +74,7 @@ async function start() {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
 
-  const webhooks = createWebhookServices(config);
+  const webhooks = createWebhookServices(config, { redis });
   const bus = createEventBus(config.redisUrl, { logger });
   const { app, yoga, authenticator, sessions, metrics, limits, watch, clientAddress } = buildApp({ db, config, logger, redis, webhooks, bus });
   const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, metrics, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) }) : null;

@@ -1,10 +1,12 @@
 // `npm run worker`: the webhook delivery worker alone, for running it apart from the API
 // (start the API with WEBHOOK_WORKER=false then). Several may run against one PostgreSQL.
+import { Redis } from 'ioredis';
 import { config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
+import { verifyEncryptionKey } from './webhooks/key-check.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { StartupError } from './startup-error.ts';
@@ -14,7 +16,11 @@ const logger = createLogger(config.logLevel);
 try {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, probe: true });
   await applyMigrations(db.adapter, { client: db.prisma });
-  const webhooks = createWebhookServices(config);
+  // Caps on outbound requests are shared with every instance through Redis when it is configured.
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
+  const webhooks = createWebhookServices(config, { redis });
+  await verifyEncryptionKey(db.prisma, webhooks.box);
   const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) });
   worker.start();
   logger.info({ pid: process.pid }, 'webhook delivery worker started');
@@ -23,6 +29,7 @@ try {
     // Attempts still under way after the grace period are released for other workers (see DeliveryWorker.stop).
     await worker.stop(config.shutdownGraceMs);
     await webhooks.sender.close();
+    await redis?.quit().catch(() => {});
     await db.close();
     process.exit(0);
   };

@@ -1,7 +1,7 @@
 // HTTPS rules: behind a trusted proxy plain HTTP is redirected; with TLS files the service
 // serves HTTPS itself and its plain port only redirects (the redirect app is main.ts's). The
-// redirect goes to PUBLIC_URL, or to the Host only when it cannot name another site; never to
-// a host a request's headers name (X-Forwarded-Host, a forged Host).
+// redirect goes to PUBLIC_URL; else to the Host header (only one of ALLOWED_HOSTS when that is
+// set); never to a host X-Forwarded-Host names, nor to a malformed Host.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -24,20 +24,28 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
 let app: TestApp;
 /** Behind the proxy with PUBLIC_URL set. */
 let published: TestApp;
+/** Behind the proxy with ALLOWED_HOSTS set. */
+let allowed: TestApp;
 beforeAll(async () => {
-  [app, published] = await Promise.all([startTestApp({ trustProxy: '1' }), startTestApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' })]);
+  [app, published, allowed] = await Promise.all([
+    startTestApp({ trustProxy: '1' }),
+    startTestApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' }),
+    startTestApp({ trustProxy: '1', allowedHosts: ['crm.example.com'] }),
+  ]);
 });
-afterAll(() => Promise.all([app.close(), published.close()]));
+afterAll(() => Promise.all([app.close(), published.close(), allowed.close()]));
 
 /** Headers an attacker may send to point the redirect at their own host. */
 const FORGED: Record<string, string>[] = [
   { host: 'evil.example' },
-  { host: 'crm.example.com', 'x-forwarded-host': 'evil.example' },
+  { host: 'other.example', 'x-forwarded-host': 'crm.example.com' },
   { host: 'evil.example:443' },
   { host: '127.0.0.1@evil.example' },
   { host: 'localhost.evil.example' },
   { host: '[::1].evil.example' },
 ];
+/** Host headers that are no host name at all: never put into a Location. */
+const MALFORMED: Record<string, string>[] = [{ host: '127.0.0.1@evil.example' }, { host: '[::1].evil.example' }, { host: 'evil.example/path' }, { host: 'a b' }, { host: '[evil.example]' }];
 
 describe('behind a trusted proxy', () => {
   it('301 to the same URL on PUBLIC_URL when X-Forwarded-Proto is http', async () => {
@@ -52,19 +60,43 @@ describe('behind a trusted proxy', () => {
     expect(r.location).toBe('https://crm.example.com/dashboard?a=b');
   });
 
-  it.each(FORGED)('without PUBLIC_URL, %o gets 403 and no redirect', async (headers) => {
-    const r = await rawGet(app.base, '/v1/contacts', { ...headers, 'x-forwarded-proto': 'http' });
+  it('without PUBLIC_URL or ALLOWED_HOSTS: 301 to the Host the request was sent to, whatever X-Forwarded-Host says', async () => {
+    const cases: Record<string, string>[] = [{ host: 'crm.example.com' }, { host: 'crm.example.com', 'x-forwarded-host': 'evil.example' }, { host: 'CRM.Example.com:8080', 'x-forwarded-host': 'evil.example:443' }];
+    for (const headers of cases) {
+      const r = await rawGet(app.base, '/v1/contacts?x=1', { ...headers, 'x-forwarded-proto': 'http' });
+      expect(r.status, JSON.stringify(headers)).toBe(301);
+      expect(r.location).toBe('https://crm.example.com/v1/contacts?x=1');
+    }
+  });
+
+  it.each(MALFORMED)('a malformed Host %o gets 403 and no redirect', async (headers) => {
+    for (const base of [app.base, allowed.base]) {
+      const r = await rawGet(base, '/v1/contacts', { ...headers, 'x-forwarded-proto': 'http' });
+      expect(r.status).toBe(403);
+      expect(r.location).toBeUndefined();
+      expect(JSON.parse(r.body).error.code).toBe('forbidden');
+    }
+  });
+
+  it.each(FORGED)('with ALLOWED_HOSTS, %o gets 403 and no redirect', async (headers) => {
+    const r = await rawGet(allowed.base, '/v1/contacts', { ...headers, 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(403);
     expect(r.location).toBeUndefined();
     expect(JSON.parse(r.body).error.code).toBe('forbidden');
+  });
+
+  it('with ALLOWED_HOSTS, a listed Host is redirected to', async () => {
+    const r = await rawGet(allowed.base, '/v1/contacts?x=1', { host: 'crm.example.com', 'x-forwarded-proto': 'http' });
+    expect(r.status).toBe(301);
+    expect(r.location).toBe('https://crm.example.com/v1/contacts?x=1');
   });
 
   it.each([
     ['localhost:8080', 'localhost'],
     ['127.0.0.1', '127.0.0.1'],
     ['[::1]:3000', '[::1]'],
-  ])('without PUBLIC_URL, Host %s (this machine or an address) is redirected to its https port', async (host, name) => {
-    const r = await rawGet(app.base, '/v1/contacts', { host, 'x-forwarded-proto': 'http' });
+  ])('with ALLOWED_HOSTS, Host %s (this machine or an address) is redirected to', async (host, name) => {
+    const r = await rawGet(allowed.base, '/v1/contacts', { host, 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(301);
     expect(r.location).toBe(`https://${name}/v1/contacts`);
   });
@@ -77,8 +109,8 @@ describe('behind a trusted proxy', () => {
 });
 
 describe('serving TLS itself', () => {
-  async function plainPort(publicOrigin: string | null): Promise<{ base: string; close: () => void }> {
-    const server = http.createServer(express().use(redirectEverything(8443, publicOrigin))).listen(0, '127.0.0.1');
+  async function plainPort(publicOrigin: string | null, allowedHosts: string[] | null = null): Promise<{ base: string; close: () => void }> {
+    const server = http.createServer(express().use(redirectEverything(8443, { publicOrigin, allowedHosts }))).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
   }
@@ -91,8 +123,8 @@ describe('serving TLS itself', () => {
     expect(r.location).toBe('https://crm.example.com/v1/contacts/abc?q=1');
   });
 
-  it('without PUBLIC_URL it redirects to this machine and refuses other hosts', async () => {
-    const s = await plainPort(null);
+  it('with ALLOWED_HOSTS it redirects to this machine or a listed host and refuses others', async () => {
+    const s = await plainPort(null, ['crm.example.com']);
     const local = await rawGet(s.base, '/v1/contacts/abc?q=1', { host: 'localhost:8080' });
     const forged = await Promise.all(FORGED.map((h) => rawGet(s.base, '/', h)));
     s.close();

@@ -116,9 +116,9 @@ describe('mismatch, scope and the key itself', () => {
     expect(same.body.data.id).not.toBe(mine.body.data.id);
   });
 
-  it('a key of 1 to 255 characters; longer or empty is a 400', async () => {
+  it('a key of 1 to 255 printable ASCII characters; longer, empty, a tab or other bytes is a 400', async () => {
     const body = () => ({ first_name: 'Len', email: uniqueEmail('len') });
-    for (const key of ['x'.repeat(256), 'x'.repeat(300), '']) {
+    for (const key of ['x'.repeat(256), 'x'.repeat(300), '', `${newKey()}\tb`, `${newKey()}caf\u00e9`, `${newKey()}\u00c3\u00a9`]) {
       const r = await api('POST', '/v1/contacts', body(), withKey(key));
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('validation_error');

@@ -1,6 +1,7 @@
 // Bad input is a 400, never a 500 and never silently changed. Tables by class, generated from the
 // REST route table: every date field of every body and filter, every list's cursor, and every
 // body field, path and query parameter holding text PostgreSQL cannot store.
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes, type RestRoute } from '../src/rest/routes.ts';
 import { requestSchema, type JsonSchema } from '../src/rest/openapi/request.ts';
@@ -10,6 +11,8 @@ let app: TestApp;
 let ws: TestWorkspace;
 /** Ids standing in for each path parameter, by the path segment before it. */
 const ids: Record<string, string> = {};
+/** A second record of each parent resource, whose sub-lists have their own cursors. */
+const others: Record<string, string> = {};
 
 // The tables send thousands of requests: a new key every few hundred keeps them under its rate limit.
 let calls = 0;
@@ -33,7 +36,7 @@ beforeAll(async () => {
   const contacts = [];
   for (const name of ['Ada', 'Grace', 'Linus']) contacts.push(await ok(api('POST', '/v1/contacts', { first_name: name, last_name: 'Test', email: uniqueEmail(name), company: `${name} Co`, tags: ['t'] })));
   const pipeline = (await ok(api('GET', '/v1/pipelines'), 200))[0];
-  await ok(api('POST', '/v1/pipelines', { name: 'Second' }));
+  const second = await ok(api('POST', '/v1/pipelines', { name: 'Second' }));
   const deals = [];
   for (const [i, title] of ['D1', 'D2', 'D3'].entries()) {
     deals.push(await ok(api('POST', '/v1/deals', { title, pipeline_id: pipeline.id, value: 100 + i * 10.5, expected_close_date: `2027-0${i + 1}-15`, contact_id: contacts[0].id })));
@@ -53,6 +56,15 @@ beforeAll(async () => {
   const log = (await ok(api('GET', `/v1/webhooks/${hooks[0].id}/logs`), 200))[0];
   const activity = (await ok(api('GET', '/v1/activities'), 200))[0];
   Object.assign(ids, { tasks: task.id, users: user.id, activities: activity.id, stages: stage.id, logs: log.id });
+  // Second parents with two items in each sub-list, so each has a second page.
+  for (let i = 0; i < 2; i++) {
+    await ok(api('POST', `/v1/contacts/${contacts[1].id}/notes`, { content: `other ${i}` }));
+    await ok(api('POST', '/v1/activities', { type: 'call', subject: `B${i}`, contact_id: contacts[1].id, deal_id: deals[1].id }));
+    await ok(api('POST', `/v1/deals/${deals[1].id}/contacts`, { contact_id: contacts[i + 1].id, role: 'buyer' }));
+    await api('POST', `/v1/webhooks/${hooks[1].id}/test`);
+  }
+  await ok(api('POST', '/v1/deals', { title: 'D4', pipeline_id: pipeline.id, contact_id: contacts[1].id }));
+  Object.assign(others, { contacts: contacts[1].id, deals: deals[1].id, pipelines: second.id, webhooks: hooks[1].id });
 });
 afterAll(() => app.close());
 
@@ -185,11 +197,11 @@ function tampered(cursor: string, sort?: string): { label: string; cursor: strin
     { label: 'JSON of another shape', cursor: encode({ s: 1 }) },
     { label: '3000 digits', cursor: encode('9'.repeat(3000)) },
   ];
-  if (raw.startsWith('o:')) {
-    out.push({ label: 'offset 3000 digits', cursor: encode(`o:${'9'.repeat(3000)}`) }, { label: 'negative offset', cursor: encode('o:-1') }, { label: 'fractional offset', cursor: encode('o:1.5') });
+  const parsed = JSON.parse(raw) as { l: string; s: string; v: unknown[]; id: string; o?: number };
+  if (parsed.o !== undefined) {
+    for (const o of ['9'.repeat(3000), 1e308, -1, 1.5, '1']) out.push({ label: `offset ${String(o).slice(0, 20)}`, cursor: encode({ ...parsed, o }) });
     return out;
   }
-  const parsed = JSON.parse(raw) as { s: string; v: unknown[]; id: string };
   out.push({ label: 'NUL in id', cursor: encode({ ...parsed, id: 'x\u0000' }) }, { label: 'lone surrogate in id', cursor: encode({ ...parsed, id: '\udc00' }) });
   parsed.v.forEach((value, i) => {
     if (value === null) return;
@@ -220,6 +232,58 @@ describe('every list refuses tampered cursors with 400', () => {
     }
   });
 
+  const firstPage = (route: RestRoute, path = pathOf(route)) => `${path}?limit=1${route.path === '/contacts/search' ? '&q=test' : ''}`;
+
+  it('every list refuses the cursor of every other list, and of the same list under another record', async () => {
+    const cursors = new Map<string, string>();
+    for (const route of listRoutes) {
+      const r = await api('GET', firstPage(route));
+      expect(r.body.meta?.next_cursor, `${name(route)}: ${r.text}`).toEqual(expect.any(String));
+      cursors.set(name(route), r.body.meta.next_cursor);
+    }
+    for (const route of listRoutes) {
+      for (const [from, cursor] of cursors) {
+        if (from === name(route)) continue;
+        const r = await api('GET', `${firstPage(route)}&cursor=${cursor}`);
+        expect(r.status, `${from} cursor on ${name(route)}: ${r.text}`).toBe(400);
+        expect(r.body.error.code).toBe('validation_error');
+        expect(r.body.error.details?.cursor, r.text).toBeDefined();
+      }
+      const parent = /^\/(\w+)\/:id\//.exec(route.path)?.[1];
+      if (!parent) continue;
+      const other = firstPage(route, pathOf(route).replace(ids[parent], others[parent]));
+      const own = await api('GET', other);
+      expect(own.body.meta?.next_cursor, `${other}: ${own.text}`).toEqual(expect.any(String));
+      expect((await api('GET', `${other}&cursor=${own.body.meta.next_cursor}`)).status).toBe(200);
+      const r = await api('GET', `${other}&cursor=${cursors.get(name(route))}`);
+      expect(r.status, `${name(route)} cursor of ${ids[parent]} on ${others[parent]}: ${r.text}`).toBe(400);
+      expect(r.body.error.details?.cursor, r.text).toBeDefined();
+    }
+  });
+
+  it('cursors of the form issued before they named their list are refused with a clear message', async () => {
+    const contacts = await api('GET', '/v1/contacts?limit=1');
+    const { l: _list, ...unnamed } = JSON.parse(Buffer.from(contacts.body.meta.next_cursor, 'base64url').toString('utf8'));
+    for (const [path, cursor] of [['/v1/contacts?limit=1', encode(unnamed)], ['/v1/contacts/search?q=test&limit=1', encode('o:1')]]) {
+      const r = await api('GET', `${path}&cursor=${cursor}`);
+      expect(r.status, r.text).toBe(400);
+      expect(r.body.error.details.cursor[0]).toMatch(/earlier version/);
+    }
+  });
+
+  it('GraphQL lists refuse another list\'s cursor', async () => {
+    const timeline = await graphql(`{ contactTimeline(contactId: "${ids.contacts}", limit: 1) { next_cursor } }`);
+    const cursor = timeline.data.contactTimeline.next_cursor as string;
+    for (const query of [
+      `query ($c: String) { contactNotes(contactId: "${ids.contacts}", limit: 1, cursor: $c) { total } }`,
+      `query ($c: String) { contactTimeline(contactId: "${others.contacts}", limit: 1, cursor: $c) { total } }`,
+      'query ($c: String) { contacts(limit: 1, cursor: $c) { total } }',
+    ]) {
+      const r = await graphql(query, { c: cursor });
+      expect(r.errors?.[0]?.extensions?.code, `${query}: ${JSON.stringify(r)}`).toBe('validation_error');
+    }
+  });
+
   it('GraphQL lists refuse them with a coded error', async () => {
     const first = await graphql('{ contactTimeline(contactId: "' + ids.contacts + '", limit: 1) { next_cursor } }');
     const cursor = first.data.contactTimeline.next_cursor as string;
@@ -231,9 +295,10 @@ describe('every list refuses tampered cursors with 400', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Text PostgreSQL cannot store: NUL and unpaired surrogates
+// Text the service does not store: NUL, the other C0 control characters but tab, line feed and
+// carriage return, DEL, and unpaired surrogates
 
-const UNSTORABLE = ['a\u0000b', 'a\ud800b', '\udfff'];
+const UNSTORABLE = ['a\u0000b', 'a\ud800b', '\udfff', 'a\u0001b', '\u0008', 'a\u000bb', '\u000c', 'x\u001b[31m', '\u001f', 'a\u007fb'];
 
 /** A value of the schema's shape holding `text` somewhere. */
 function holding(schema: JsonSchema, text: string): unknown {
@@ -260,10 +325,9 @@ describe('text that cannot be stored is a 400 validation_error, never a 500', ()
   });
 
   it.each(routes.filter((r) => r.query).map((r) => [name(r), r] as const))('in any filter of %s', async (_n, route) => {
-    for (const { field } of queryFields.filter((f) => f.route === route)) {
-      const text = 'a\u0000b';
+    for (const { field } of queryFields.filter((f) => f.route === route)) for (const text of ['a\u0000b', 'a\u0001b', '\u001f', '\u007f']) {
       const r = await api('GET', `${pathOf(route)}?${field}=${encodeURIComponent(text)}`);
-      expect(r.status, r.text).toBe(400);
+      expect(r.status, `${field}=${JSON.stringify(text)}: ${r.text}`).toBe(400);
       expect(r.body.error.code).toBe('validation_error');
     }
   });
@@ -302,6 +366,10 @@ describe('text that cannot be stored is a 400 validation_error, never a 500', ()
       ['{ contact(id: "con_\\u0000") { id } }', undefined],
       ['query ($q: String!) { searchContacts(q: $q) { total } }', { q: '\ud800' }],
       ['mutation { createContact(input: { first_name: "x\\u0000", email: "nul@example.com" }) { id } }', undefined],
+      ['mutation ($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'a\u0001', email: uniqueEmail('g') } }],
+      ['mutation ($i: JSONObject!) { createNote(contactId: "' + ids.contacts + '", input: $i) { id } }', { i: { content: '\u001b'.repeat(1000) } }],
+      ['mutation { createContact(input: { first_name: "x\\u001f", email: "c0@example.com" }) { id } }', undefined],
+      ['mutation { createContact(input: { first_name: "x\\u007f", email: "del@example.com" }) { id } }', undefined],
     ] as const) {
       const r = await graphql(query, variables);
       expect(r.errors?.[0]?.extensions?.code, `${query}: ${JSON.stringify(r)}`).toBe('validation_error');
@@ -309,7 +377,197 @@ describe('text that cannot be stored is a 400 validation_error, never a 500', ()
   });
 
   it('the dashboard sign-in refuses them with 400', async () => {
-    const r = await client(app.base)('POST', '/dashboard/api/login', { email: 'a\u0000@example.com', password: 'a long password' });
-    expect(r.status, r.text).toBe(400);
+    for (const email of ['a\u0000@example.com', 'a\u0001@example.com', 'a\u007f@example.com']) {
+      const r = await client(app.base)('POST', '/dashboard/api/login', { email, password: 'a long password' });
+      expect(r.status, r.text).toBe(400);
+    }
+  });
+
+  it('tab, line feed and carriage return are kept, as are characters past DEL', async () => {
+    const content = 'line one\r\n\tindented\nnon-breaking\u00a0space \u0085';
+    const note = await ok(api('POST', `/v1/contacts/${ids.contacts}/notes`, { content }));
+    expect(note.content).toBe(content);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Bytes that are not UTF-8: refused, never decoded to U+FFFD
+
+/** Byte sequences no UTF-8 decoder may accept: a stray byte, a surrogate, an overlong NUL, a cut character, past U+10FFFF. */
+const NOT_UTF8 = [[0xff], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]];
+const percent = (bytes: number[]) => bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
+const bytesOf = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+
+/** Sends `body` bytes as they are. */
+async function sendBytes(method: string, path: string, body: Buffer, headers: Record<string, string> = {}) {
+  const r = await fetch(app.base + path, { method, body: new Uint8Array(body), headers: { authorization: `Bearer ${await freshKey()}`, 'content-type': 'application/json', ...headers } });
+  const text = await r.text();
+  return { status: r.status, text, body: JSON.parse(text) };
+}
+
+const firstField = (route: RestRoute) => bodyFields.find((f) => f.route === route)!.field;
+
+describe('bytes that are not UTF-8 are a 400, never stored or searched for as U+FFFD', () => {
+  it.each(routes.filter((r) => r.body).map((r) => [name(r), r] as const))('in the body of %s', async (_n, route) => {
+    for (const bad of NOT_UTF8) {
+      for (const body of [bytesOf(`{"${firstField(route)}":"Raw`, bad, 'Byte"}'), bytesOf('{"', bad, '":"x"}')]) {
+        const r = await sendBytes(route.method, pathOf(route), body);
+        expect(r.status, `${percent(bad)}: ${r.text}`).toBe(400);
+        expect(r.body.error.code).toBe('malformed_request');
+      }
+    }
+  });
+
+  it.each(routes.filter((r) => r.method === 'GET' && (r.query || r.list)).map((r) => [name(r), r] as const))('in the query string of %s', async (_n, route) => {
+    const params = [...queryFields.filter((f) => f.route === route).map((f) => f.field), ...(route.list ? ['cursor', 'sort'] : []), ...(route.fields ? ['fields'] : [])];
+    for (const param of params) for (const bad of NOT_UTF8) {
+      const r = await api('GET', `${pathOf(route)}?${param}=Rep${percent(bad)}lace`);
+      expect(r.status, `${param}=${percent(bad)}: ${r.text}`).toBe(400);
+      expect(r.body.error.code).toBe('validation_error');
+      expect(r.body.error.details?.[param], r.text).toBeDefined();
+    }
+    const named = await api('GET', `${pathOf(route)}?Rep%FFlace=1`);
+    expect(named.status, named.text).toBe(400);
+  });
+
+  it('/graphql bodies (string literals and variables) and query strings, and the dashboard sign-in', async () => {
+    for (const bad of NOT_UTF8) {
+      for (const body of [
+        bytesOf('{"query":"{ searchContacts(q: \\"Rep', bad, 'lace\\") { total } }"}'),
+        bytesOf('{"query":"query ($q: String!) { searchContacts(q: $q) { total } }","variables":{"q":"Rep', bad, 'lace"}}'),
+      ]) {
+        const r = await sendBytes('POST', '/graphql', body);
+        expect(r.status, r.text).toBe(400);
+        expect(r.body.errors[0].extensions.code).toBe('malformed_request');
+      }
+      for (const [param, value] of [
+        ['query', `{ searchContacts(q: "Rep${percent(bad)}lace") { total } }`],
+        ['variables', `{"q":"Rep${percent(bad)}lace"}`],
+      ]) {
+        const query = param === 'query' ? value : 'query ($q: String!) { searchContacts(q: $q) { total } }';
+        const qs = param === 'query' ? `query=${encodeURIComponent(value).replace(/%25/g, '%')}` : `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(value).replace(/%25/g, '%')}`;
+        const r = await fetch(`${app.base}/graphql?${qs}`, { headers: { authorization: `Bearer ${await freshKey()}`, accept: 'application/json' } });
+        const answer = await r.json();
+        expect(r.status, JSON.stringify(answer)).toBe(400);
+        expect(answer.errors[0].extensions.details[param], JSON.stringify(answer)).toBeDefined();
+      }
+      const login = await fetch(`${app.base}/dashboard/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytesOf('{"email":"a', bad, '@example.com","password":"a long password"}')) });
+      expect(login.status).toBe(400);
+    }
+    // Other charsets are not read (JSON travels as UTF-8); valid UTF-8 outside the BMP is kept.
+    const utf16 = await sendBytes('POST', '/v1/contacts', Buffer.from('{"first_name":"x"}', 'utf16le'), { 'content-type': 'application/json; charset=utf-16le' });
+    expect(utf16.status, utf16.text).toBe(415);
+    const kept = await sendBytes('POST', '/v1/contacts', bytesOf('{"first_name":"Zoë 😀","email":"', uniqueEmail('utf8'), '"}'));
+    expect(kept.status, kept.text).toBe(201);
+    expect(kept.body.data.first_name).toBe('Zoë 😀');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Numbers and keys JSON.parse would quietly change
+
+/** Number literals a double cannot hold as written: underflow to 0, overflow, lost integer and fraction digits. */
+const CHANGED_NUMBERS = ['1e-400', '-2.5e-324', '1e400', '12345678901234567890', '0.10000000000000000000001'];
+
+describe('numbers that would not survive parsing, and keys given twice, are refused', () => {
+  it.each(routes.filter((r) => r.body).map((r) => [name(r), r] as const))('in the body of %s', async (_n, route) => {
+    const field = firstField(route);
+    for (const literal of CHANGED_NUMBERS) {
+      for (const [body, path] of [[`{"${field}":${literal}}`, field], [`{"${field}":{"nested":[1,${literal}]}}`, `${field}.nested.1`]]) {
+        const r = await sendBytes(route.method, pathOf(route), Buffer.from(body));
+        expect(r.status, `${body}: ${r.text}`).toBe(400);
+        expect(r.body.error.code).toBe('validation_error');
+        expect(r.body.error.details?.[path], `${body}: ${r.text}`).toBeDefined();
+      }
+    }
+    const twice = await sendBytes(route.method, pathOf(route), Buffer.from(`{"${field}":"x","${field}":"y"}`));
+    expect(twice.status, twice.text).toBe(400);
+    expect(twice.body.error.code).toBe('malformed_request');
+    expect(twice.body.error.message).toContain(field);
+  });
+
+  it('numbers a double holds keep their value; GraphQL variables and literals refuse the others', async () => {
+    const deal = await sendBytes('POST', '/v1/deals', Buffer.from(`{"title":"N","pipeline_id":"${ids.pipelines}","value":1.25e2}`));
+    expect(deal.status, deal.text).toBe(201);
+    expect(deal.body.data.value).toBe(125);
+    const under = await sendBytes('POST', '/v1/deals', Buffer.from(`{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}`));
+    expect(under.body.error.details.value, under.text).toBeDefined();
+    const mutation = 'mutation ($i: JSONObject!) { createDeal(input: $i) { id value } }';
+    const variables = await sendBytes('POST', '/graphql', Buffer.from(`{"query":"${mutation.replace(/"/g, '\\"')}","variables":{"i":{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}}}`));
+    expect(variables.status, variables.text).toBe(400);
+    expect(variables.body.errors[0].extensions.code).toBe('validation_error');
+    expect(variables.body.errors[0].extensions.details['variables.i.value'], variables.text).toBeDefined();
+    const twice = await sendBytes('POST', '/graphql', Buffer.from(`{"query":"{ contacts { total } }","query":"{ deals { total } }"}`));
+    expect(twice.status, twice.text).toBe(400);
+    expect(twice.body.errors[0].extensions.code).toBe('malformed_request');
+    for (const literal of CHANGED_NUMBERS) {
+      const r = await graphql(`mutation { createDeal(input: { title: "N", pipeline_id: "${ids.pipelines}", value: ${literal} }) { id value } }`);
+      expect(r.errors?.[0]?.extensions?.code, `${literal}: ${JSON.stringify(r)}`).toBe('validation_error');
+    }
+    const get = await fetch(`${app.base}/graphql?query=${encodeURIComponent('query ($f: JSONObject) { deals(filter: $f) { total } }')}&variables=${encodeURIComponent('{"f":{"min_value":1e-400}}')}`, {
+      headers: { authorization: `Bearer ${await freshKey()}`, accept: 'application/json' },
+    });
+    expect(get.status).toBe(400);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Query parameters of the wrong type or out of range: the API's words, naming the parameter
+
+describe('REST query parameters are refused in the API\'s words, naming the parameter', () => {
+  it.each(listRoutes.map((r) => [name(r), r] as const))('limit of %s', async (_n, route) => {
+    for (const limit of ['100000000000000000000000', '1e23', '-99999999999', '2147483648', '0', '101', 'abc', '1.5', '', '%20']) {
+      const r = await api('GET', `${pathOf(route)}?limit=${limit}${route.path === '/contacts/search' ? '&q=test' : ''}`);
+      if (limit === '' || limit === '%20') {
+        if (r.status === 200) continue;
+      }
+      expect(r.status, `limit=${limit}: ${r.text}`).toBe(400);
+      expect(r.body.error.code).toBe('validation_error');
+      expect(r.body.error.details?.limit, `limit=${limit}: ${r.text}`).toEqual(['must be an integer from 1 to 100']);
+      expect(r.text).not.toMatch(/Variable "\$|cannot represent/);
+    }
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// GraphQL over WebSocket
+
+describe('WebSocket messages are read as strictly as HTTP bodies', () => {
+  /** A raw graphql-transport-ws socket; acknowledged when `init` is given. */
+  async function socket(init?: Buffer | string): Promise<{ s: WebSocket; messages: any[]; closed: Promise<number> }> {
+    const s = new WebSocket(`${app.base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws');
+    const messages: any[] = [];
+    s.on('message', (data) => messages.push(JSON.parse(String(data))));
+    const closed = new Promise<number>((resolve) => s.once('close', (code) => resolve(code)));
+    await new Promise((resolve, reject) => (s.once('open', resolve), s.once('error', reject)));
+    if (init !== undefined) s.send(init, { binary: Buffer.isBuffer(init) });
+    return { s, messages, closed };
+  }
+  const until = async (check: () => boolean) => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 25));
+  };
+
+  it('frames that are not UTF-8, text or binary, close the socket with 1007', async () => {
+    for (const binary of [false, true]) {
+      for (const bad of NOT_UTF8) {
+        const { s, closed } = await socket();
+        s.send(bytesOf(`{"type":"connection_init","payload":{"authorization":"Bearer ${await freshKey()}","x":"`, bad, '"}}'), { binary });
+        expect(await closed, `${binary ? 'binary' : 'text'} ${percent(bad)}`).toBe(1007);
+      }
+    }
+  });
+
+  it('a number that would not survive parsing fails its operation; a repeated key closes the socket with 4400', async () => {
+    const { s, messages, closed } = await socket(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${await freshKey()}` } }));
+    await until(() => messages.some((m) => m.type === 'connection_ack'));
+    const mutation = 'mutation ($i: JSONObject!) { createDeal(input: $i) { id value } }';
+    s.send(`{"id":"n1","type":"subscribe","payload":{"query":${JSON.stringify(mutation)},"variables":{"i":{"title":"WS","pipeline_id":"${ids.pipelines}","value":1e-400}}}}`);
+    await until(() => messages.some((m) => m.id === 'n1' && m.type !== 'complete'));
+    const answer = messages.find((m) => m.id === 'n1');
+    expect(answer?.type, JSON.stringify(messages)).toBe('error');
+    expect(answer.payload[0].extensions.code).toBe('validation_error');
+    expect(answer.payload[0].extensions.details['payload.variables.i.value']).toBeDefined();
+    s.send('{"id":"n2","type":"subscribe","payload":{"query":"{ contacts { total } }","query":"{ deals { total } }"}}');
+    expect(await closed).toBe(4400);
   });
 });

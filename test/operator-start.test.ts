@@ -97,6 +97,22 @@ describe('a port that cannot be had', () => {
   });
 });
 
+describe('a setting with a bad value', () => {
+  it('ends the start of the service and the worker with one line naming it, before anything is opened', async () => {
+    for (const entry of ['src/main.ts', 'src/worker.ts'] as const) {
+      const dataDir = tempDir();
+      const child = start(entry, { ...embedded(dataDir), PORT: 'abc', WEBHOOK_WORKER_POLL_MS: '-5' });
+      const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), EXIT_WITHIN_MS).unref());
+      expect(await Promise.race([child.exited, timer]), entry).toBe(1);
+      const lines = child.output().trim().split('\n').filter(Boolean);
+      expect(lines, child.output()).toHaveLength(1);
+      expect(lines[0]).toMatch(/^Invalid configuration: (PORT|WEBHOOK_WORKER_POLL_MS) must be/);
+      expect(lines[0], 'no stack trace').not.toMatch(/\bat .*:\d+:\d+/);
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+    }
+  });
+});
+
 describe('the embedded database lock', () => {
   it('a start right after a SIGKILL takes the lock over at once', async () => {
     const dataDir = tempDir();

@@ -34,7 +34,7 @@ app.get('/contacts', async (req, res) => {
   const [rows, total] = await Promise.all([prisma.contact.findMany({ where, orderBy: newestFirst, take: limit + 1 }), prisma.contact.count({ where })]);
   const nodes = rows.slice(0, limit);
   const more = rows.length > limit;
-  json(res, 200, envelope(nodes.map(contactRecord), pageMeta(total, limit, more, more ? encodeCursor(contactKeys, nodes[limit - 1]) : null)));
+  json(res, 200, envelope(nodes.map(contactRecord), pageMeta(total, limit, more, more ? encodeCursor('contacts', contactKeys, nodes[limit - 1]) : null)));
 });
 
 app.get('/deals', async (req, res) => {
@@ -46,7 +46,7 @@ app.get('/deals', async (req, res) => {
   ]);
   const nodes = rows.slice(0, limit);
   const more = rows.length > limit;
-  json(res, 200, envelope(nodes.map(dealRecord), pageMeta(total, limit, more, more ? encodeCursor(dealKeys, nodes[limit - 1]) : null)));
+  json(res, 200, envelope(nodes.map(dealRecord), pageMeta(total, limit, more, more ? encodeCursor('deals', dealKeys, nodes[limit - 1]) : null)));
 });
 
 // A plain insert, without the service's validation, transaction or outbox event.

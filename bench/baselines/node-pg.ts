@@ -48,7 +48,7 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
     ]);
     const nodes = rows.slice(0, limit);
     const more = rows.length > limit;
-    return send(res, 200, envelope(nodes.map(contactRecord), pageMeta(n, limit, more, more ? encodeCursor(contactKeys, nodes[limit - 1]) : null)));
+    return send(res, 200, envelope(nodes.map(contactRecord), pageMeta(n, limit, more, more ? encodeCursor('contacts', contactKeys, nodes[limit - 1]) : null)));
   }
   if (url.pathname === '/healthz') return send(res, 200, '"ok"');
   send(res, 404, '{"success":false}');

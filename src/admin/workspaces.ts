@@ -3,6 +3,7 @@
 import type { Prisma } from '../db/generated/client/client.ts';
 import type { Db } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
+import { lockCap } from '../db/locks.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { parsePermissions, SCOPES, type Scope } from '../auth/scopes.ts';
 import { normalizeEmail } from '../auth/email.ts';
@@ -154,6 +155,9 @@ export async function createCustomField(db: Db, input: CustomFieldInput) {
   return { id: row.id, workspace_id: row.workspaceId, key: row.key, type: row.type, options: row.options, label: row.label };
 }
 
+/** Every contact and deal write checks values against all definitions: keep the list short. */
+export const MAX_CUSTOM_FIELDS = 100;
+
 /** Checks and stores a custom field definition of a live workspace. */
 export async function insertCustomField(db: Db, input: CustomFieldInput) {
   await liveWorkspace(db, input.workspace);
@@ -163,11 +167,15 @@ export async function insertCustomField(db: Db, input: CustomFieldInput) {
   if (!(CUSTOM_FIELD_TYPES as readonly string[]).includes(input.type)) throw validationError({ type: [`must be one of ${CUSTOM_FIELD_TYPES.join(', ')}`] });
   const options = (input.options ?? []).map((o) => o.trim()).filter(Boolean);
   if (input.type === 'select' && options.length === 0) throw validationError({ options: ['a select field needs options'] });
-  const count = await db.customFieldDefinition.count({ where: { workspaceId: input.workspace } });
-  if (count >= 100) throw new AppError('unprocessable_entity', 'A workspace has at most 100 custom fields');
   try {
-    return await db.customFieldDefinition.create({
-      data: { id: newId('cf'), workspaceId: input.workspace, key: input.key, type: input.type, options, label: input.label ?? null },
+    // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
+    return await db.$transaction(async (tx) => {
+      await lockCap(tx, 'custom_field_definitions', input.workspace);
+      const count = await tx.customFieldDefinition.count({ where: { workspaceId: input.workspace } });
+      if (count >= MAX_CUSTOM_FIELDS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_CUSTOM_FIELDS} custom fields; remove one first`);
+      return tx.customFieldDefinition.create({
+        data: { id: newId('cf'), workspaceId: input.workspace, key: input.key, type: input.type, options, label: input.label ?? null },
+      });
     });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AppError('conflict', `Custom field ${input.key} already exists`);

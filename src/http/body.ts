@@ -1,7 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
 import { sendFailure } from './failure.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
+import { parseStrictJson } from './strict-json.ts';
 
 export const BODY_LIMIT = '1mb';
 
@@ -19,26 +20,55 @@ export function requireJson(req: Request, res: Response, next: NextFunction): vo
   next();
 }
 
-/** Parses JSON bodies and refuses those nested deeper than MAX_JSON_DEPTH. */
-export const parseJson = [
-  // Every type requireJson admits is parsed. express.json parses only application/json by default,
-  // so an `application/*+json` body was admitted but never read: on REST a valid body was ignored
-  // (a create failed with "is required", an update changed nothing and answered 200), and on
-  // /graphql yoga answered an empty 415 (found by the security fuzz tests).
-  express.json({ limit: BODY_LIMIT, strict: false, type: JSON_TYPES }),
-  (req: Request, res: Response, next: NextFunction): void => {
-    if (!nestedDeeperThan(req.body)) return next();
-    sendFailure(req, res, new AppError('malformed_request', `The request body is nested more than ${MAX_JSON_DEPTH} levels deep`));
-  },
-];
+/** The charset a JSON body declares; JSON travels as UTF-8 (RFC 8259), and no other is read. */
+function declaresOtherCharset(req: Request): boolean {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]*)/i.exec(req.get('content-type') ?? '')?.[1].toLowerCase();
+  return charset !== undefined && charset !== 'utf-8' && charset !== 'utf8';
+}
 
-/** Maps body-parser failures to the API's errors: bad JSON is a 400, too large a 413. */
+/**
+ * Reads JSON bodies of up to `limit` bytes as strictly as parseStrictJson does. The bytes must be
+ * UTF-8: a decoder would turn the others into U+FFFD and store a value the client never sent.
+ */
+export function jsonBody(limit: string) {
+  return [
+    // Every type requireJson admits is read. express.json parses only application/json by default,
+    // so an `application/*+json` body was admitted but never read: on REST a valid body was ignored
+    // (a create failed with "is required", an update changed nothing and answered 200), and on
+    // /graphql yoga answered an empty 415 (found by the security fuzz tests).
+    (req: Request, res: Response, next: NextFunction): void => {
+      if (!hasBody(req) || !declaresOtherCharset(req)) return next();
+      req.resume();
+      sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
+    },
+    express.raw({ limit, type: JSON_TYPES }),
+    (req: Request, res: Response, next: NextFunction): void => {
+      if (!Buffer.isBuffer(req.body)) return next();
+      const bytes: Buffer = req.body;
+      if (bytes.length === 0) {
+        req.body = {};
+        return next();
+      }
+      if (!isUtf8(bytes)) return sendFailure(req, res, new AppError('malformed_request', 'The request body is not valid UTF-8'));
+      // A byte order mark is no part of the JSON text.
+      const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
+      try {
+        req.body = parseStrictJson(text);
+      } catch (err) {
+        return sendFailure(req, res, err as AppError);
+      }
+      next();
+    },
+  ];
+}
+
+/** Parses JSON bodies of up to BODY_LIMIT. */
+export const parseJson = jsonBody(BODY_LIMIT);
+
+/** Maps body-parser failures to the API's errors: too large a body is a 413, an unknown Content-Encoding a 415. */
 export function bodyErrors(err: unknown, req: Request, res: Response, next: NextFunction): void {
   const type = (err as { type?: string }).type;
-  if (type === 'entity.parse.failed') return sendFailure(req, res, new AppError('malformed_request', 'The request body is not valid JSON'));
   if (type === 'entity.too.large') return sendFailure(req, res, new AppError('payload_too_large', `The request body is larger than ${BODY_LIMIT}`));
-  if (type === 'charset.unsupported' || type === 'encoding.unsupported') {
-    return sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
-  }
+  if (type === 'encoding.unsupported') return sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
   next(err);
 }

@@ -1,6 +1,6 @@
 // The dashboard's sign-in routes under /dashboard/api: login, the current session (workspace and
 // environment switch) and logout. JSON in and out; errors in the API's envelope.
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { LoginLimits } from '../auth/login-limits.ts';
 import { PASSWORD_MAX } from '../auth/passwords.ts';
@@ -11,7 +11,7 @@ import { sendError } from '../rest/envelope.ts';
 import { assertStorable } from '../schema/common/storable.ts';
 import { parseInput } from '../schema/common/validation.ts';
 import { csrfRefusal } from './auth.ts';
-import { bodyErrors, requireJson } from './body.ts';
+import { bodyErrors, jsonBody, requireJson } from './body.ts';
 
 const loginInput = z.strictObject({
   email: z.string().trim().min(1, 'is required').max(320, 'must be at most 320 characters'),
@@ -40,7 +40,7 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     res.setHeader('Cache-Control', 'no-store');
     next();
   });
-  router.use(requireJson, express.json({ limit: '16kb' }), bodyErrors, (req: Request, _res: Response, next: NextFunction) => {
+  router.use(requireJson, jsonBody('16kb'), bodyErrors, (req: Request, _res: Response, next: NextFunction) => {
     assertStorable(req.body);
     next();
   });

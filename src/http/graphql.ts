@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Caller } from '../auth/authenticate.ts';
 import { AppError, internalError, toGraphQLError } from '../errors.ts';
 import { sendFailure } from './failure.ts';
+import { parseStrictJson } from './strict-json.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
 import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
@@ -70,7 +71,8 @@ const ANSWER_TYPES = ['application/graphql-response+json', 'application/json', '
  *   an empty 415 from yoga: yoga is told it is `application/json`, which it is;
  * - on GET, `variables` or `extensions` that are not JSON (or given twice, which yoga joins with a
  *   comma) make yoga's JSON.parse throw: an internal_error, logged as a server failure. Like a
- *   POST body that is not JSON, they are a 400 malformed_request.
+ *   POST body that is not JSON, they are a 400 malformed_request; and they are read as strictly as
+ *   bodies (strict-json.ts).
  * The error answers have the GraphQL error shape with a code, as every /graphql error does.
  */
 export function asJsonForYoga(req: Request, res: Response, next: () => void): void {
@@ -80,23 +82,19 @@ export function asJsonForYoga(req: Request, res: Response, next: () => void): vo
     for (const name of ['variables', 'extensions']) {
       const values = params.getAll(name);
       if (values.length === 0 || (values.length === 1 && values[0] === '')) continue;
-      if (values.length > 1 || !isJson(values[0])) {
+      if (values.length > 1) {
         return sendFailure(req, res, new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`));
+      }
+      try {
+        parseStrictJson(values[0], `The ${name} query parameter`);
+      } catch (err) {
+        return sendFailure(req, res, err as AppError);
       }
     }
   }
   if (!req.accepts(ANSWER_TYPES)) req.headers.accept = 'application/json';
   if (req.is('application/*+json')) req.headers['content-type'] = 'application/json';
   next();
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export function createGraphqlHandler(opts: {

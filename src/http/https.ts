@@ -1,40 +1,49 @@
-// Moving plain-HTTP requests to https. The target host never comes from X-Forwarded-Host, and
-// from the Host header only when that cannot name someone else's site (localhost or an IP
-// address): otherwise a forged header would make this service send its clients, or a cache in
-// front of it, to an attacker's host. With PUBLIC_URL set, every redirect goes there.
+// Moving plain-HTTP requests to https. The target host never comes from X-Forwarded-Host (a proxy
+// may pass a client's value through, and caches in front do not key on it). With PUBLIC_URL set,
+// every redirect goes there; with ALLOWED_HOSTS, to the Host header only when it names one of
+// them (or localhost, or an IP address); with neither, to the Host header the request itself was
+// sent to, as long as it is a well-formed host name.
 import net from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
+import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { sendError } from '../rest/envelope.ts';
 
-/** The Host header's name when it is localhost or an IP literal; null for anything else. */
-function safeHost(req: Request): string | null {
-  const host = req.get('host') ?? '';
-  const m = /^(\[[0-9a-fA-F:.]+\]|[^:[\]]+)(:\d{1,5})?$/.exec(host);
+export type RedirectPolicy = Pick<Config, 'publicOrigin' | 'allowedHosts'>;
+
+const HOST = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?)(:\d{1,5})?$/;
+
+/** The https origin a plain-HTTP request may be sent to, or null when its Host may not be used. */
+function target(req: Request, policy: RedirectPolicy, port: string): string | null {
+  if (policy.publicOrigin) return policy.publicOrigin;
+  const m = HOST.exec(req.get('host') ?? '');
   if (!m) return null;
-  const name = m[1].replace(/^\[|\]$/g, '');
-  return name.toLowerCase() === 'localhost' || net.isIP(name) ? m[1] : null;
+  const name = m[1].replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  if (m[1].startsWith('[') && net.isIP(name) !== 6) return null;
+  const local = name === 'localhost' || net.isIP(name) !== 0;
+  if (policy.allowedHosts && !local && !policy.allowedHosts.includes(name)) return null;
+  // The Host's own port is the plain one: https is on the default port behind a proxy, or on PORT.
+  return `https://${m[1].toLowerCase().replace(/\.$/, '')}${port}`;
 }
 
 const httpsOnly = () => new AppError('forbidden', 'This service is served over https only: send the request to its https address');
 
 /** Behind a trusted proxy, a request that reached the proxy over plain HTTP is sent to https. */
-export function redirectPlainHttp(publicOrigin: string | null) {
+export function redirectPlainHttp(policy: RedirectPolicy) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const proto = String(req.get('x-forwarded-proto') ?? '').split(',')[0].trim().toLowerCase();
     if (proto !== 'http') return next();
-    const host = publicOrigin ? null : safeHost(req);
-    if (!publicOrigin && !host) return sendError(res, httpsOnly());
-    res.redirect(301, `${publicOrigin ?? `https://${host}`}${req.originalUrl}`);
+    const origin = target(req, policy, '');
+    if (!origin) return sendError(res, httpsOnly());
+    res.redirect(301, `${origin}${req.originalUrl}`);
   };
 }
 
 /** The plain-HTTP listener of a server that serves TLS itself: everything moves to https. */
-export function redirectEverything(httpsPort: number, publicOrigin: string | null) {
+export function redirectEverything(httpsPort: number, policy: RedirectPolicy) {
   return (req: Request, res: Response): void => {
-    const host = publicOrigin ? null : safeHost(req);
-    if (!publicOrigin && !host) return sendError(res, httpsOnly());
-    const port = httpsPort === 443 ? '' : `:${httpsPort}`;
-    res.redirect(301, `${publicOrigin ?? `https://${host}${port}`}${req.originalUrl}`);
+    const origin = target(req, policy, httpsPort === 443 ? '' : `:${httpsPort}`);
+    if (!origin) return sendError(res, httpsOnly());
+    res.redirect(301, `${origin}${req.originalUrl}`);
   };
 }

@@ -57,8 +57,10 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('idempotency-key');
     if ((req.method !== 'POST' && req.method !== 'PUT') || key === undefined) return next();
-    if (key.length < 1 || key.length > MAX_KEY_LENGTH) {
-      return sendError(res, validationError({ 'Idempotency-Key': [`must be 1 to ${MAX_KEY_LENGTH} characters`] }));
+    // Printable ASCII only: Node hands a header's other bytes over as Latin-1 (a UTF-8 "é" arrives
+    // as "Ã©") and lets a tab through, and the key is stored.
+    if (key.length < 1 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
+      return sendError(res, validationError({ 'Idempotency-Key': [`must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`] }));
     }
     // REST is mounted behind the API-key guard only, so the caller is a key.
     const ref: KeyRef = { apiKeyId: res.locals.caller!.keyId!, key };

@@ -19,6 +19,7 @@ import type { IncomingMessage, Server } from 'node:http';
 import cookieParser from 'cookie-parser';
 import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
+import { checkMessage } from './websocket-input.ts';
 import type { Logger } from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Authenticator, Caller } from '../auth/authenticate.ts';
@@ -276,7 +277,10 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
         onMessage: (cb) =>
           socket.on('message', (data) => {
             if (!budget.take()) return close(TOO_MANY, 'Too many messages');
-            cb(String(data)).catch((err: unknown) => {
+            const checked = checkMessage(data);
+            if ('close' in checked) return close(...checked.close);
+            if ('reply' in checked) return void socket.send(checked.reply);
+            cb(checked.text).catch((err: unknown) => {
               logger.error({ err }, 'graphql-ws: message handling failed');
               close(CloseCode.InternalServerError, 'Internal server error');
             });

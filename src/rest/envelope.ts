@@ -14,5 +14,6 @@ export function sendError(res: Response, err: AppError): void {
   const error: Record<string, unknown> = { code: err.code, message: err.message };
   if (err.details) error.details = err.details;
   if (err.code === 'service_unavailable') res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  if (err.retryAfter !== undefined) res.setHeader('Retry-After', String(err.retryAfter));
   res.status(err.status).json({ success: false, error, meta: meta(res) });
 }

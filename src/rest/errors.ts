@@ -1,12 +1,37 @@
 import type { GraphQLError } from 'graphql';
-import { AppError, internalError, isErrorCode, type ErrorDetails } from '../errors.ts';
+import { AppError, internalError, isErrorCode, validationError, type ErrorDetails } from '../errors.ts';
 
-/** The AppError behind a GraphQL execution error; variable errors are validation errors. */
+/** What a value of each GraphQL input type a route's variables use must be, in the API's words. */
+const EXPECTED: Record<string, string> = {
+  Int: `must be an integer from ${-(2 ** 31)} to ${2 ** 31 - 1}`,
+  Float: 'must be a number',
+  String: 'must be text',
+  ID: 'must be an id',
+  Boolean: 'must be true or false',
+  JSONObject: 'must be a JSON object',
+};
+
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * A variable GraphQL could not coerce (a REST parameter of the wrong type or out of range) as the
+ * API's own validation error naming the parameter: GraphQL's wording ("Variable "$limit" got
+ * invalid value ...") names a variable REST clients never see.
+ */
+function variableError(message: string): AppError | null {
+  const m = /^Variable "\$(\w+)" (got invalid value|of required type|of non-null type)/.exec(message);
+  if (!m) return null;
+  const type = /; (\w+) cannot represent/.exec(message)?.[1];
+  const problem = m[2] === 'got invalid value' ? (type && EXPECTED[type]) ?? 'has a value of the wrong type' : 'is required';
+  return validationError({ [snakeCase(m[1])]: [problem] });
+}
+
+/** The AppError behind a GraphQL execution error; variable errors are validation errors naming the parameter. */
 export function toAppError(err: GraphQLError): AppError {
   const original = err.originalError;
   if (original instanceof AppError) return original;
   const code = err.extensions?.code;
   if (isErrorCode(code)) return new AppError(code, err.message, err.extensions.details as ErrorDetails | undefined);
-  if (!original) return new AppError('validation_error', err.message);
+  if (!original) return variableError(err.message) ?? new AppError('validation_error', 'The request has invalid fields', { _: [err.message] });
   return internalError(original);
 }

@@ -10,6 +10,7 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { AppError, internalError, validationError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
 import { Redacted } from '../schema/read-access.ts';
+import { NOT_UTF8_MESSAGE } from '../http/query-string.ts';
 import { UNSTORABLE_MESSAGE, unstorablePath } from '../schema/common/storable.ts';
 import { sendData, sendError } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
@@ -80,7 +81,7 @@ function decodeParam(name: string, raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw validationError({ [name]: ['is not valid percent-encoded UTF-8'] });
+    throw validationError({ [name]: [NOT_UTF8_MESSAGE] });
   }
 }
 

@@ -5,6 +5,7 @@
 // from them (src/rest/openapi.ts).
 import type { z } from 'zod';
 import { validationError } from '../errors.ts';
+import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { activityCreateInput, activityFilter } from '../schema/activity/activity.inputs.ts';
 import { bulkInput, contactCreateInput, contactFilter, contactUpdateInput, mergeInput, noteInput, searchInput } from '../schema/contact/contact.inputs.ts';
 import { dealContactInput, dealCreateInput, dealFilter, dealUpdateInput, moveStageInput } from '../schema/deal/deal.inputs.ts';
@@ -50,19 +51,20 @@ function text(v: unknown): string | undefined {
   return Array.isArray(v) ? String(v[v.length - 1]) : String(v);
 }
 
-/** `limit` must be a whole number; range checks happen in the operation. */
-export function intParam(query: Record<string, unknown>, name: string): number | undefined {
+/** An integer query parameter from `min` to `max`, refused in the words the operation would use. */
+export function intParam(query: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
   const raw = text(query[name]);
   if (raw === undefined) return undefined;
-  if (!/^-?\d+$/.test(raw.trim())) throw validationError({ [name]: ['must be an integer'] });
-  return Number(raw);
+  const value = Number(raw);
+  if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) throw validationError({ [name]: [`must be an integer from ${min} to ${max}`] });
+  return value;
 }
 
 /** Paging variables, plus the remaining query parameters as `filter` when asked. */
 export const page =
   (extra: (r: RouteRequest) => Record<string, unknown> = () => ({}), withFilter = false) =>
   (r: RouteRequest) => {
-    const vars: Record<string, unknown> = { limit: intParam(r.query, 'limit'), cursor: text(r.query.cursor), sort: text(r.query.sort), ...extra(r) };
+    const vars: Record<string, unknown> = { limit: intParam(r.query, 'limit', 1, MAX_LIMIT), cursor: text(r.query.cursor), sort: text(r.query.sort), ...extra(r) };
     if (withFilter) vars.filter = Object.fromEntries(Object.entries(r.query).filter(([k]) => !PAGE_PARAMS.includes(k)));
     return vars;
   };

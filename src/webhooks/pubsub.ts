@@ -58,10 +58,11 @@ interface Topics {
  * The events of one topic, for one subscriber. Not yoga's pubsub.subscribe: its queue of untaken
  * events throws at 1,024 inside the event listener, an uncaught exception that ends the process.
  */
-function follow(topics: Topics, topic: string): AsyncIterable<PublishedEvent> {
+function follow(topics: Topics, topic: string, accept: (e: unknown) => boolean = () => true): AsyncIterable<PublishedEvent> {
   return new Repeater<PublishedEvent>((push, stop) => {
     let behind = 0;
     const listener: Listener = (event) => {
+      if (!accept((event as CustomEvent<unknown>).detail)) return;
       if (behind >= MAX_EVENTS_BEHIND) {
         stop(new AppError('service_unavailable', `The subscription fell more than ${MAX_EVENTS_BEHIND} events behind and was ended; subscribe again`));
         return;
@@ -74,6 +75,10 @@ function follow(topics: Topics, topic: string): AsyncIterable<PublishedEvent> {
     void stop.then(() => topics.removeEventListener(topic, listener));
   });
 }
+
+/** What subscribers may be given from a channel others can write to: an event's shape, nothing else. */
+const isPublishedEvent = (e: unknown): e is PublishedEvent =>
+  typeof e === 'object' && e !== null && typeof (e as PublishedEvent).id === 'string' && typeof (e as PublishedEvent).event === 'string' && typeof (e as PublishedEvent).workspaceId === 'string';
 
 /**
  * The Redis event target sends SUBSCRIBE and UNSUBSCRIBE without handling their failure: one
@@ -114,7 +119,21 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
   for (const client of [publishClient, subscribeClient]) {
     client.on('error', (err: Error) => opts.logger?.warn({ err: err.message }, 'event bus: redis unavailable'));
   }
-  const target = createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger) });
+  // The target parses each message in the Redis client's event handler, where a throw would end
+  // the process: a message that is not JSON (another deployment on the channel, anyone with
+  // access to Redis) is logged and dropped instead.
+  const serializer = {
+    stringify: (v: unknown) => JSON.stringify(v),
+    parse: (message: string): unknown => {
+      try {
+        return JSON.parse(message);
+      } catch {
+        opts.logger?.warn({ bytes: message.length }, 'event bus: dropped a message that is not JSON');
+        return null;
+      }
+    },
+  };
+  const target = createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger), serializer });
 
   return {
     // Published here rather than through the target's dispatchEvent: the Redis event target does not
@@ -125,7 +144,7 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
         opts.logger?.warn({ err: err.message, eventId: e.id }, 'event bus: live event dropped');
       });
     },
-    subscribe: (workspaceId) => follow(target as Topics, topic(workspaceId)),
+    subscribe: (workspaceId) => follow(target as Topics, topic(workspaceId), isPublishedEvent),
     lease: redisLease(publishClient, prefix),
     // disconnect, not quit: QUIT would wait in the offline queue forever while Redis is down,
     // and there is nothing worth flushing in a best-effort bus.

@@ -1,5 +1,5 @@
 // Webhook signing secrets are stored encrypted (AES-256-GCM), never in plain text.
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -33,6 +33,24 @@ export class SecretBox {
       this.opened.set(sealed, plain);
     }
     return plain;
+  }
+
+  /**
+   * Names the key without revealing it: an HMAC of a constant under the key. Kept in the
+   * database, it tells an instance whether its key is the one the stored secrets were sealed with.
+   */
+  fingerprint(): string {
+    return createHmac('sha256', this.key).update('crm encryption key fingerprint v1').digest('hex');
+  }
+
+  /** True when the sealed text opens with this key. */
+  canOpen(sealed: string): boolean {
+    try {
+      this.open(sealed);
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   private decrypt(sealed: string): string {

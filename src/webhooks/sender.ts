@@ -4,8 +4,11 @@ import net from 'node:net';
 import { Agent } from 'undici';
 import { assertPublicTarget, BlockedAddressError, guardedLookup, type UrlPolicy } from './url-guard.ts';
 import { parseRetryAfter } from './retry.rules.ts';
+import { storableText } from './stored-text.ts';
 
 export const RESPONSE_BODY_LIMIT = 1000;
+/** Error texts are kept short: they name a cause, they do not carry a reply. */
+const ERROR_LIMIT = 500;
 
 export interface OutgoingRequest {
   url: string;
@@ -19,22 +22,30 @@ export interface SendResult {
   ok: boolean;
   statusCode: number | null;
   responseTimeMs: number;
-  /** The first 1000 characters of the response body. */
+  /** The first 1000 characters of the response body, storable (see stored-text.ts). */
   responseBody: string | null;
   retryAfter: number | null;
   error: string | null;
 }
 
+/**
+ * The first RESPONSE_BODY_LIMIT characters of a reply, storable whatever bytes it holds. One
+ * streaming decoder reads every chunk, so a character split between chunks (down to 1-byte
+ * chunks) is decoded whole; bytes that are not UTF-8 become U+FFFD. Reading stops at the limit,
+ * so an endless reply costs no more than a short one.
+ */
 async function readCapped(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const decoder = new TextDecoder('utf-8');
   let text = '';
   for await (const chunk of body) {
-    text += chunk.toString('utf8');
-    if (text.length >= RESPONSE_BODY_LIMIT) {
+    text += decoder.decode(chunk, { stream: true });
+    // One character more than kept: a pair cut at the limit is dropped whole, not halved.
+    if (text.length > RESPONSE_BODY_LIMIT) {
       body.destroy();
-      break;
+      return storableText(text, RESPONSE_BODY_LIMIT);
     }
   }
-  return text.slice(0, RESPONSE_BODY_LIMIT);
+  return storableText(text + decoder.decode(), RESPONSE_BODY_LIMIT);
 }
 
 export class WebhookSender {
@@ -91,6 +102,7 @@ function describe(err: unknown, timeoutMs: number): string {
   if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
     return `timed out after ${timeoutMs / 1000} s`;
   }
-  if (err instanceof BlockedAddressError || e.code === 'EBLOCKED' || e.cause?.code === 'EBLOCKED') return `blocked: ${e.cause?.message ?? e.message}`;
-  return `connection failed: ${e.cause?.code ?? e.code ?? e.message ?? 'unknown error'}`;
+  // Messages may quote what the receiver sent (a malformed status line or header).
+  if (err instanceof BlockedAddressError || e.code === 'EBLOCKED' || e.cause?.code === 'EBLOCKED') return storableText(`blocked: ${e.cause?.message ?? e.message}`, ERROR_LIMIT);
+  return storableText(`connection failed: ${e.cause?.code ?? e.code ?? e.message ?? 'unknown error'}`, ERROR_LIMIT);
 }

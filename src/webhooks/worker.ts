@@ -8,12 +8,14 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { Prisma, type WebhookSubscription } from '../db/generated/client/client.ts';
 import type { DeliveryOutcome, Metrics } from '../metrics.ts';
-import { attemptDelivery, deliveryBody, type DeliveryServices, type EncodedBody, type SubscriptionForDelivery } from './deliver.ts';
+import { attemptDelivery, deliveryBody, UnreadableSecretError, type DeliveryServices, type EncodedBody, type SubscriptionForDelivery } from './deliver.ts';
 import { dispatchEvents } from './dispatcher.ts';
 import type { EventForDelivery } from './payload.ts';
 import { DEFAULT_RETRY_POLICY, nextStep, shouldDisable, type NextStep, type RetryPolicy } from './retry.rules.ts';
 import type { SendResult } from './sender.ts';
 import { createOwnerNotifier, type DisabledSubscription, type OwnerNotifier } from './notify.ts';
+import { storableOrNull } from './stored-text.ts';
+import type { OutboundLimits } from './outbound-limits.ts';
 
 /** Extra lease beyond the receiver timeout, for recording the outcome. */
 const LEASE_MARGIN_SECONDS = 10;
@@ -27,6 +29,8 @@ interface Claimed {
   attempts: number;
   /** last_attempt_at before this claim, put back if the claim is released unsent. */
   previous_attempt_at: Date | null;
+  /** The previous claim's lease ran out with no outcome recorded (a worker died, or its write failed). */
+  lease_expired: boolean;
 }
 
 /** A claimed delivery with everything its attempt needs, read by the claim itself. */
@@ -47,6 +51,8 @@ interface Outcome {
   sub: OutcomeSubscription;
   requestBody: string | null;
   result: SendResult;
+  /** An attempt was due and made (or lost): it counts toward the subscription's consecutive failures. */
+  attempted: boolean;
 }
 
 export interface WorkerOptions extends DeliveryServices {
@@ -59,9 +65,13 @@ export interface WorkerOptions extends DeliveryServices {
   concurrency?: number;
   /** Counts recorded outcomes, when the process exposes metrics. */
   metrics?: Metrics;
+  /** Outbound caps per workspace and destination host; deliveries beyond them wait. */
+  limits?: OutboundLimits;
 }
 
 const OUTCOME: Record<NextStep['status'], DeliveryOutcome> = { delivered: 'delivered', pending: 'retrying', failed: 'failed' };
+
+const notSent = (error: string): SendResult => ({ ok: false, statusCode: null, responseTimeMs: 0, responseBody: null, retryAfter: null, error });
 
 export class DeliveryWorker {
   private running = false;
@@ -184,7 +194,10 @@ export class DeliveryWorker {
     // Subscriptions in the `event` format get the same body for one event: encode it once.
     const bodies = new Map<string, EncodedBody>();
     for (const row of rows) {
-      const claim: Claimed = { id: row.id, subscription_id: row.subscription_id, event_id: row.event_id, attempts: row.attempts, previous_attempt_at: row.previous_attempt_at };
+      const claim: Claimed = {
+        id: row.id, subscription_id: row.subscription_id, event_id: row.event_id, attempts: row.attempts,
+        previous_attempt_at: row.previous_attempt_at, lease_expired: row.lease_expired,
+      };
       const sub: ClaimedSubscription = {
         id: row.subscription_id, workspaceId: row.workspace_id, url: row.url, httpMethod: row.httpMethod, contentType: row.contentType,
         headers: row.headers, timeoutSeconds: row.timeoutSeconds, payloadFormat: row.payloadFormat, secretEncrypted: row.secretEncrypted, retryPolicy: row.retryPolicy,
@@ -192,13 +205,20 @@ export class DeliveryWorker {
       const event: EventForDelivery | null = row.event_type
         ? { id: row.event_id!, type: row.event_type, workspaceId: row.event_workspace_id!, createdAt: row.event_created_at!, data: row.event_data! }
         : null;
-      let body: EncodedBody | undefined;
+      let body: EncodedBody | Error | undefined;
       if (event) {
         const key = sub.payloadFormat === 'record' ? null : `${event.id}\n${sub.contentType}`;
-        body = (key && bodies.get(key)) || deliveryBody(sub, event);
-        if (key) bodies.set(key, body);
+        try {
+          body = (key && bodies.get(key)) || deliveryBody(sub, event);
+          if (key) bodies.set(key, body);
+        } catch (err) {
+          // One event that cannot be encoded fails its own delivery, not the whole claimed batch.
+          body = err as Error;
+        }
       }
-      const work = this.attempt(claim, sub, event, body);
+      // attempt() turns every failure into an outcome; the catch only guards the process, as a
+      // rejection nobody awaits here would end it.
+      const work = this.attempt(claim, sub, event, body).catch((err: unknown) => this.opts.logger.error({ err, deliveryId: claim.id }, 'webhook delivery attempt failed'));
       this.inFlight.set(work, claim);
       void work.finally(() => {
         this.inFlight.delete(work);
@@ -243,7 +263,7 @@ export class DeliveryWorker {
           SELECT c.*, row_number() OVER (PARTITION BY c.subscription_id ORDER BY c.next_attempt_at) AS n FROM candidates c
         ) c JOIN open o ON o.id = c.subscription_id WHERE c.n <= o.room
       ), due AS (
-        SELECT d.id, d.last_attempt_at AS previous_attempt_at FROM webhook_deliveries d
+        SELECT d.id, d.last_attempt_at AS previous_attempt_at, d.locked_until IS NOT NULL AS lease_expired FROM webhook_deliveries d
         WHERE d.id = ANY(ARRAY(SELECT id FROM fair))
           -- Checked again now that the rows are locked; written so that no index serves it
           -- (the primary key is the one to use here).
@@ -257,7 +277,7 @@ export class DeliveryWorker {
             attempts = w.attempts + 1, last_attempt_at = now(), updated_at = now()
         FROM due, webhook_subscriptions s
         WHERE w.id = ANY(ARRAY(SELECT id FROM due)) AND w.id = due.id AND s.id = w.subscription_id
-        RETURNING w.id, w.subscription_id, w.event_id, w.attempts, due.previous_attempt_at,
+        RETURNING w.id, w.subscription_id, w.event_id, w.attempts, due.previous_attempt_at, due.lease_expired,
           s.workspace_id, s.url, s.http_method AS "httpMethod", s.content_type AS "contentType", s.headers,
           s.timeout_seconds AS "timeoutSeconds", s.payload_format AS "payloadFormat",
           s.secret_encrypted AS "secretEncrypted", s.retry_policy AS "retryPolicy"
@@ -286,15 +306,45 @@ export class DeliveryWorker {
     }
   }
 
-  private async attempt(claim: Claimed, sub: ClaimedSubscription, event: EventForDelivery | null, body: EncodedBody | undefined): Promise<void> {
+  /**
+   * Puts a claim back unsent, due again when the cap that refused it has room: the attempt is
+   * not counted, so a capped delivery waits but is neither failed nor lost.
+   */
+  private async defer(claim: Claimed, seconds: number): Promise<void> {
+    await this.opts.prisma.$executeRaw`
+      UPDATE webhook_deliveries
+      SET locked_until = NULL, attempts = attempts - 1, last_attempt_at = ${claim.previous_attempt_at},
+          next_attempt_at = now() + make_interval(secs => ${seconds}), updated_at = now()
+      WHERE id = ${claim.id} AND attempts = ${claim.attempts} AND status = 'pending'`;
+  }
+
+  /** Never rejects: whatever goes wrong becomes this delivery's recorded outcome. */
+  private async attempt(claim: Claimed, sub: ClaimedSubscription, event: EventForDelivery | null, body: EncodedBody | Error | undefined): Promise<void> {
     let outcome: Outcome;
+    const policy = (sub.retryPolicy as RetryPolicy | null) ?? DEFAULT_RETRY_POLICY;
     if (!event || !body) {
       // Deleted between fan-out and send: nothing can be sent, so the delivery ends as failed.
-      const result: SendResult = { ok: false, statusCode: null, responseTimeMs: 0, responseBody: null, retryAfter: null, error: 'event or subscription no longer exists' };
-      outcome = { claim, sub: { ...sub, retryPolicy: { max_retries: 0, intervals_seconds: [] } }, requestBody: null, result };
+      outcome = { claim, sub: { ...sub, retryPolicy: { max_retries: 0, intervals_seconds: [] } }, requestBody: null, result: notSent('event or subscription no longer exists'), attempted: false };
+    } else if (claim.lease_expired && claim.attempts > 1 + policy.max_retries) {
+      // Every attempt this delivery was allowed has been claimed and none left an outcome (a
+      // worker died each time, or its outcome could not be written): sending again could wedge
+      // the same way forever, so the delivery ends here, as failed.
+      const error = `no outcome was recorded for the last attempt (the claim ran out after ${sub.timeoutSeconds + LEASE_MARGIN_SECONDS} s); no attempts left`;
+      outcome = { claim, sub, requestBody: null, result: notSent(error), attempted: true };
+    } else if (body instanceof Error) {
+      this.opts.logger.error({ err: body, deliveryId: claim.id, subscriptionId: sub.id }, 'webhook delivery body could not be built');
+      outcome = { claim, sub, requestBody: null, result: notSent('the delivery body could not be built'), attempted: true };
     } else {
-      const { requestBody, result } = await attemptDelivery(this.opts, sub, event, body);
-      outcome = { claim, sub, requestBody, result };
+      try {
+        const room = await this.opts.limits?.take('deliver', sub.workspaceId, sub.url);
+        if (room && !room.allowed) return await this.defer(claim, room.retryAfterSeconds);
+        const { requestBody, result } = await attemptDelivery(this.opts, sub, event, body);
+        outcome = { claim, sub, requestBody, result, attempted: true };
+      } catch (err) {
+        const unreadable = err instanceof UnreadableSecretError;
+        this.opts.logger.error({ err, deliveryId: claim.id, subscriptionId: sub.id }, unreadable ? err.message : 'webhook delivery attempt failed unexpectedly');
+        outcome = { claim, sub, requestBody: null, result: notSent(unreadable ? err.message : 'the attempt failed unexpectedly'), attempted: true };
+      }
     }
     if (this.released.has(claim.id)) return;
     this.buffer.push(outcome);
@@ -312,26 +362,63 @@ export class DeliveryWorker {
     return this.flushing;
   }
 
+  /**
+   * Records a batch in one write. Should that fail, each outcome is written alone, so one that
+   * cannot be saved neither holds back nor repeats the others; one that still fails is
+   * recorded as failed with the reason, never left pending to be sent again.
+   */
   private async record(batch: Outcome[]): Promise<void> {
+    try {
+      await this.write(batch);
+      return;
+    } catch (err) {
+      if (batch.length === 1) return this.recordUnsaveable(batch[0], err);
+      this.opts.logger.warn({ err, outcomes: batch.length }, 'recording delivery outcomes together failed; recording them one by one');
+    }
+    for (const outcome of batch) {
+      try {
+        await this.write([outcome]);
+      } catch (err) {
+        await this.recordUnsaveable(outcome, err);
+      }
+    }
+  }
+
+  private async recordUnsaveable({ claim }: Outcome, cause: unknown): Promise<void> {
+    this.opts.logger.error({ err: cause, deliveryId: claim.id, subscriptionId: claim.subscription_id }, 'a webhook delivery outcome could not be recorded; the delivery is marked failed');
+    try {
+      await this.opts.prisma.webhookDelivery.updateMany({
+        where: { id: claim.id, status: 'pending', attempts: claim.attempts },
+        data: { status: 'failed', lockedUntil: null, nextAttemptAt: null, responseBody: null, error: 'the outcome of this attempt could not be recorded; see the service log' },
+      });
+      this.opts.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
+    } catch (err) {
+      // The database is unreachable: the lease runs out and the attempt count bounds what follows.
+      this.opts.logger.error({ err, deliveryId: claim.id }, 'marking a webhook delivery failed did not work either');
+    }
+  }
+
+  private async write(batch: Outcome[]): Promise<void> {
     const now = Date.now();
     const rows = batch.map(({ claim, sub, requestBody, result }) => {
       const policy = (sub.retryPolicy as RetryPolicy | null) ?? DEFAULT_RETRY_POLICY;
       const step = nextStep(policy, claim.attempts, { ok: result.ok, statusCode: result.statusCode, retryAfter: result.retryAfter });
       return {
         id: claim.id,
+        attempts: claim.attempts,
         status: step.status,
         request_body: requestBody,
         response_code: result.statusCode,
         response_time_ms: result.responseTimeMs,
-        response_body: result.responseBody,
-        error: result.error,
+        response_body: storableOrNull(result.responseBody),
+        error: storableOrNull(result.error),
         delivered_at: step.status === 'delivered' ? new Date(now).toISOString() : null,
         next_attempt_at: step.status === 'pending' ? new Date(now + step.retryInSeconds * 1000).toISOString() : null,
       };
     });
     const bySub = new Map<string, { sub: OutcomeSubscription; results: boolean[] }>();
     for (const o of batch) {
-      if (!o.requestBody) continue;
+      if (!o.attempted) continue;
       const entry = bySub.get(o.sub.id) ?? { sub: o.sub, results: [] };
       entry.results.push(o.result.ok);
       bySub.set(o.sub.id, entry);
@@ -342,9 +429,11 @@ export class DeliveryWorker {
         response_code = v.response_code, response_time_ms = v.response_time_ms, response_body = v.response_body,
         error = v.error, delivered_at = COALESCE(v.delivered_at, d.delivered_at), next_attempt_at = v.next_attempt_at, updated_at = now()
       FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
-        id text, status text, request_body text, response_code int, response_time_ms int, response_body text,
+        id text, attempts int, status text, request_body text, response_code int, response_time_ms int, response_body text,
         error text, delivered_at timestamptz, next_attempt_at timestamptz)
-      WHERE d.id = ANY(${rows.map((r) => r.id)}::text[]) AND d.id = v.id`;
+      -- Only while the claim is still ours: once its lease ran out another worker may have
+      -- claimed the delivery again (the attempt count moved on), and that claim is left alone.
+      WHERE d.id = ANY(${rows.map((r) => r.id)}::text[]) AND d.id = v.id AND d.attempts = v.attempts`;
     const disabled: DisabledSubscription[] = [];
     const counted = [...bySub.values()];
     if (counted.every(({ results }) => results.at(-1) === true)) {
@@ -382,11 +471,13 @@ export class DeliveryWorker {
     const lastOk = results.lastIndexOf(true);
     const failuresAfter = results.length - 1 - lastOk;
     if (lastOk === -1 && failuresAfter === 0) return null;
-    const updated = await tx.webhookSubscription.update({
+    // updateMany: the subscription may have been deleted while its attempt ran.
+    const { count } = await tx.webhookSubscription.updateMany({
       where: { id: sub.id },
       data: { consecutiveFailures: lastOk >= 0 ? failuresAfter : { increment: failuresAfter } },
     });
-    if (!updated.active || !shouldDisable(updated.consecutiveFailures, updated.autoDisableAfter)) return null;
+    const updated = count ? await tx.webhookSubscription.findUnique({ where: { id: sub.id } }) : null;
+    if (!updated?.active || !shouldDisable(updated.consecutiveFailures, updated.autoDisableAfter)) return null;
     await tx.webhookSubscription.update({ where: { id: sub.id }, data: { active: false, disabledAt: now } });
     return { id: sub.id, workspaceId: sub.workspaceId, url: sub.url, consecutiveFailures: updated.consecutiveFailures };
   }

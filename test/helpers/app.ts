@@ -17,6 +17,7 @@ import type { Config } from '../../src/config.ts';
 import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
 import type { UrlPolicy } from '../../src/webhooks/url-guard.ts';
 import { DeliveryWorker } from '../../src/webhooks/worker.ts';
+import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from '../../src/webhooks/outbound-limits.ts';
 import fs from 'node:fs';
 import os from 'node:os';
 
@@ -107,8 +108,9 @@ export interface TestAppOptions {
   trustProxy?: string;
   /** PUBLIC_URL's origin, where https redirects go. */
   publicOrigin?: string;
+  allowedHosts?: string[];
   isolated?: boolean;
-  webhooks?: Partial<Pick<Config, 'webhookAllowHttp' | 'webhookAllowPrivateUrls'>>;
+  webhooks?: Partial<Pick<Config, 'webhookAllowHttp' | 'webhookAllowPrivateUrls' | 'webhookCaps'>>;
   /** DNS for webhook URLs (save-time check and connect-time guard), stubbed by SSRF tests. */
   resolve?: UrlPolicy['resolve'];
   /** A shared (Redis) bus for multi-instance tests; in memory otherwise. Closed by close(). */
@@ -124,6 +126,13 @@ export interface TestAppOptions {
   onQuery?: OpenOptions['onQuery'];
 }
 
+/**
+ * Test files send to one host (127.0.0.1), through one Redis in CI: the caps per destination
+ * host and on background deliveries are lifted unless a test sets them, so files do not
+ * throttle each other. Test-send and redelivery caps keep their defaults.
+ */
+const UNCAPPED_DELIVERIES: OutboundCaps = { ...DEFAULT_OUTBOUND_CAPS, hostSendsPerMinute: 1_000_000, workspaceDeliveriesPerMinute: 1_000_000 };
+
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await openTestDatabase({ isolated: opts.isolated, onQuery: opts.onQuery });
   const redisUrl = opts.redisUrl ?? process.env.REDIS_URL;
@@ -131,9 +140,9 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   // An unreachable Redis is a case under test (readiness), not a crash.
   redis?.on('error', () => {});
   // Local receivers live on 127.0.0.1, so tests allow private http targets unless they test the guard.
-  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, ...opts.webhooks }, opts.resolve);
+  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, webhookCaps: UNCAPPED_DELIVERIES, ...opts.webhooks }, { resolve: opts.resolve, redis });
   const logger = opts.logger ?? createLogger('silent');
-  const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
+  const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, allowedHosts: opts.allowedHosts ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
   const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

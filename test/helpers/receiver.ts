@@ -11,8 +11,15 @@ export interface Hit {
   at: number;
 }
 
-/** A status, 'hang' (never answer), or an answer, optionally given only after delayMs. */
-export type Behaviour = (n: number, hit: Hit) => number | 'hang' | { status: number; headers?: Record<string, string>; body?: string; delayMs?: number };
+/**
+ * A status, 'hang' (never answer), or an answer, optionally given only after delayMs. The body
+ * may be raw bytes; `chunks` are written one by one (each flushed as its own chunk) instead of
+ * `body`; `endless` writes them again and again and never ends the reply.
+ */
+export type Behaviour = (
+  n: number,
+  hit: Hit,
+) => number | 'hang' | { status: number; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[]; endless?: boolean; delayMs?: number };
 
 export interface Receiver {
   url: string;
@@ -38,13 +45,23 @@ export async function receiver(behaviour: Behaviour = () => 200): Promise<Receiv
       hits.push(hit);
       const answer = behaviour(hits.length, hit);
       if (answer === 'hang') return void hanging.push(res);
-      const { status, headers, body, delayMs } = typeof answer === 'number' ? { status: answer, headers: {}, body: undefined, delayMs: 0 } : answer;
-      const respond = () => {
+      const { status, headers, body, chunks: parts, endless, delayMs } = typeof answer === 'number' ? { status: answer, headers: {}, body: undefined, chunks: undefined, endless: false, delayMs: 0 } : answer;
+      const respond = async () => {
         res.writeHead(status, { 'content-type': 'text/plain', ...headers });
-        res.end(body ?? `ok ${'x'.repeat(2000)}`);
+        if (!parts && !endless) return void res.end(body ?? `ok ${'x'.repeat(2000)}`);
+        if (endless) hanging.push(res);
+        do {
+          for (const part of parts ?? [Buffer.from(body ?? '')]) {
+            if (res.destroyed) return;
+            res.write(part);
+            // A pause lets each write leave as a chunk of its own.
+            await new Promise((r) => setTimeout(r, 2));
+          }
+        } while (endless);
+        res.end();
       };
-      if (delayMs) setTimeout(respond, delayMs);
-      else respond();
+      if (delayMs) setTimeout(() => void respond(), delayMs);
+      else void respond();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

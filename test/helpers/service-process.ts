@@ -16,6 +16,9 @@ export const serviceEnv = {
   EVENT_FEED_INTERVAL_MS: '50',
   SCHEDULER_INTERVAL_MS: '0',
   SHUTDOWN_GRACE_MS: '1000',
+  // These suites measure delivery and recovery, not the outbound caps (tested in-process).
+  WEBHOOK_HOST_REQUESTS_PER_MINUTE: '1000000',
+  WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE: '1000000',
 };
 
 export interface ServiceProcess extends Child {

@@ -35,10 +35,12 @@ function activityWhere(ctx: Context, filter: unknown): Prisma.ActivityWhereInput
 function activityPage(
   ctx: Context,
   info: GraphQLResolveInfo,
+  list: string,
   where: Prisma.ActivityWhereInput,
   args: { sort?: string | null; limit?: number | null; cursor?: string | null },
 ) {
   return findPage({
+    list,
     limit: parseLimit(args.limit),
     keys: parseSort(args.sort, ACTIVITY_SORT),
     cursor: args.cursor,
@@ -71,7 +73,7 @@ builder.queryFields((t) => ({
     args: { filter: t.arg({ type: 'JSONObject', description: 'type, contact_id, deal_id, user_id, date_from, date_to' }), ...listArgs },
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
-      return activityPage(ctx, info, activityWhere(ctx, args.filter), args);
+      return activityPage(ctx, info, 'activities', activityWhere(ctx, args.filter), args);
     },
   }),
   activityFeed: t.field({
@@ -80,7 +82,7 @@ builder.queryFields((t) => ({
     args: listArgs,
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
-      return activityPage(ctx, info, { workspaceId: ctx.caller.workspaceId }, args);
+      return activityPage(ctx, info, 'activity_feed', { workspaceId: ctx.caller.workspaceId }, args);
     },
   }),
   contactActivities: t.field({
@@ -90,7 +92,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
-      return activityPage(ctx, info, { workspaceId: ctx.caller.workspaceId, contactId: contact.id }, args);
+      return activityPage(ctx, info, `contact_activities:${contact.id}`, { workspaceId: ctx.caller.workspaceId, contactId: contact.id }, args);
     },
   }),
   dealActivities: t.field({
@@ -101,7 +103,7 @@ builder.queryFields((t) => ({
       assertAllowed(ctx.caller, 'activities', 'read');
       const deal = await ctx.prisma.deal.findFirst({ where: { id: String(args.dealId), workspaceId: ctx.caller.workspaceId }, select: { id: true } });
       if (!deal) throw notFound('Deal');
-      return activityPage(ctx, info, { workspaceId: ctx.caller.workspaceId, dealId: deal.id }, args);
+      return activityPage(ctx, info, `deal_activities:${deal.id}`, { workspaceId: ctx.caller.workspaceId, dealId: deal.id }, args);
     },
   }),
 }));

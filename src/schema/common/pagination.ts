@@ -1,9 +1,12 @@
 // Keyset (cursor) pagination with multi-field sorting. A cursor holds the sort values and
-// id of the last row of a page, so pages stay stable while rows are inserted.
+// id of the last row of a page, so pages stay stable while rows are inserted. It also names the
+// list it was issued for (`contacts`, `contact_notes:<contact id>`): a position in one list means
+// nothing in another, so a cursor used on another list is refused rather than answered with a
+// page that silently starts at the wrong place.
 import { z } from 'zod';
 import { validationError } from '../../errors.ts';
 import { parseIsoInstant } from './dates.ts';
-import { isStorable } from './storable.ts';
+import { isDatabaseText } from './storable.ts';
 
 export type SortType = 'date' | 'string' | 'number' | 'int' | 'bigint';
 
@@ -68,7 +71,29 @@ export function orderByOf(keys: SortKey[]): Record<string, unknown>[] {
   return order;
 }
 
-const cursorShape = z.object({ s: z.string(), v: z.array(z.union([z.string(), z.number(), z.null()])), id: z.string() });
+const cursorShape = z.object({ l: z.string(), s: z.string(), v: z.array(z.union([z.string(), z.number(), z.null()])), id: z.string() });
+/** Cursors issued before cursors named their list carry no `l`. */
+const unnamedShape = z.union([z.object({ s: z.string(), v: z.array(z.unknown()), id: z.string() }), z.string().regex(/^o:\d+$/)]);
+
+const notACursor = () => validationError({ cursor: ['is not a cursor returned by this endpoint'] });
+
+/** A cursor's JSON, with the list it names checked: another list's cursor, or one naming none, is a 400. */
+function openCursor(list: string, cursor: string): unknown {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    parsed = text; // offset cursors of earlier versions were `o:<n>`
+  }
+  const named = z.object({ l: z.string() }).safeParse(parsed);
+  if (!named.success) {
+    if (unnamedShape.safeParse(parsed).success) throw validationError({ cursor: ['was issued by an earlier version of the service; start again from the first page'] });
+    throw notACursor();
+  }
+  if (named.data.l !== list) throw validationError({ cursor: ['was issued for a different list'] });
+  return parsed;
+}
 
 function signature(keys: SortKey[]): string {
   return keys.map((k) => (k.desc ? '-' : '') + k.field).join(',');
@@ -102,35 +127,37 @@ function decodeValue(v: string | number | null, type: SortType): unknown {
     case 'bigint':
       return typeof v === 'string' && /^\d{1,19}$/.test(v) && BigInt(v) <= INT8_MAX ? BigInt(v) : undefined;
     case 'string':
-      return typeof v === 'string' && isStorable(v) ? v : undefined;
+      return typeof v === 'string' && isDatabaseText(v) ? v : undefined;
   }
 }
 
-export function encodeCursor(keys: SortKey[], row: Record<string, unknown>): string {
-  const body = { s: signature(keys), v: keys.map((k) => encodeValue(row[k.field])), id: String(row.id) };
+/** The cursor of the position after the row with these sort values and id, in `list`. */
+export function cursorOf(list: string, keys: SortKey[], values: unknown[], id: string): string {
+  const body = { l: list, s: signature(keys), v: values.map(encodeValue), id };
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
-/** The sort values and id a cursor carries, checked against the sort order and the columns' types. */
-export function decodeCursor(keys: SortKey[], cursor: string): { values: unknown[]; id: string } {
-  let parsed: z.infer<typeof cursorShape>;
-  try {
-    parsed = cursorShape.parse(JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')));
-  } catch {
-    throw validationError({ cursor: ['is not a cursor returned by this endpoint'] });
-  }
+export function encodeCursor(list: string, keys: SortKey[], row: Record<string, unknown>): string {
+  return cursorOf(list, keys, keys.map((k) => row[k.field]), String(row.id));
+}
+
+/** The sort values and id a cursor of `list` carries, checked against the list, the sort order and the columns' types. */
+export function decodeCursor(list: string, keys: SortKey[], cursor: string): { values: unknown[]; id: string } {
+  const shaped = cursorShape.safeParse(openCursor(list, cursor));
+  if (!shaped.success) throw notACursor();
+  const parsed = shaped.data;
   if (parsed.s !== signature(keys) || parsed.v.length !== keys.length) {
     throw validationError({ cursor: ['was issued for a different sort order'] });
   }
   const values = keys.map((k, i) => decodeValue(parsed.v[i], k.type));
-  if (values.includes(undefined) || !isStorable(parsed.id)) throw validationError({ cursor: ['is not a cursor returned by this endpoint'] });
+  if (values.includes(undefined) || !isDatabaseText(parsed.id)) throw notACursor();
   return { values, id: parsed.id };
 }
 
 /** The Prisma `where` selecting the rows after the cursor in the given order. */
-export function afterCursor(keys: SortKey[], cursor: string | null | undefined): Record<string, unknown> | undefined {
+export function afterCursor(list: string, keys: SortKey[], cursor: string | null | undefined): Record<string, unknown> | undefined {
   if (!cursor) return undefined;
-  const { values, id } = decodeCursor(keys, cursor);
+  const { values, id } = decodeCursor(list, keys, cursor);
   const all = [...keys, { field: 'id', type: 'string' as const, desc: keys[0].desc }];
   values.push(id);
   const branches: Record<string, unknown>[] = [];
@@ -155,6 +182,8 @@ function strictlyAfter(key: SortKey, value: unknown): Record<string, unknown> | 
 }
 
 export interface PageQuery<T> {
+  /** The list's name, with the id of the record it belongs to if any: `contact_notes:<id>`. */
+  list: string;
   limit: number;
   keys: SortKey[];
   cursor?: string | null;
@@ -164,7 +193,7 @@ export interface PageQuery<T> {
 }
 
 export async function findPage<T extends { id: string }>(q: PageQuery<T>): Promise<Page<T>> {
-  const after = afterCursor(q.keys, q.cursor);
+  const after = afterCursor(q.list, q.keys, q.cursor);
   const rows = await q.fetch({ where: after ? { AND: [q.where, after] } : q.where, orderBy: orderByOf(q.keys), take: q.limit + 1 });
   const hasMore = rows.length > q.limit;
   const nodes = hasMore ? rows.slice(0, q.limit) : rows;
@@ -172,19 +201,21 @@ export async function findPage<T extends { id: string }>(q: PageQuery<T>): Promi
     nodes,
     limit: q.limit,
     hasMore,
-    nextCursor: hasMore ? encodeCursor(q.keys, nodes[nodes.length - 1] as Record<string, unknown>) : null,
+    nextCursor: hasMore ? encodeCursor(q.list, q.keys, nodes[nodes.length - 1] as Record<string, unknown>) : null,
     total: () => q.count(q.where),
   };
 }
 
+const offsetShape = z.object({ l: z.string(), o: z.number().int().min(0).max(999_999_999) });
+
 /** Offset cursors for result sets ordered by relevance (search), where no stable key exists. */
-export function offsetFromCursor(cursor: string | null | undefined): number {
+export function offsetFromCursor(list: string, cursor: string | null | undefined): number {
   if (!cursor) return 0;
-  const m = /^o:(\d{1,9})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!m) throw validationError({ cursor: ['is not a cursor returned by this endpoint'] });
-  return Number(m[1]);
+  const shaped = offsetShape.safeParse(openCursor(list, cursor));
+  if (!shaped.success) throw notACursor();
+  return shaped.data.o;
 }
 
-export function offsetCursor(offset: number): string {
-  return Buffer.from(`o:${offset}`).toString('base64url');
+export function offsetCursor(list: string, offset: number): string {
+  return Buffer.from(JSON.stringify({ l: list, o: offset })).toString('base64url');
 }

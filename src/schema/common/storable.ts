@@ -1,16 +1,26 @@
-// Text PostgreSQL can hold. Its text and jsonb types refuse the NUL character, and a lone UTF-16
-// surrogate (half of a character, which JSON's \ud800 escape can carry) is either refused (jsonb)
-// or replaced on the way in (text): neither is stored faithfully, so both are refused up front,
+// Text the service stores faithfully. PostgreSQL's text and jsonb types refuse the NUL character,
+// and a lone UTF-16 surrogate (half of a character, which JSON's \ud800 escape can carry) is either
+// refused (jsonb) or replaced on the way in (text): neither is stored faithfully. The other C0
+// control characters (U+0001 to U+001F but tab, line feed and carriage return) and DEL (U+007F)
+// mean nothing in a CRM's text, and each one a JSON answer holds is sent as a 6-byte \u escape,
+// so a stored note of them grows six-fold on every read. All of these are refused up front,
 // wherever they are in a request, as the client's validation error.
 import { validationError } from '../../errors.ts';
 
-export const UNSTORABLE_MESSAGE = 'must not contain a NUL character or an unpaired UTF-16 surrogate';
+export const UNSTORABLE_MESSAGE = 'must not contain control characters (other than tab, line feed and carriage return) or an unpaired UTF-16 surrogate';
 
 // With the u flag a paired surrogate is one code point, so \p{Cs} matches only unpaired halves.
-const UNSTORABLE = /[\u0000\p{Cs}]/u;
+const UNSTORABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\p{Cs}]/u;
 
 export function isStorable(text: string): boolean {
   return !UNSTORABLE.test(text);
+}
+
+const NOT_DATABASE_TEXT = /[\u0000\p{Cs}]/u;
+
+/** Whether PostgreSQL can hold `text` at all: looser than isStorable, for values read back from it (cursors). */
+export function isDatabaseText(text: string): boolean {
+  return !NOT_DATABASE_TEXT.test(text);
 }
 
 /** The path (`a.b.0`) of the first string, or object key, in `value` that cannot be stored; null when all can. */

@@ -67,6 +67,7 @@ builder.queryFields((t) => ({
       assertAllowed(ctx.caller, 'contacts', 'read');
       const where = contactWhere(ctx, args.filter);
       return findPage({
+        list: 'contacts',
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, CONTACT_SORT),
         cursor: args.cursor,
@@ -85,7 +86,7 @@ builder.queryFields((t) => ({
       assertAllowed(ctx.caller, 'contacts', 'read');
       const { q } = parseInput(searchInput, { q: args.q });
       const limit = parseLimit(args.limit);
-      const offset = offsetFromCursor(args.cursor);
+      const offset = offsetFromCursor('contact_search', args.cursor);
       const query = toPrefixQuery(q);
       const ws = ctx.caller.workspaceId;
       const hits = await ctx.prisma.$queryRaw<{ id: string }[]>`
@@ -101,7 +102,7 @@ builder.queryFields((t) => ({
         nodes: ids.map((id) => byId.get(id)).filter((c) => c !== undefined),
         limit,
         hasMore,
-        nextCursor: hasMore ? offsetCursor(offset + limit) : null,
+        nextCursor: hasMore ? offsetCursor('contact_search', offset + limit) : null,
         total: async () => {
           const [{ n }] = await ctx.prisma.$queryRaw<{ n: number }[]>`
             SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ${ws} AND search_vector @@ to_tsquery('simple', ${query})`;

@@ -1,7 +1,11 @@
 // How two contacts become one. Pure: the mutation loads both, calls this, then writes.
 import type { Contact } from '../../db/generated/client/client.ts';
+import { AppError } from '../../errors.ts';
 
 export type MergeStrategy = 'prefer_primary' | 'prefer_secondary';
+
+/** The per-record cap on tags (as in every contact body): a merge that would pass it is refused, not cut. */
+export const MAX_TAGS = 50;
 
 const MERGED_FIELDS = ['firstName', 'lastName', 'phone', 'company', 'jobTitle', 'status', 'source', 'assignedToId', 'address'] as const;
 
@@ -30,6 +34,10 @@ export interface MergedContact {
 export function mergeContacts(primary: Contact, secondary: Contact, strategy: MergeStrategy): MergedContact {
   const [win, fill] = strategy === 'prefer_secondary' ? [secondary, primary] : [primary, secondary];
   const pick = <K extends (typeof MERGED_FIELDS)[number]>(k: K): Contact[K] => (isBlank(win[k]) ? fill[k] : win[k]);
+  const tags = [...new Set([...win.tags, ...fill.tags])];
+  if (tags.length > MAX_TAGS) {
+    throw new AppError('unprocessable_entity', `The merged contact would have ${tags.length} tags and a record has at most ${MAX_TAGS}; remove some first`);
+  }
   return {
     firstName: pick('firstName'),
     lastName: pick('lastName'),
@@ -40,7 +48,7 @@ export function mergeContacts(primary: Contact, secondary: Contact, strategy: Me
     source: pick('source'),
     assignedToId: pick('assignedToId'),
     address: pick('address'),
-    tags: [...new Set([...win.tags, ...fill.tags])],
+    tags,
     customFields: { ...(fill.customFields as Record<string, unknown>), ...(win.customFields as Record<string, unknown>) },
     engagementScore: Math.max(primary.engagementScore, secondary.engagementScore),
   };

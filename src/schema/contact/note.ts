@@ -33,6 +33,7 @@ builder.queryField('contactNotes', (t) =>
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
       return findPage({
+        list: `contact_notes:${contact.id}`,
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, NOTE_SORT),
         cursor: args.cursor,

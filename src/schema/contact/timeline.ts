@@ -59,6 +59,7 @@ builder.queryField('contactTimeline', (t) =>
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
       return findPage({
+        list: `contact_timeline:${contact.id}`,
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, TIMELINE_SORT),
         cursor: args.cursor,

@@ -28,7 +28,7 @@ builder.queryField('dealContacts', (t) =>
       const deal = await findDeal(ctx.prisma, ctx, String(args.dealId));
       const limit = parseLimit(args.limit);
       // Associations have no id of their own to key a cursor on; a deal has few, so offsets do.
-      const offset = offsetFromCursor(args.cursor);
+      const offset = offsetFromCursor(`deal_contacts:${deal.id}`, args.cursor);
       const rows = await ctx.prisma.dealContact.findMany({
         ...queryFromInfo({ context: ctx, info, path: ['nodes'] }),
         where: { dealId: deal.id },
@@ -41,7 +41,7 @@ builder.queryField('dealContacts', (t) =>
         nodes: rows.slice(0, limit),
         limit,
         hasMore,
-        nextCursor: hasMore ? offsetCursor(offset + limit) : null,
+        nextCursor: hasMore ? offsetCursor(`deal_contacts:${deal.id}`, offset + limit) : null,
         total: () => ctx.prisma.dealContact.count({ where: { dealId: deal.id } }),
       };
     },

@@ -49,8 +49,9 @@ interface ListArgs {
 }
 
 /** A page of deals; relations the query asks for under `nodes` are loaded with them, not per deal. */
-function dealPage(ctx: Context, info: GraphQLResolveInfo, args: ListArgs, where: Prisma.DealWhereInput) {
+function dealPage(ctx: Context, info: GraphQLResolveInfo, list: string, args: ListArgs, where: Prisma.DealWhereInput) {
   return findPage({
+    list,
     limit: parseLimit(args.limit),
     keys: parseSort(args.sort, DEAL_SORT),
     cursor: args.cursor,
@@ -88,7 +89,7 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'deals', 'read');
-      return dealPage(ctx, info, args, dealWhere(ctx, args.filter));
+      return dealPage(ctx, info, 'deals', args, dealWhere(ctx, args.filter));
     },
   }),
   contactDeals: t.field({
@@ -98,7 +99,7 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'deals', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
-      return dealPage(ctx, info, args, {
+      return dealPage(ctx, info, `contact_deals:${contact.id}`, args, {
         workspaceId: ctx.caller.workspaceId,
         OR: [{ contactId: contact.id }, { dealContacts: { some: { contactId: contact.id } } }],
       });

@@ -1,3 +1,4 @@
+import { lockCap } from '../../db/locks.ts';
 import { assertAllowed } from '../../auth/scopes.ts';
 import { newId } from '../../ids.ts';
 import { builder } from '../builder.ts';
@@ -57,6 +58,8 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       return pipelineTransaction(ctx, async (tx) => {
+        // Two deletes at once must not both count the other pipeline and leave none.
+        await lockCap(tx, 'pipelines', ctx.caller.workspaceId);
         const pipeline = await findPipeline(tx, ctx, String(args.id));
         const [dealCount, pipelineCount] = await Promise.all([
           tx.deal.count({ where: { pipelineId: pipeline.id } }),

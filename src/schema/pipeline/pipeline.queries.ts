@@ -44,6 +44,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'pipelines', 'read');
       return findPage({
+        list: 'pipelines',
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, PIPELINE_SORT),
         cursor: args.cursor,
@@ -71,6 +72,7 @@ builder.queryFields((t) => ({
       assertAllowed(ctx.caller, 'pipelines', 'read');
       const pipeline = await findPipeline(ctx.prisma, ctx, String(args.pipelineId));
       const page = await findPage({
+        list: `pipeline_stages:${pipeline.id}`,
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, STAGE_SORT),
         cursor: args.cursor,

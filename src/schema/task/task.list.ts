@@ -5,7 +5,7 @@
 // The other sort keys use the same path, so one keyset implementation serves every sort.
 import { Prisma, type Task } from '../../db/generated/client/client.ts';
 import type { Context } from '../context.ts';
-import { decodeCursor, parseSort, type Page, type SortSpec } from '../common/pagination.ts';
+import { cursorOf, decodeCursor, parseSort, type Page, type SortSpec } from '../common/pagination.ts';
 import { TASK_PRIORITIES, type TaskFilter } from './task.inputs.ts';
 import { priorityRank } from './task.rules.ts';
 import { loadTaskViews, type TaskView } from './task.view.ts';
@@ -50,14 +50,8 @@ function whereOf(workspaceId: string, f: TaskFilter): Prisma.Sql {
   return Prisma.join(conds, ' AND ');
 }
 
-const signature = (keys: SortKey[]) => keys.map((k) => (k.desc ? '-' : '') + k.field).join(',');
-function encodeCursor(keys: SortKey[], task: Task): string {
-  const v = keys.map((k) => {
-    const value = COLUMNS[k.field].value(task);
-    return value instanceof Date ? value.toISOString() : value;
-  });
-  return Buffer.from(JSON.stringify({ s: signature(keys), v, id: task.id })).toString('base64url');
-}
+const TASKS = 'tasks';
+const encodeCursor = (keys: SortKey[], task: Task) => cursorOf(TASKS, keys, keys.map((k) => COLUMNS[k.field].value(task)), task.id);
 
 /** Rows after the cursor: equal on the first i keys and strictly after on key i, for some i. Nulls sort last. */
 function afterSql(keys: SortKey[], values: (Date | number | null)[], id: string): Prisma.Sql {
@@ -84,7 +78,7 @@ function orderSql(keys: SortKey[]): Prisma.Sql {
 export async function listTasks(ctx: Context, filter: TaskFilter, sort: string | null | undefined, limit: number, cursor?: string | null): Promise<Page<TaskView>> {
   const keys = parseSort(sort, TASK_SORT);
   const where = whereOf(ctx.caller.workspaceId, filter);
-  const after = cursor ? (decodeCursor(keys, cursor) as { values: (Date | number | null)[]; id: string }) : null;
+  const after = cursor ? (decodeCursor(TASKS, keys, cursor) as { values: (Date | number | null)[]; id: string }) : null;
   const condition = after ? sql`${where} AND ${afterSql(keys, after.values, after.id)}` : where;
   const hits = await ctx.prisma.$queryRaw<{ id: string }[]>`SELECT id FROM tasks WHERE ${condition} ORDER BY ${orderSql(keys)} LIMIT ${limit + 1}`;
   const hasMore = hits.length > limit;

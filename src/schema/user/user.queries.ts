@@ -35,6 +35,7 @@ builder.queryFields((t) => ({
       const f = parseInput(userFilter, args.filter ?? {});
       const where: Prisma.UserWhereInput = { workspaceId: ctx.caller.accountId, ...(f.active === undefined ? {} : { active: f.active }) };
       return findPage({
+        list: 'users',
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, USER_SORT),
         cursor: args.cursor,

@@ -1,5 +1,6 @@
 import { assertAllowed, assertMayReadEvents } from '../../auth/scopes.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
+import { lockCap } from '../../db/locks.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { DEFAULT_RETRY_POLICY } from '../../webhooks/retry.rules.ts';
@@ -11,6 +12,7 @@ import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import { MAX_SUBSCRIPTIONS, webhookCreateInput, webhookUpdateInput, type WebhookUpdateInput } from './webhook.inputs.ts';
 import { findWebhook } from './webhook.queries.ts';
+import { assertOutboundRoom } from './webhook.caps.ts';
 import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
 import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
 
@@ -49,20 +51,24 @@ builder.mutationFields((t) => ({
       // A subscription delivers its events' records: only those the key may read itself.
       assertMayReadEvents(ctx.caller, input.events);
       const url = await validateWebhookUrl(input.url, ctx.webhooks.policy);
-      const count = await ctx.prisma.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
-      if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
       const secret = input.secret ?? generateWebhookSecret();
-      const row = await ctx.prisma.webhookSubscription.create({
-        data: {
-          ...settings(input),
-          id: newId('wh'),
-          workspaceId: ctx.caller.workspaceId,
-          url,
-          events: input.events,
-          active: input.active ?? true,
-          secretEncrypted: ctx.webhooks.box.seal(secret),
-          retryPolicy: retryPolicy(input.retry_policy) ?? { ...DEFAULT_RETRY_POLICY },
-        },
+      // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
+      const row = await ctx.prisma.$transaction(async (tx) => {
+        await lockCap(tx, 'webhook_subscriptions', ctx.caller.workspaceId);
+        const count = await tx.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
+        if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
+        return tx.webhookSubscription.create({
+          data: {
+            ...settings(input),
+            id: newId('wh'),
+            workspaceId: ctx.caller.workspaceId,
+            url,
+            events: input.events,
+            active: input.active ?? true,
+            secretEncrypted: ctx.webhooks.box.seal(secret),
+            retryPolicy: retryPolicy(input.retry_policy) ?? { ...DEFAULT_RETRY_POLICY },
+          },
+        });
       });
       return withSecret(row, secret);
     },
@@ -107,18 +113,19 @@ builder.mutationFields((t) => ({
   }),
   testWebhook: t.field({
     type: [WebhookTestResult],
-    description: 'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true.',
+    description: 'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true. Counts one test send per event against the workspace and destination host caps (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
       assertMayReadEvents(ctx.caller, sub.events);
+      await assertOutboundRoom(ctx, 'test', sub, sub.events.length);
       return sendTestEvents(ctx, sub);
     },
   }),
   redeliverWebhook: t.field({
     type: DeliveryType,
-    description: 'Queues a delivered or failed event again: same event id, a new attempt and log entry.',
+    description: 'Queues a delivered or failed event again: same event id, a new attempt and log entry. Capped per workspace (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }), logId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
@@ -134,6 +141,10 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
   assertMayReadEvents(ctx.caller, [log.event], 'log_id');
   if (!log.eventId) throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
   if (log.status === 'pending') throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
+  if (!ctx.webhooks.box.canOpen(sub.secretEncrypted)) {
+    throw new AppError('unprocessable_entity', "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)");
+  }
+  await assertOutboundRoom(ctx, 'redeliver', sub, 1);
   return ctx.prisma.webhookDelivery.create({
     data: { id: newId('dlv'), workspaceId: sub.workspaceId, subscriptionId: sub.id, eventId: log.eventId, event: log.event, nextAttemptAt: new Date() },
   });

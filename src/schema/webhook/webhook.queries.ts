@@ -25,6 +25,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'read');
       return findPage({
+        list: 'webhooks',
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, WEBHOOK_SORT),
         cursor: args.cursor,
@@ -51,6 +52,7 @@ builder.queryFields((t) => ({
       const sub = await findWebhook(ctx.prisma, ctx, String(args.webhookId));
       const f = parseInput(logFilter, args.filter ?? {});
       return findPage({
+        list: `webhook_logs:${sub.id}`,
         limit: parseLimit(args.limit),
         keys: parseSort(args.sort, LOG_SORT),
         cursor: args.cursor,

@@ -2,7 +2,9 @@
 // guard and signing as real deliveries, and kept in the delivery log with test: true.
 import type { WebhookSubscription } from '../../db/generated/client/client.ts';
 import { newId } from '../../ids.ts';
-import { attemptDelivery } from '../../webhooks/deliver.ts';
+import { attemptDelivery, UnreadableSecretError } from '../../webhooks/deliver.ts';
+import type { EventForDelivery } from '../../webhooks/payload.ts';
+import type { SendResult } from '../../webhooks/sender.ts';
 import { sampleData } from '../../webhooks/samples.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
@@ -27,11 +29,21 @@ export const WebhookTestResult = builder.objectRef<TestResult>('WebhookTestResul
   }),
 });
 
+/** A secret this instance cannot open fails the test send with the reason, like a real delivery. */
+async function testAttempt(ctx: Context, sub: WebhookSubscription, sample: EventForDelivery): Promise<{ requestBody: string | null; result: SendResult }> {
+  try {
+    return await attemptDelivery(ctx.webhooks, sub, sample);
+  } catch (err) {
+    if (!(err instanceof UnreadableSecretError)) throw err;
+    return { requestBody: null, result: { ok: false, statusCode: null, responseTimeMs: 0, responseBody: null, retryAfter: null, error: err.message } };
+  }
+}
+
 export function sendTestEvents(ctx: Context, sub: WebhookSubscription): Promise<TestResult[]> {
   return Promise.all(
     sub.events.map(async (event) => {
       const sample = { id: newId('evt'), type: event, workspaceId: sub.workspaceId, createdAt: new Date(), data: sampleData(event) };
-      const { requestBody, result } = await attemptDelivery(ctx.webhooks, sub, sample);
+      const { requestBody, result } = await testAttempt(ctx, sub, sample);
       const now = new Date();
       const row = await ctx.prisma.webhookDelivery.create({
         data: {
