@@ -33,6 +33,7 @@ import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { loadOperations } from './rest/operations.ts';
 import { restRouter } from './rest/router.ts';
+import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
 import type { Context } from './schema/context.ts';
 import type { WebhookServices } from './webhooks/services.ts';
 import { schema } from './schema/index.ts';
@@ -41,9 +42,9 @@ import { deliveryQueueSample } from './webhooks/queue-stats.ts';
 
 export interface AppDeps {
   db: Database;
-  /** Without graphqlIntrospection / graphqlLimits, introspection is on and the limits are the defaults. */
+  /** Without graphqlIntrospection / graphqlLimits / answerPool, introspection is on and the limits are the defaults. */
   config: Pick<Config, 'trustProxy' | 'graphiql'> &
-    Partial<Pick<Config, 'publicOrigin' | 'allowedHosts' | 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
+    Partial<Pick<Config, 'publicOrigin' | 'allowedHosts' | 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'answerPool' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
   logger: Logger;
   redis?: Redis | null;
   /** Live events for subscriptions; in memory (this instance only) unless given. */
@@ -80,11 +81,14 @@ export function buildApp(deps: AppDeps) {
   if (config.trustProxy) app.use(redirectPlainHttp({ publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null }));
 
   const operations = loadOperations(schema);
+  const graphqlLimits = config.graphqlLimits ?? DEFAULT_GRAPHQL_LIMITS;
+  // One pool of answer bytes for REST, GraphQL over HTTP/SSE and over WebSocket.
+  const answers = new AnswerPool(config.answerPool ?? DEFAULT_ANSWER_POOL);
   const guard = authenticateAndLimit(authenticator, limits, metrics);
   // The REST API first, as one mount: most traffic is here, and every layer Express tries
   // before the one that answers costs time on every request.
   const v1 = express.Router();
-  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError }));
+  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes }));
   app.use(['/v1', '/api/v1'], v1);
 
   const yoga = createGraphqlHandler({
@@ -92,7 +96,8 @@ export function buildApp(deps: AppDeps) {
     contextOf,
     graphiql: config.graphiql,
     introspection: config.graphqlIntrospection ?? true,
-    limits: config.graphqlLimits ?? DEFAULT_GRAPHQL_LIMITS,
+    limits: graphqlLimits,
+    answers,
     logger,
     metrics,
     plugins: [liveStreamsPlugin(watch)],
@@ -128,5 +133,5 @@ export function buildApp(deps: AppDeps) {
 
   /** The client's address of a raw request (a WebSocket upgrade), by the same proxy rules as Express's req.ip. */
   const clientAddress = (req: IncomingMessage) => proxyAddr(req, app.get('trust proxy fn'));
-  return { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress };
+  return { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress, answers };
 }

@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting the service understands, typed, with defaults.
 import path from 'node:path';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './http/graphql-limits.ts';
+import { DEFAULT_ANSWER_POOL, type AnswerPoolLimits } from './http/answer-pool.ts';
 import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from './webhooks/outbound-limits.ts';
 
 function bool(v: string | undefined): boolean {
@@ -66,6 +67,8 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Shape limits of GraphQL documents, checked before anything runs (see src/http/graphql-limits.ts). */
   graphqlLimits: GraphqlLimits;
+  /** Bytes of answers in flight at once over every transport, and how many operations may wait for room and how long (see src/http/answer-pool.ts). */
+  answerPool: AnswerPoolLimits;
   /** Key that encrypts webhook secrets at rest; a key file under dataDir is made when unset. */
   encryptionKey: string | null;
   /** Local development only: webhook URLs may use plain http / private addresses. */
@@ -123,6 +126,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxTokens: int('GRAPHQL_MAX_TOKENS', env.GRAPHQL_MAX_TOKENS, DEFAULT_GRAPHQL_LIMITS.maxTokens),
       maxDirectives: int('GRAPHQL_MAX_DIRECTIVES', env.GRAPHQL_MAX_DIRECTIVES, DEFAULT_GRAPHQL_LIMITS.maxDirectives),
       maxResponseBytes: positive('GRAPHQL_MAX_RESPONSE_BYTES', env.GRAPHQL_MAX_RESPONSE_BYTES, DEFAULT_GRAPHQL_LIMITS.maxResponseBytes),
+    },
+    answerPool: {
+      maxBytes: positive('ANSWER_POOL_BYTES', env.ANSWER_POOL_BYTES, DEFAULT_ANSWER_POOL.maxBytes),
+      maxWaiting: int('ANSWER_POOL_MAX_WAITING', env.ANSWER_POOL_MAX_WAITING, DEFAULT_ANSWER_POOL.maxWaiting),
+      maxWaitMs: int('ANSWER_POOL_MAX_WAIT_MS', env.ANSWER_POOL_MAX_WAIT_MS, DEFAULT_ANSWER_POOL.maxWaitMs),
     },
     encryptionKey: env.ENCRYPTION_KEY || null,
     webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),

@@ -11,6 +11,8 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ASTNode, type ExecutionArgs, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { costLimitOf, operationCost } from './graphql-cost.ts';
+import { admit, releasedElsewhere } from './answer-admission.ts';
+import type { AnswerPool } from './answer-pool.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
 import { MAX_LIMIT } from '../schema/common/pagination.ts';
 
@@ -23,7 +25,7 @@ export interface GraphqlLimits {
   /** Lexical tokens of the document, counted while parsing: bounds parse time and memory. */
   maxTokens: number;
   maxDirectives: number;
-  /** Bytes (about, as JSON) one answer may hold; a larger one is cut (response-budget.ts). */
+  /** Bytes of JSON one answer may hold (texts exactly as sent); a larger one is cut (response-budget.ts), on REST refused (rest/router.ts). */
   maxResponseBytes: number;
 }
 
@@ -84,15 +86,17 @@ type BeforeRun = { args: ExecutionArgs; setResultAndStopExecution: (result: { er
 
 /**
  * Refuses, before it runs, an operation whose variables are absurdly deep (graphql-js coerces
- * them recursively) or whose cost with these variables is over the limit.
+ * them recursively) or whose cost with these variables is over the limit; returns the cost of one
+ * that may run (undefined when its variables are left to execution to refuse).
  */
-const refuseExpensive = (maxCost: number) => ({ args, setResultAndStopExecution }: BeforeRun) => {
-  if (nestedDeeperThan(args.variableValues)) return setResultAndStopExecution({ errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)] });
+const refuseExpensive = (maxCost: number) => ({ args, setResultAndStopExecution }: BeforeRun): number | undefined => {
+  if (nestedDeeperThan(args.variableValues)) return void setResultAndStopExecution({ errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)] });
   const cost = operationCost(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
-  if ('error' in cost) return setResultAndStopExecution({ errors: [refusal(cost.error.message)] });
-  const limit = 'cost' in cost ? costLimitOf(args.schema, args.document, maxCost) : Infinity;
-  if ('cost' in cost && cost.cost > limit) {
-    setResultAndStopExecution({
+  if ('error' in cost) return void setResultAndStopExecution({ errors: [refusal(cost.error.message)] });
+  if (!('cost' in cost)) return undefined;
+  const limit = costLimitOf(args.schema, args.document, maxCost);
+  if (cost.cost > limit) {
+    return void setResultAndStopExecution({
       errors: [
         refusal(
           `Query cost limit of ${limit} exceeded, found ${cost.cost}: lists multiply the cost of what they select by their limit ` +
@@ -101,6 +105,25 @@ const refuseExpensive = (maxCost: number) => ({ args, setResultAndStopExecution 
       ],
     });
   }
+  return cost.cost;
+};
+
+/**
+ * The cost check, then for a query or mutation a reservation in the answer pool (answer-admission.ts):
+ * it waits for room, or is refused with 503 service_unavailable and Retry-After.
+ */
+const checkAndAdmit = (limits: GraphqlLimits, pool: AnswerPool | undefined) => {
+  const check = refuseExpensive(limits.maxCost);
+  return (run: BeforeRun) => {
+    const cost = check(run);
+    if (cost === undefined || !pool) return;
+    const context = run.args.contextValue as object;
+    return admit(pool, context, cost, limits.maxResponseBytes).then((admitted) => {
+      if ('refusal' in admitted) return run.setResultAndStopExecution({ errors: [admitted.refusal] });
+      if (releasedElsewhere(context)) return;
+      return { onExecuteDone: () => admitted.reservation.release() };
+    });
+  };
 };
 
 /** graphql-js words a suggestion as ` Did you mean "x"?`, ` Did you mean "x" or "y"?`, ` Did you mean the enum value "x"?`... */
@@ -137,13 +160,13 @@ const noSuggestions: Plugin = {
 };
 
 /** The yoga plugins; graphql-ws operations get them too, through yoga.getEnveloped (websocket.ts). */
-export function graphqlLimitPlugins(limits: GraphqlLimits, opts: { introspection: boolean }): Plugin[] {
+export function graphqlLimitPlugins(limits: GraphqlLimits, opts: { introspection: boolean; pool?: AnswerPool }): Plugin[] {
   const rules = opts.introspection ? limitRules(limits) : [...limitRules(limits), noIntrospection];
   return [
     ...(opts.introspection ? [] : [noSuggestions]),
     // The parser counts tokens as it goes and stops at the limit; there is no validation context yet, so it throws.
     maxTokensPlugin({ n: limits.maxTokens, onReject: [(_ctx, err) => { throw limitError(err); }] }),
     { onValidate: ({ addValidationRule }) => rules.forEach((rule) => addValidationRule(rule)) },
-    { onExecute: refuseExpensive(limits.maxCost), onSubscribe: refuseExpensive(limits.maxCost) },
+    { onExecute: checkAndAdmit(limits, opts.pool), onSubscribe: (run) => void refuseExpensive(limits.maxCost)(run) },
   ];
 }

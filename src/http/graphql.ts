@@ -12,6 +12,7 @@ import { parseStrictJson } from './strict-json.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
 import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
+import type { AnswerPool } from './answer-pool.ts';
 import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './graphql-telemetry.ts';
 import { storableInputPlugin } from './storable-input.ts';
@@ -103,6 +104,8 @@ export function createGraphqlHandler(opts: {
   /** Whether `__schema` / `__type` may be queried (config GRAPHQL_INTROSPECTION). */
   introspection: boolean;
   limits: GraphqlLimits;
+  /** The process's pool of answer bytes, shared with REST (answer-pool.ts); none: operations are not admitted by size. */
+  answers?: AnswerPool;
   logger: Logger;
   metrics: Metrics;
   /** Plugins of the caller's own, run after these. */
@@ -126,7 +129,7 @@ export function createGraphqlHandler(opts: {
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection }), storableInputPlugin, responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics), ...(opts.plugins ?? [])],
+    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection, pool: opts.answers }), storableInputPlugin, responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics), ...(opts.plugins ?? [])],
     logging: false,
   });
 }

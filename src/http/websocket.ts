@@ -9,6 +9,11 @@
 // reader that does not read, the time to authenticate, sockets per address and per key, and
 // operations per socket. Every operation draws from the caller's rate-limit bucket, the one
 // HTTP requests draw from; a socket is held under its credential and closed when it ends.
+// Queries and mutations reserve room in the process's answer pool as on HTTP (answer-admission.ts):
+// the reservation is given back when the operation completes (its answer written) and the socket
+// lets those bytes wait for the reader on top of its own unread-output limit, so an answer as large
+// as the per-answer budget reaches a client that reads. When the socket closes, its operations are
+// abandoned: nothing more of them resolves.
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, Server } from 'node:http';
 import cookieParser from 'cookie-parser';
@@ -23,6 +28,8 @@ import type { RateDecision, RateLimits } from '../auth/rate-limit.ts';
 import { callerOfSession, isValidCsrfToken, SESSION_COOKIE, type SessionStore } from '../auth/sessions.ts';
 import { AppError, toGraphQLError } from '../errors.ts';
 import type { createGraphqlHandler } from './graphql.ts';
+import { releaseOperation, runsOverSocket } from './answer-admission.ts';
+import { reservedBytesOf } from './response-budget.ts';
 import {
   AUTH_DEADLINE_MS,
   CLOSE_GRACE_MS,
@@ -55,6 +62,8 @@ interface SocketExtra {
   release?: () => void;
   /** Counts the socket as authenticated (no longer against its address's cap). */
   accepted(): void;
+  /** The context of each operation in flight, by id: what holds their reservations in the answer pool. */
+  operations: Map<string, object>;
 }
 
 function authorizationOf(params: Readonly<Record<string, unknown>> | undefined): string | undefined {
@@ -166,7 +175,7 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       extra.accepted();
       return true;
     },
-    onSubscribe: async (ctx, _id, payload) => {
+    onSubscribe: async (ctx, id, payload) => {
       if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_SOCKET) {
         return [toGraphQLError(new AppError('rate_limited', `At most ${MAX_OPERATIONS_PER_SOCKET} operations may run at once on one connection`))];
       }
@@ -197,15 +206,26 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       }
       const errors = validate(schema, document);
       if (errors.length) return errors;
+      const contextValue = await contextFactory();
+      // Its reservation in the answer pool is given back by onComplete, or when the socket closes.
+      runsOverSocket(contextValue);
+      ctx.extra.operations.set(id, contextValue);
       const args: EnvelopedArgs = {
         schema,
         document,
         operationName: payload.operationName,
         variableValues: payload.variables,
-        contextValue: await contextFactory(),
+        contextValue,
         enveloped: { execute, subscribe },
       };
       return args;
+    },
+    // Called once the answer was sent (the send resolves when it is written) or the operation ended.
+    onComplete: (ctx, id) => {
+      const context = ctx.extra.operations.get(id);
+      if (!context) return;
+      ctx.extra.operations.delete(id);
+      releaseOperation(context);
     },
     execute: (args) => (args as EnvelopedArgs).enveloped.execute(args),
     subscribe: (args) => (args as EnvelopedArgs).enveloped.subscribe(args),
@@ -228,10 +248,17 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       if (socket.readyState === socket.OPEN) socket.close(code, reason);
       cut ??= setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
     };
-    const backedUp = () => socket.bufferedAmount > MAX_BUFFERED_BYTES;
+    const operations = new Map<string, object>();
+    /** Answers being delivered may wait for the reader on top of the unread-output limit: the answer pool holds their bytes, and bounds them across sockets. */
+    const answerBytes = () => {
+      let bytes = 0;
+      for (const context of operations.values()) bytes += reservedBytesOf(context);
+      return bytes;
+    };
+    const backedUp = () => socket.bufferedAmount > MAX_BUFFERED_BYTES && socket.bufferedAmount > MAX_BUFFERED_BYTES + answerBytes();
     const tooSlow = () => close(POLICY_VIOLATION, 'Too slow: messages sent to this connection are not being read');
     const budget = new MessageBudget();
-    const extra: SocketExtra = { request, address, close, accepted };
+    const extra: SocketExtra = { request, address, close, accepted, operations };
 
     const closed = graphqlWs.opened(
       {
@@ -284,6 +311,8 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       if (cut) clearTimeout(cut);
       accepted();
       extra.release?.();
+      for (const context of operations.values()) releaseOperation(context, true);
+      operations.clear();
       void closed(code, String(reason));
     });
   });

@@ -1,5 +1,9 @@
 // Serves the route table: matches method and path, turns the request into GraphQL variables,
 // runs the route's operation in-process and wraps the result in the API's envelopes.
+// Each request reserves room for its answer in the process's answer pool (http/answer-pool.ts),
+// estimated by the operation's cost with the request's `limit`, and gives it back once the answer
+// is written; the answer's exact JSON size is counted before it is serialized: over the per-answer
+// budget it is refused, over its reservation it must find room in the pool or is refused with 503.
 import type { NextFunction, Request, Response } from 'express';
 import { getNamedType, isObjectType, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
@@ -11,6 +15,11 @@ import { UNSTORABLE_MESSAGE, unstorablePath } from '../schema/common/storable.ts
 import { sendData, sendError } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
 import { toAppError } from './errors.ts';
+import { operationCost } from '../http/graphql-cost.ts';
+import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
+import { ANSWER_WRITE_DEADLINE_MS } from '../http/answer-admission.ts';
+import { jsonBytes } from '../http/json-bytes.ts';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
 
 interface CompiledRoute extends RestRoute {
   pattern: RegExp;
@@ -21,9 +30,33 @@ interface CompiledRoute extends RestRoute {
   field: string;
   /** For `fields=`: the names a client may ask for. */
   selectable: Set<string>;
+  /** The bytes to reserve for an answer, by the request's variables (its `limit`). */
+  estimate: (variables: Record<string, unknown>) => number;
 }
 
-function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string, DocumentNode>): CompiledRoute {
+/**
+ * The estimate of a route's answer: its operation's cost (graphql-cost.ts) with the request's
+ * `limit` (the default page size when none is given), as bytes. Only `limit` changes the cost of
+ * a fixed operation, so it is computed once per page size.
+ */
+function estimator(schema: GraphQLSchema, document: DocumentNode, maxResponseBytes: number): (variables: Record<string, unknown>) => number {
+  const byLimit = new Map<number, number>();
+  return (variables) => {
+    const limit = variables.limit ?? DEFAULT_LIMIT;
+    // A limit out of range is refused by the operation before anything is read.
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return estimateOf(1, maxResponseBytes);
+    let bytes = byLimit.get(limit);
+    if (bytes === undefined) {
+      const cost = operationCost(schema, document, { ...variables, limit });
+      // Variables the operation refuses (a missing id) leave nothing to answer.
+      bytes = 'cost' in cost ? estimateOf(cost.cost, maxResponseBytes) : estimateOf(1, maxResponseBytes);
+      if ('cost' in cost) byLimit.set(limit, bytes);
+    }
+    return bytes;
+  };
+}
+
+function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string, DocumentNode>, maxResponseBytes: number): CompiledRoute {
   const document = operations.get(route.operation);
   if (!document) throw new Error(`Route ${route.method} ${route.path} names unknown operation ${route.operation}`);
   const paramNames: string[] = [];
@@ -40,7 +73,7 @@ function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   const run = (variables: Record<string, unknown>, ctx: Context) => compiled.query(undefined, ctx, variables) as ExecutionResult | Promise<ExecutionResult>;
-  return { ...route, pattern, paramNames, run, field, selectable };
+  return { ...route, pattern, paramNames, run, field, selectable, estimate: estimator(schema, document, maxResponseBytes) };
 }
 
 /** A path parameter as text; broken percent-encoding (`%ZZ`, bytes that are not UTF-8) is the client's error. */
@@ -77,10 +110,25 @@ export interface RestOptions {
   operations: Map<string, DocumentNode>;
   contextFor: (req: Request, res: Response) => Context;
   onInternalError: (err: unknown, req: Request) => void;
+  /** The process's pool of answer bytes, shared with GraphQL. */
+  answers: AnswerPool;
+  /** Bytes one answer may hold (GRAPHQL_MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
+}
+
+/** Holds a reservation until the response is done with (written, or its connection gone), cutting a client that takes too long to read it. */
+function holdUntilWritten(res: Response, reservation: Reservation): void {
+  if (res.destroyed) return reservation.release();
+  const deadline = setTimeout(() => res.destroy(), ANSWER_WRITE_DEADLINE_MS).unref();
+  res.once('close', () => {
+    clearTimeout(deadline);
+    reservation.release();
+  });
 }
 
 export function restRouter(opts: RestOptions) {
-  const compiled = routes.map((r) => compile(r, opts.schema, opts.operations));
+  const { answers, maxResponseBytes } = opts;
+  const compiled = routes.map((r) => compile(r, opts.schema, opts.operations, maxResponseBytes));
 
   return async function handleRest(req: Request, res: Response, _next: NextFunction): Promise<void> {
     const path = req.path;
@@ -118,11 +166,19 @@ export function restRouter(opts: RestOptions) {
       const variableValues = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
       refuseUnstorable(variableValues);
       const ctx = opts.contextFor(req, res);
+      const reserving = answers.reserve(route.estimate(variableValues));
+      const reservation = reserving instanceof Promise ? await reserving : reserving;
+      holdUntilWritten(res, reservation);
       const result = await route.run(variableValues, ctx);
       // Fields left null for data the key may not read are no failure: the answer carries a warning.
       const failure = result.errors?.find((e) => !(e.originalError instanceof Redacted));
       if (failure) throw toAppError(failure);
       const value = (result.data as Record<string, any>)[route.field];
+      const bytes = jsonBytes(value);
+      if (bytes > maxResponseBytes) {
+        throw new AppError('validation_error', `The answer would be larger than ${maxResponseBytes} bytes; ask for a smaller limit or fewer fields`);
+      }
+      if (!reservation.growTo(bytes)) throw answers.busy();
       const extra: Record<string, unknown> = {};
       if (ctx.warnings.length) extra.warnings = ctx.warnings;
       const status = typeof route.status === 'function' ? route.status(value) : (route.status ?? 200);
