@@ -12,6 +12,7 @@ import {
   AUTH_DEADLINE_MS,
   CLOSE_GRACE_MS,
   MAX_MESSAGE_BYTES,
+  MAX_UNAUTHENTICATED_MESSAGE_BYTES,
   MAX_OPERATIONS_PER_SOCKET,
   MAX_SOCKETS_PER_CREDENTIAL,
   MAX_UNAUTHENTICATED_PER_ADDRESS,
@@ -89,9 +90,15 @@ describe('messages', () => {
     send(over, { type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_MESSAGE_BYTES) } });
     expect((await overClosed).code).toBe(1009);
 
+    // Before authentication a message may hold 64 KiB: a key or a CSRF token needs far less.
+    const preAuthOver = await raw();
+    const preAuthClosed = closeOf(preAuthOver);
+    send(preAuthOver, { type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES) } });
+    expect((await preAuthClosed).code).toBe(1009);
+
     const under = await raw();
     const underClosed = closeOf(under);
-    send(under, { type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_MESSAGE_BYTES - 100) } });
+    send(under, { type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES - 100) } });
     expect((await underClosed).code).toBe(4401);
   });
 

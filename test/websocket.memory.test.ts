@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFlags } from '../bench/server-process.ts';
-import { MAX_MESSAGE_BYTES } from '../src/http/websocket-limits.ts';
+import { MAX_MESSAGE_BYTES, MAX_UNAUTHENTICATED_MESSAGE_BYTES } from '../src/http/websocket-limits.ts';
 import { client, type Client } from './helpers/app.ts';
 import { freePort, freshStore, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
 import { serviceEnv } from './helpers/service-process.ts';
@@ -86,14 +86,26 @@ describe('GraphQL over WebSocket under the production heap', () => {
     await assertAliveAndSmall();
   }, 60_000);
 
-  it('the largest accepted message, from 20 sockets at once, is read and refused; the service lives on', async () => {
+  it('the largest messages accepted before and after authentication are read; the service lives on', async () => {
+    // Before authentication: the largest accepted connection_init, from 20 sockets at once.
     const sockets = await Promise.all(Array.from({ length: 20 }, open));
     const closed = sockets.map(closeCode);
-    const payload = JSON.stringify({ type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_MESSAGE_BYTES - 100) } });
+    const payload = JSON.stringify({ type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES - 100) } });
     for (const s of sockets) s.send(payload);
     // Each is refused: read and its key refused (4401), or, on a busy machine, its 3 s deadline
     // for connection_init passed while the server was still reading the others' (4408).
     for (const code of await Promise.all(closed)) expect([4401, 4408]).toContain(code);
+    // After it: a subscribe message of nearly 1 MiB is read and answered, the socket stays open.
+    const s = await open();
+    s.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
+    await new Promise((r) => s.once('message', r));
+    const big = JSON.stringify({ type: 'subscribe', id: 'big', payload: { query: '{ __typename }', extensions: { pad: 'x'.repeat(MAX_MESSAGE_BYTES - 200) } } });
+    expect(Buffer.byteLength(big)).toBeLessThan(MAX_MESSAGE_BYTES);
+    const answer = new Promise<string>((resolve) => s.once('message', (d) => resolve(String(d))));
+    s.send(big);
+    expect(JSON.parse(await answer)).toMatchObject({ id: 'big', type: 'next', payload: { data: { __typename: 'Query' } } });
+    expect(s.readyState).toBe(WebSocket.OPEN);
+    s.terminate();
     await assertAliveAndSmall();
   }, 60_000);
 

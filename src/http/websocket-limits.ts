@@ -3,6 +3,11 @@
 
 /** Largest message, checked by `ws` from the frame header before the message is buffered: the same 1 MiB as HTTP bodies. Over it: close 1009. */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
+/**
+ * Largest message before the socket is accepted: a `connection_init` carries a key or a CSRF token,
+ * so nobody unauthenticated gets a megabyte parsed. Over it: close 1009, unparsed.
+ */
+export const MAX_UNAUTHENTICATED_MESSAGE_BYTES = 64 * 1024;
 /** Time from the upgrade to a `connection_init` (graphql-ws closes with 4408 after it). */
 export const AUTH_DEADLINE_MS = 3_000;
 /** Sockets an address may have open that have not authenticated yet; more are refused at the upgrade with 429. */

@@ -21,7 +21,7 @@ import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { checkMessage } from './websocket-input.ts';
 import type { Logger } from 'pino';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Authenticator, Caller } from '../auth/authenticate.ts';
 import type { CredentialWatch } from '../auth/credential-watch.ts';
 import type { RateDecision, RateLimits } from '../auth/rate-limit.ts';
@@ -38,6 +38,7 @@ import {
   MAX_MESSAGE_BYTES,
   MAX_OPERATIONS_PER_SOCKET,
   MAX_SOCKETS_PER_CREDENTIAL,
+  MAX_UNAUTHENTICATED_MESSAGE_BYTES,
   MAX_UNAUTHENTICATED_PER_ADDRESS,
   MessageBudget,
 } from './websocket-limits.ts';
@@ -50,6 +51,9 @@ type EnvelopedArgs = ExecutionArgs & { enveloped: Pick<Enveloped, 'execute' | 's
 /** Close codes beyond graphql-ws' own (4401 unauthorized, 4403 forbidden, 4408 no connection_init in time, ...). */
 const TOO_MANY = 4429;
 const POLICY_VIOLATION = 1008;
+const MESSAGE_TOO_BIG = 1009;
+
+const byteLength = (data: RawData): number => (Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength);
 
 interface SocketExtra {
   request: IncomingMessage;
@@ -277,6 +281,7 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
         onMessage: (cb) =>
           socket.on('message', (data) => {
             if (!budget.take()) return close(TOO_MANY, 'Too many messages');
+            if (counted && byteLength(data) > MAX_UNAUTHENTICATED_MESSAGE_BYTES) return close(MESSAGE_TOO_BIG, 'Message too big before authentication');
             const checked = checkMessage(data);
             if ('close' in checked) return close(...checked.close);
             if ('reply' in checked) return void socket.send(checked.reply);
