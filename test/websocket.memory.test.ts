@@ -4,13 +4,12 @@
 // workspace's events pour in. It must stay alive and answering, and its peak RSS may grow by no
 // more than GROWTH_LIMIT_MB over what it holds once started. (The absolute figure is logged: an
 // idle instance already holds about 270 MB on PostgreSQL and more on the embedded database.)
-import fs from 'node:fs';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFlags } from '../bench/server-process.ts';
 import { MAX_MESSAGE_BYTES, MAX_UNAUTHENTICATED_MESSAGE_BYTES } from '../src/http/websocket-limits.ts';
 import { client, type Client } from './helpers/app.ts';
-import { freePort, freshStore, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
+import { freePort, freshStore, peakRssMb, resetPeakRss, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
 import { serviceEnv } from './helpers/service-process.ts';
 
 const GROWTH_LIMIT_MB = 150;
@@ -22,12 +21,6 @@ let key: string;
 /** Resident memory once started, in MB. */
 let baselineMb: number;
 let drop: () => Promise<void>;
-
-/** Peak resident memory of the process so far (VmHWM), in MB. */
-function peakRssMb(pid: number): number {
-  const m = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return Number(m![1]) / 1024;
-}
 
 async function assertAliveAndSmall(): Promise<void> {
   expect(child.proc.exitCode, child.output().slice(-2000)).toBeNull();
@@ -52,7 +45,7 @@ beforeAll(async () => {
   api = client(base, key);
   // Starting (migrations with the WebAssembly schema engine, the embedded database) peaks higher than
   // serving does: the peak is measured from here on (writing 5 to clear_refs resets VmHWM).
-  fs.writeFileSync(`/proc/${child.proc.pid}/clear_refs`, '5');
+  resetPeakRss(child.proc.pid!);
   baselineMb = peakRssMb(child.proc.pid!);
 }, 120_000);
 

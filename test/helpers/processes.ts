@@ -71,3 +71,26 @@ export async function waitForHttp(url: string, child: Child, ms = 60_000): Promi
   }
   throw new Error(`no answer from ${url}: ${child.output().slice(-2000)}`);
 }
+
+/** Resident memory of a process now (VmRSS), in MB. */
+export function rssMb(pid: number): number {
+  return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** Peak resident memory of a process (VmHWM), in MB, since it started or since resetPeakRss. */
+export function peakRssMb(pid: number): number {
+  return Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** Measures the peak from now on, over the memory held now (5 in clear_refs resets VmHWM). */
+export function resetPeakRss(pid: number): void {
+  fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+/** SIGTERM, and SIGKILL if it has not exited within 5 s. */
+export async function stopProcess(child: Child): Promise<void> {
+  if (child.proc.exitCode !== null || child.proc.signalCode !== null) return;
+  child.proc.kill('SIGTERM');
+  await Promise.race([child.exited, new Promise((r) => setTimeout(r, 5_000))]);
+  child.proc.kill('SIGKILL');
+}

@@ -7,7 +7,6 @@
 // answering, and its peak resident memory during the test may exceed what it held at the test's
 // start by at most GROWTH_LIMIT_MB (without these bounds, 40 answers of 10 MB at once add about
 // 220 MB, and the other cases end the process).
-import fs from 'node:fs';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startFlags } from '../../bench/server-process.ts';
@@ -15,7 +14,7 @@ import { createApiKey, createWorkspace } from '../../src/admin/workspaces.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { newId } from '../../src/ids.ts';
-import { freePort, freshStore, runEntry, waitForHttp, type Child } from '../helpers/processes.ts';
+import { freePort, freshStore, peakRssMb, resetPeakRss, rssMb, runEntry, stopProcess, waitForHttp, type Child } from '../helpers/processes.ts';
 import { rawRequest } from './hostile.ts';
 
 /** What one test may add to the peak RSS over the RSS at its start. */
@@ -63,22 +62,14 @@ beforeAll(async () => {
 
 /** Measures the peak from now on, over the memory held now (5 in clear_refs resets VmHWM). */
 beforeEach(() => {
-  fs.writeFileSync(`/proc/${service.proc.pid}/clear_refs`, '5');
-  baselineMb = Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${service.proc.pid}/status`, 'utf8'))![1]) / 1024;
+  resetPeakRss(service.proc.pid!);
+  baselineMb = rssMb(service.proc.pid!);
 });
 
 afterAll(async () => {
-  if (service && service.proc.exitCode === null) {
-    service.proc.kill('SIGTERM');
-    await Promise.race([service.exited, new Promise((r) => setTimeout(r, 5_000))]);
-    service.proc.kill('SIGKILL');
-  }
+  if (service) await stopProcess(service);
   await drop?.();
 });
-
-function peakRssMb(): number {
-  return Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${service.proc.pid}/status`, 'utf8'))![1]) / 1024;
-}
 
 const nextKey = () => keys[turn++ % keys.length];
 
@@ -103,7 +94,7 @@ async function expectAlive(after: string) {
   const r = await getRest(`/v1/contacts/${plain}/notes?limit=2`);
   expect(r.status, `${after}: ${r.text.slice(0, 300)}`).toBe(200);
   expect(JSON.parse(r.text).data).toHaveLength(2);
-  const peak = peakRssMb();
+  const peak = peakRssMb(service.proc.pid!);
   console.log(`${after}: peak RSS ${peak.toFixed(0)} MB, ${(peak - baselineMb).toFixed(0)} MB over the RSS at the test's start`);
   expect(peak - baselineMb, `${after}: growth of the peak RSS`).toBeLessThan(GROWTH_LIMIT_MB);
 }

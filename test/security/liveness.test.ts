@@ -12,7 +12,7 @@ import { createApiKey, createWorkspace } from '../../src/admin/workspaces.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { client, type Client } from '../helpers/app.ts';
-import { freePort, freshStore, runEntry, waitForHttp, type Child } from '../helpers/processes.ts';
+import { freePort, freshStore, peakRssMb, runEntry, stopProcess, waitForHttp, type Child } from '../helpers/processes.ts';
 import { rawRequest } from './hostile.ts';
 
 const PEAK_RSS_MB = 300;
@@ -67,22 +67,13 @@ beforeAll(async () => {
     const deal = await api()('POST', '/v1/deals', { title: `Deal ${i}`, pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id, contact_id: contactId });
     expect(deal.status).toBe(201);
   }
-  baselineMb = peakRssMb();
+  baselineMb = peakRssMb(service.proc.pid!);
 }, 180_000);
 
 afterAll(async () => {
-  if (service && service.proc.exitCode === null) {
-    service.proc.kill('SIGTERM');
-    await Promise.race([service.exited, new Promise((r) => setTimeout(r, 5_000))]);
-    service.proc.kill('SIGKILL');
-  }
+  if (service) await stopProcess(service);
   await drop?.();
 });
-
-function peakRssMb(): number {
-  const status = fs.readFileSync(`/proc/${service.proc.pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+) kB/.exec(status)![1]) / 1024;
-}
 
 /** Alive: the process runs, /healthz answers, a real query answers with the seeded data, and the peak RSS stayed under the bound. */
 async function expectAlive(after: string) {
@@ -92,7 +83,7 @@ async function expectAlive(after: string) {
   expect(health.status, after).toBe(200);
   const r = await api()('POST', '/graphql', { query: 'query ($id: ID!) { contact(id: $id) { id deals(limit: 2) { id contacts { contact_id } } } }', variables: { id: contactId } });
   expect(r.body.data?.contact?.deals, `${after}: ${r.text.slice(0, 500)}`).toHaveLength(2);
-  expect(peakRssMb(), `${after}: peak RSS (after start and seeding: ${baselineMb.toFixed(0)} MB)`).toBeLessThan(Math.max(PEAK_RSS_MB, baselineMb + ADDED_RSS_MB));
+  expect(peakRssMb(service.proc.pid!), `${after}: peak RSS (after start and seeding: ${baselineMb.toFixed(0)} MB)`).toBeLessThan(Math.max(PEAK_RSS_MB, baselineMb + ADDED_RSS_MB));
 }
 
 /** Sends a request that may be refused or cut; a connection the dying service drops is reported, not thrown. */
@@ -223,6 +214,6 @@ describe('one request cannot take the service down (production heap flags)', () 
 
   it('after all of it, the peak RSS stayed under 300 MB', async () => {
     await expectAlive('the whole run');
-    console.log(`liveness: peak RSS ${peakRssMb().toFixed(0)} MB (${baselineMb.toFixed(0)} MB after start and seeding) with ${startFlags().join(' ')}`);
+    console.log(`liveness: peak RSS ${peakRssMb(service.proc.pid!).toFixed(0)} MB (${baselineMb.toFixed(0)} MB after start and seeding) with ${startFlags().join(' ')}`);
   });
 });
