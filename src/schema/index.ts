@@ -1,6 +1,7 @@
 // Imports every domain module (each registers its types on the builder) and builds the schema.
 import { builder } from './builder.ts';
 import { enforceReadAccess } from './read-access.ts';
+import './common/enums.ts';
 import './user/user.type.ts';
 import './contact/contact.queries.ts';
 import './contact/contact.mutations.ts';

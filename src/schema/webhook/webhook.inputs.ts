@@ -5,6 +5,11 @@ import { filtersSchema } from '../../webhooks/filters.ts';
 import { name255, optionalText } from '../common/validation.ts';
 
 export const MAX_SUBSCRIPTIONS = 100;
+export const HTTP_METHODS = ['POST', 'PUT', 'PATCH'] as const;
+export const PAYLOAD_FORMATS = ['event', 'record'] as const;
+/** What a subscription stores; requests may also name the media types. */
+export const WEBHOOK_CONTENT_TYPES = ['json', 'form'] as const;
+export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 /** Headers the service sets itself; a subscription may not override them. */
@@ -36,13 +41,13 @@ const fields = {
   name: name255.nullable().optional(),
   description: optionalText(10_000),
   active: z.boolean().optional(),
-  http_method: z.enum(['POST', 'PUT', 'PATCH']).optional(),
+  http_method: z.enum(HTTP_METHODS).optional(),
   content_type: contentType.optional(),
   headers: headers.optional(),
   timeout_seconds: z.number().int().min(5).max(60).optional(),
   retry_policy: retryPolicyInput.optional(),
   auto_disable_after: z.number().int().min(1).max(1000).optional(),
-  payload_format: z.enum(['event', 'record']).optional(),
+  payload_format: z.enum(PAYLOAD_FORMATS).optional(),
   filters: filtersSchema.optional(),
 };
 
@@ -58,6 +63,6 @@ export type WebhookCreateInput = z.output<typeof webhookCreateInput>;
 export type WebhookUpdateInput = z.output<typeof webhookUpdateInput>;
 
 export const logFilter = z.object({
-  status: z.enum(['pending', 'delivered', 'failed']).optional(),
+  status: z.enum(DELIVERY_STATUSES).optional(),
   event: z.string().optional(),
 });

@@ -1,0 +1,47 @@
+// Every closed set of the API as one GraphQL enum, built from the same constants the zod schemas
+// check input with: outputs name the enum directly, and input types generated from zod schemas
+// find theirs here by the set of values (src/schema/common/zod-input.ts).
+import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../activity/activity.inputs.ts';
+import { SCOPES } from '../../auth/scopes.ts';
+import { builder } from '../builder.ts';
+import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../contact/contact.inputs.ts';
+import { CUSTOM_FIELD_TYPES } from '../contact/custom-fields.rules.ts';
+import { DEAL_STATUSES } from '../deal/deal.inputs.ts';
+import { RELATED_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../task/task.inputs.ts';
+import { NOTIFICATION_CHANNELS } from '../user/preferences.rules.ts';
+import { DELIVERY_STATUSES, HTTP_METHODS, PAYLOAD_FORMATS, WEBHOOK_CONTENT_TYPES } from '../webhook/webhook.inputs.ts';
+
+const setKey = (values: readonly string[]) => [...values].sort().join('|');
+const byValues = new Map<string, string>();
+
+function closedSet<const V extends readonly string[]>(name: string, values: V, description: string) {
+  const key = setKey(values);
+  if (byValues.has(key)) throw new Error(`Enums ${byValues.get(key)} and ${name} have the same values: use one`);
+  byValues.set(key, name);
+  return builder.enumType(name, {
+    description,
+    values: Object.fromEntries(values.map((v) => [v, { value: v }])) as { [K in V[number]]: { value: K } },
+  });
+}
+
+/** The enum registered for exactly these values, if any. */
+export const enumNamed = (values: readonly string[]): string | undefined => byValues.get(setKey(values));
+
+export const ContactStatus = closedSet('ContactStatus', CONTACT_STATUSES, 'Where a contact stands with the business.');
+export const ContactSource = closedSet('ContactSource', CONTACT_SOURCES, 'How a contact came in.');
+export const MergeStrategy = closedSet('MergeStrategy', MERGE_STRATEGIES, 'Whose values win when two contacts are merged.');
+export const DealStatus = closedSet('DealStatus', DEAL_STATUSES, 'Whether a deal is still open, or won or lost.');
+export const TaskStatus = closedSet('TaskStatus', TASK_STATUSES, 'Where a task stands.');
+export const TaskPriority = closedSet('TaskPriority', TASK_PRIORITIES, 'How urgent a task is, from low to urgent.');
+export const TaskType = closedSet('TaskType', TASK_TYPES, 'What kind of work a task is.');
+export const TaskRelatedType = closedSet('TaskRelatedType', RELATED_TYPES, 'The kind of record a task is about.');
+export const NotificationChannel = closedSet('NotificationChannel', NOTIFICATION_CHANNELS, 'A channel reminders and notifications may use.');
+export const ActivityType = closedSet('ActivityType', ACTIVITY_TYPES, 'What kind of interaction an activity was.');
+export const ActivityOutcome = closedSet('ActivityOutcome', ACTIVITY_OUTCOMES, 'How an interaction ended.');
+export const CustomFieldType = closedSet('CustomFieldType', CUSTOM_FIELD_TYPES, 'The type of the values a custom field holds.');
+export const ApiKeyScope = closedSet('ApiKeyScope', SCOPES, 'What an API key may do: everything, read only, or the listed permissions.');
+export const ApiKeyEnvironment = closedSet('ApiKeyEnvironment', ['production', 'sandbox'] as const, 'Which data a key acts on: the live workspace or its sandbox twin.');
+export const WebhookHttpMethod = closedSet('WebhookHttpMethod', HTTP_METHODS, 'The HTTP method deliveries are sent with.');
+export const WebhookPayloadFormat = closedSet('WebhookPayloadFormat', PAYLOAD_FORMATS, 'event: the envelope with the event id; record: the record itself.');
+export const WebhookContentType = closedSet('WebhookContentType', WEBHOOK_CONTENT_TYPES, 'json: an application/json body; form: the JSON as the `payload` field of a form.');
+export const DeliveryStatus = closedSet('DeliveryStatus', DELIVERY_STATUSES, 'Where a delivery stands: waiting for an attempt, delivered, or failed for good.');
