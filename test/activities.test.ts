@@ -240,23 +240,23 @@ describe('scopes', () => {
 
 describe('GraphQL', () => {
   it('logs and lists activities, with warnings in extensions', async () => {
-    const r = await gql(app.base, ws.key, 'mutation($input: JSONObject!) { createActivity(input: $input) { id type contact_id } }', {
+    const r = await gql(app.base, ws.key, 'mutation($input: ActivityCreateInput!) { createActivity(input: $input) { id type contact_id } }', {
       input: { type: 'email', subject: 'gql', contact_id: 'con_ghost' },
     });
     expect(r.data.createActivity).toMatchObject({ type: 'email', contact_id: null });
     expect(r.extensions?.warnings).toHaveLength(1);
-    const list = await gql(app.base, ws.key, '{ activities(filter: { type: "email" }) { nodes { id } total } activityFeed(limit: 1) { nodes { id } } }');
+    const list = await gql(app.base, ws.key, '{ activities(filter: { type: email }) { nodes { id } total } activityFeed(limit: 1) { nodes { id } } }');
     expect(list.data.activities.nodes.map((n: { id: string }) => n.id)).toContain(r.data.createActivity.id);
     const contactList = await gql(app.base, ws.key, `{ contactActivities(contactId: "${contact.id}") { total } }`);
     expect(contactList.data.contactActivities.total).toBeGreaterThan(0);
-    const bad = await gql(app.base, ws.key, 'mutation { createActivity(input: { type: "fax" }) { id } }');
+    const bad = await gql(app.base, ws.key, 'mutation { createActivity(input: { type: call, duration: -1 }) { id } }');
     expect(bad.errors?.[0].extensions?.code).toBe('validation_error');
   });
 
   it('REST and GraphQL write the same activity.logged event', async () => {
     const input = { type: 'call', subject: 'same', contact_id: contact.id, duration: 3 };
     const viaRest = await logActivity(input);
-    const viaGql = (await gql(app.base, ws.key, 'mutation($input: JSONObject!) { createActivity(input: $input) { id } }', { input })).data.createActivity;
+    const viaGql = (await gql(app.base, ws.key, 'mutation($input: ActivityCreateInput!) { createActivity(input: $input) { id } }', { input })).data.createActivity;
     const [a] = await app.db.prisma.event.findMany({ where: { entityId: viaRest.id } });
     const [b] = await app.db.prisma.event.findMany({ where: { entityId: viaGql.id } });
     const strip = (e: typeof a) => {

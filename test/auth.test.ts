@@ -64,7 +64,7 @@ describe('scopes', () => {
     const c = (await ws.api('POST', '/v1/contacts', { first_name: 'x', email: uniqueEmail() })).body.data;
     expect((await ro.api('PUT', `/v1/contacts/${c.id}`, { company: 'x' })).status).toBe(403);
     expect((await ro.api('DELETE', `/v1/contacts/${c.id}`)).status).toBe(403);
-    const g = await gql(app.base, ro.key, 'mutation($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'x', email: uniqueEmail() } });
+    const g = await gql(app.base, ro.key, 'mutation($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'x', email: uniqueEmail() } });
     expect(g.errors?.[0].extensions?.code).toBe('forbidden');
   });
 

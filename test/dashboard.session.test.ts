@@ -209,7 +209,7 @@ describe('workspace and environment switch', () => {
     expect(switched.status, switched.text).toBe(200);
     expect(switched.body.workspace.id).toBe(target);
     const targetWs = [a, b].find((w) => w.id === target)!;
-    const created = await s.gql('mutation ($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'Switched', email: uniqueEmail('sw') } });
+    const created = await s.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'Switched', email: uniqueEmail('sw') } });
     expect(created.errors).toBeUndefined();
     expect((await targetWs.api('GET', `/v1/contacts/${created.data.createContact.id}`)).status).toBe(200);
 
@@ -231,7 +231,7 @@ describe('workspace and environment switch', () => {
     expect(sandbox.status).toBe(200);
     expect(sandbox.body.environment).toBe('sandbox');
     const mail = uniqueEmail('sandboxed');
-    const created = await s.gql('mutation ($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'Sandboxed', email: mail } });
+    const created = await s.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'Sandboxed', email: mail } });
     expect(created.errors).toBeUndefined();
     expect((await ws.api('GET', `/v1/contacts/${created.data.createContact.id}`)).status).toBe(404);
     const testKey = await ws.addKey({ sandbox: true });

@@ -589,7 +589,7 @@ describe('GraphQL', () => {
 
   it('creates, moves, reads and lists deals with their relations', async () => {
     const contact = await newContact();
-    const created = await gql(app.base, ws.key, `mutation($input: JSONObject!) { createDeal(input: $input) { ${DEAL} } }`, {
+    const created = await gql(app.base, ws.key, `mutation($input: DealCreateInput!) { createDeal(input: $input) { ${DEAL} } }`, {
       input: { title: 'GQL deal', pipeline_id: pipe.id, value: 99.5, contact_id: contact.id, owner_id: owner.id },
     });
     expect(created.errors).toBeUndefined();
@@ -604,14 +604,14 @@ describe('GraphQL', () => {
       pipeline: { name: 'Sales Pipeline' },
       contacts: [{ contact_id: contact.id, is_primary: true }],
     });
-    const moved = await gql(app.base, ws.key, `mutation($id: ID!, $input: JSONObject!) { moveDealStage(id: $id, input: $input) { ${DEAL} } }`, {
+    const moved = await gql(app.base, ws.key, `mutation($id: ID!, $input: DealStageMoveInput!) { moveDealStage(id: $id, input: $input) { ${DEAL} } }`, {
       id: deal.id,
       input: { stage_id: pipe.stages[2].id, note: 'sent proposal' },
     });
     expect(moved.data.moveDealStage.stage_history.map((h: { to_stage_name: string }) => h.to_stage_name)).toEqual(['Lead', 'Proposal']);
     const read = await gql(app.base, ws.key, `query($id: ID!) { deal(id: $id) { ${DEAL} } }`, { id: deal.id });
     expect(read.data.deal.stage).toEqual({ name: 'Proposal', position: 3 });
-    const listed = await gql(app.base, ws.key, `query($f: JSONObject) { deals(filter: $f, sort: "-value", limit: 5) { total nodes { ${DEAL} } } }`, {
+    const listed = await gql(app.base, ws.key, `query($f: DealFilter) { deals(filter: $f, sort: [value_desc], limit: 5) { total nodes { ${DEAL} } } }`, {
       f: { owner_id: owner.id, min_value: 99 },
     });
     expect(listed.data.deals.nodes.map((d: { id: string }) => d.id)).toContain(deal.id);
@@ -623,8 +623,12 @@ describe('GraphQL', () => {
     const deal = await newDeal();
     const cross = await gql(app.base, ws.key, 'mutation($id: ID!, $s: String!) { moveDealStage(id: $id, input: { stage_id: $s }) { id } }', { id: deal.id, s: pipe2.stages[0].id });
     expect(cross.errors?.[0].extensions).toMatchObject({ code: 'unprocessable_entity', status: 422 });
-    const bad = await gql(app.base, ws.key, 'mutation($p: String!) { createDeal(input: { title: "x", pipeline_id: $p, value: "1000" }) { id } }', { p: pipe.id });
-    expect(bad.errors?.[0].extensions?.code).toBe('validation_error');
+    // A value of the wrong type is refused by the input type, naming the field.
+    const bad = await gql(app.base, ws.key, 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', { i: { title: 'x', pipeline_id: pipe.id, value: '1000' } });
+    expect(bad.errors?.[0].extensions).toMatchObject({ code: 'validation_error', details: { value: [expect.stringMatching(/Float/)] } });
+    // A value of the right type that breaks a rule is the resolver's validation error, with details.
+    const negative = await gql(app.base, ws.key, 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', { i: { title: 'x', pipeline_id: pipe.id, value: -1 } });
+    expect(negative.errors?.[0].extensions).toMatchObject({ code: 'validation_error', details: { value: ['must be 0 or more'] } });
     const denied = await gql(app.base, (await ws.addKey({ scope: 'read_only' })).key, 'mutation($id: ID!) { deleteDeal(id: $id) { id } }', { id: deal.id });
     expect(denied.errors?.[0].extensions?.code).toBe('forbidden');
   });
@@ -640,13 +644,13 @@ describe('GraphQL', () => {
         return Object.values(r.data as object)[0];
       };
       const input = { title: 'Parity', pipeline_id: pipe.id, value: 10, contact_id: contact.id };
-      const deal = await call(['POST', '/v1/deals', input], 'mutation($i: JSONObject!) { createDeal(input: $i) { id } }', { i: input });
+      const deal = await call(['POST', '/v1/deals', input], 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', { i: input });
       const upd = { value: 20, status: 'won', won_reason: 'fit' };
-      await call(['PUT', `/v1/deals/${deal.id}`, upd], 'mutation($id: ID!, $i: JSONObject!) { updateDeal(id: $id, input: $i) { id } }', { id: deal.id, i: upd });
+      await call(['PUT', `/v1/deals/${deal.id}`, upd], 'mutation($id: ID!, $i: DealUpdateInput!) { updateDeal(id: $id, input: $i) { id } }', { id: deal.id, i: upd });
       const move = { stage_id: pipe.stages[4].id, note: 'done' };
-      await call(['PUT', `/v1/deals/${deal.id}/stage`, move], 'mutation($id: ID!, $i: JSONObject!) { moveDealStage(id: $id, input: $i) { id } }', { id: deal.id, i: move });
+      await call(['PUT', `/v1/deals/${deal.id}/stage`, move], 'mutation($id: ID!, $i: DealStageMoveInput!) { moveDealStage(id: $id, input: $i) { id } }', { id: deal.id, i: move });
       const dc = { contact_id: champ.id, role: 'champion' };
-      await call(['POST', `/v1/deals/${deal.id}/contacts`, dc], 'mutation($id: ID!, $i: JSONObject!) { addDealContact(dealId: $id, input: $i) { contact_id } }', { id: deal.id, i: dc });
+      await call(['POST', `/v1/deals/${deal.id}/contacts`, dc], 'mutation($id: ID!, $i: DealContactInput!) { addDealContact(dealId: $id, input: $i) { contact_id } }', { id: deal.id, i: dc });
       await call(['DELETE', `/v1/deals/${deal.id}/contacts/${champ.id}`], 'mutation($id: ID!, $c: ID!) { removeDealContact(dealId: $id, contactId: $c) { id } }', { id: deal.id, c: champ.id });
       await call(['DELETE', `/v1/deals/${deal.id}`], 'mutation($id: ID!) { deleteDeal(id: $id) { id } }', { id: deal.id });
       const ids = new Map([[contact.id, 'primary'], [champ.id, 'champ']]);

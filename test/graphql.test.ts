@@ -19,11 +19,11 @@ const eventsOf = async (id: string) =>
 describe('GraphQL contacts', () => {
   it('create, update and delete write the same events as REST', async () => {
     const input = { first_name: 'Gq', email: uniqueEmail('gq'), tags: ['a'] };
-    const g = await gql(app.base, ws.key, `mutation($i: JSONObject!) { createContact(input: $i) { ${FIELDS} } }`, { i: input });
+    const g = await gql(app.base, ws.key, `mutation($i: ContactCreateInput!) { createContact(input: $i) { ${FIELDS} } }`, { i: input });
     const r = (await ws.api('POST', '/v1/contacts', { ...input, email: uniqueEmail('rest') })).body.data;
     const gid = g.data!.createContact.id;
     expect(Object.keys(g.data!.createContact).sort()).toEqual(FIELDS.split(' ').sort());
-    await gql(app.base, ws.key, 'mutation($id: ID!, $i: JSONObject!) { updateContact(id: $id, input: $i) { id } }', { id: gid, i: { status: 'customer', tags: [] } });
+    await gql(app.base, ws.key, 'mutation($id: ID!, $i: ContactUpdateInput!) { updateContact(id: $id, input: $i) { id } }', { id: gid, i: { status: 'customer', tags: [] } });
     await ws.api('PUT', `/v1/contacts/${r.id}`, { status: 'customer', tags: [] });
     await gql(app.base, ws.key, 'mutation($id: ID!) { deleteContact(id: $id) { id deleted } }', { id: gid });
     await ws.api('DELETE', `/v1/contacts/${r.id}`);
@@ -36,7 +36,7 @@ describe('GraphQL contacts', () => {
 
   it('lists with filters, sort and cursor like REST', async () => {
     for (let i = 0; i < 3; i++) await ws.api('POST', '/v1/contacts', { first_name: `List${i}`, email: uniqueEmail(), status: 'churned' });
-    const q = 'query($f: JSONObject, $c: String) { contacts(filter: $f, sort: "first_name", limit: 2, cursor: $c) { nodes { first_name } total has_more next_cursor } }';
+    const q = 'query($f: ContactFilter, $c: String) { contacts(filter: $f, sort: [first_name_asc], limit: 2, cursor: $c) { nodes { first_name } total has_more next_cursor } }';
     const p1 = await gql(app.base, ws.key, q, { f: { status: 'churned' } });
     expect(p1.data!.contacts).toMatchObject({ total: 3, has_more: true, nodes: [{ first_name: 'List0' }, { first_name: 'List1' }] });
     const p2 = await gql(app.base, ws.key, q, { f: { status: 'churned' }, c: p1.data!.contacts.next_cursor });
@@ -44,18 +44,18 @@ describe('GraphQL contacts', () => {
   });
 
   it('errors carry the same codes and details as REST', async () => {
-    const bad = await gql(app.base, ws.key, 'mutation($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'x', email: 'nope' } });
+    const bad = await gql(app.base, ws.key, 'mutation($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'x', email: 'nope' } });
     expect(bad.errors![0].extensions).toMatchObject({ code: 'validation_error', details: { email: [expect.any(String)] } });
     const email = uniqueEmail('twice');
     await ws.api('POST', '/v1/contacts', { first_name: 'x', email });
-    const dup = await gql(app.base, ws.key, 'mutation($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'x', email } });
+    const dup = await gql(app.base, ws.key, 'mutation($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'x', email } });
     expect(dup.errors![0].extensions!.code).toBe('conflict');
     const limit = await gql(app.base, ws.key, '{ contacts(limit: 500) { total } }');
     expect(limit.errors![0].extensions!.code).toBe('validation_error');
   });
 
   it('warnings travel in extensions', async () => {
-    const r = await gql(app.base, ws.key, 'mutation($i: JSONObject!) { createContact(input: $i) { custom_fields } }', {
+    const r = await gql(app.base, ws.key, 'mutation($i: ContactCreateInput!) { createContact(input: $i) { custom_fields } }', {
       i: { first_name: 'W', email: uniqueEmail(), custom_fields: { industry: 'x', other: 1 } },
     });
     expect(r.data!.createContact.custom_fields).toEqual({ industry: 'x' });

@@ -137,10 +137,10 @@ describe('every date field refuses impossible calendar values', () => {
       expect.arrayContaining(['GET /contacts created_after', 'GET /contacts created_before', 'GET /contacts updated_after', 'GET /tasks due_before', 'GET /tasks due_after', 'GET /activities date_from', 'GET /deals expected_close_after']),
     );
     for (const [query, variables] of [
-      ['mutation ($i: JSONObject!) { createTask(input: $i) { id } }', { i: { title: 'T', due_date: '2027-02-30' } }],
-      ['mutation ($i: JSONObject!) { createActivity(input: $i) { id } }', { i: { type: 'call', occurred_at: '2027-02-29T10:00:00Z' } }],
-      ['query ($f: JSONObject) { tasks(filter: $f) { total } }', { f: { due_before: '2027-04-31' } }],
-      ['query ($f: JSONObject) { contacts(filter: $f) { total } }', { f: { created_after: '0000-01-01' } }],
+      ['mutation ($i: TaskCreateInput!) { createTask(input: $i) { id } }', { i: { title: 'T', due_date: '2027-02-30' } }],
+      ['mutation ($i: ActivityCreateInput!) { createActivity(input: $i) { id } }', { i: { type: 'call', occurred_at: '2027-02-29T10:00:00Z' } }],
+      ['query ($f: TaskFilter) { tasks(filter: $f) { total } }', { f: { due_before: '2027-04-31' } }],
+      ['query ($f: ContactFilter) { contacts(filter: $f) { total } }', { f: { created_after: '0000-01-01' } }],
     ] as const) {
       const r = await graphql(query, variables);
       expect(r.errors?.[0]?.extensions?.code, JSON.stringify(r)).toBe('validation_error');
@@ -360,14 +360,14 @@ describe('text that cannot be stored is a 400 validation_error, never a 500', ()
 
   it('GraphQL variables and string literals, on every field', async () => {
     for (const [query, variables] of [
-      ['mutation ($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'a\u0000', email: uniqueEmail('g') } }],
-      ['mutation ($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'a\ud800', email: uniqueEmail('g') } }],
+      ['mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'a\u0000', email: uniqueEmail('g') } }],
+      ['mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'a\ud800', email: uniqueEmail('g') } }],
       ['query ($id: ID!) { contact(id: $id) { id } }', { id: 'con_\u0000' }],
       ['{ contact(id: "con_\\u0000") { id } }', undefined],
       ['query ($q: String!) { searchContacts(q: $q) { total } }', { q: '\ud800' }],
       ['mutation { createContact(input: { first_name: "x\\u0000", email: "nul@example.com" }) { id } }', undefined],
-      ['mutation ($i: JSONObject!) { createContact(input: $i) { id } }', { i: { first_name: 'a\u0001', email: uniqueEmail('g') } }],
-      ['mutation ($i: JSONObject!) { createNote(contactId: "' + ids.contacts + '", input: $i) { id } }', { i: { content: '\u001b'.repeat(1000) } }],
+      ['mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'a\u0001', email: uniqueEmail('g') } }],
+      ['mutation ($i: NoteCreateInput!) { createNote(contactId: "' + ids.contacts + '", input: $i) { id } }', { i: { content: '\u001b'.repeat(1000) } }],
       ['mutation { createContact(input: { first_name: "x\\u001f", email: "c0@example.com" }) { id } }', undefined],
       ['mutation { createContact(input: { first_name: "x\\u007f", email: "del@example.com" }) { id } }', undefined],
     ] as const) {
@@ -492,7 +492,7 @@ describe('numbers that would not survive parsing, and keys given twice, are refu
     expect(deal.body.data.value).toBe(125);
     const under = await sendBytes('POST', '/v1/deals', Buffer.from(`{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}`));
     expect(under.body.error.details.value, under.text).toBeDefined();
-    const mutation = 'mutation ($i: JSONObject!) { createDeal(input: $i) { id value } }';
+    const mutation = 'mutation ($i: DealCreateInput!) { createDeal(input: $i) { id value } }';
     const variables = await sendBytes('POST', '/graphql', Buffer.from(`{"query":"${mutation.replace(/"/g, '\\"')}","variables":{"i":{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}}}`));
     expect(variables.status, variables.text).toBe(400);
     expect(variables.body.errors[0].extensions.code).toBe('validation_error');
@@ -504,7 +504,7 @@ describe('numbers that would not survive parsing, and keys given twice, are refu
       const r = await graphql(`mutation { createDeal(input: { title: "N", pipeline_id: "${ids.pipelines}", value: ${literal} }) { id value } }`);
       expect(r.errors?.[0]?.extensions?.code, `${literal}: ${JSON.stringify(r)}`).toBe('validation_error');
     }
-    const get = await fetch(`${app.base}/graphql?query=${encodeURIComponent('query ($f: JSONObject) { deals(filter: $f) { total } }')}&variables=${encodeURIComponent('{"f":{"min_value":1e-400}}')}`, {
+    const get = await fetch(`${app.base}/graphql?query=${encodeURIComponent('query ($f: DealFilter) { deals(filter: $f) { total } }')}&variables=${encodeURIComponent('{"f":{"min_value":1e-400}}')}`, {
       headers: { authorization: `Bearer ${await freshKey()}`, accept: 'application/json' },
     });
     expect(get.status).toBe(400);
@@ -560,7 +560,7 @@ describe('WebSocket messages are read as strictly as HTTP bodies', () => {
   it('a number that would not survive parsing fails its operation; a repeated key closes the socket with 4400', async () => {
     const { s, messages, closed } = await socket(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${await freshKey()}` } }));
     await until(() => messages.some((m) => m.type === 'connection_ack'));
-    const mutation = 'mutation ($i: JSONObject!) { createDeal(input: $i) { id value } }';
+    const mutation = 'mutation ($i: DealCreateInput!) { createDeal(input: $i) { id value } }';
     s.send(`{"id":"n1","type":"subscribe","payload":{"query":${JSON.stringify(mutation)},"variables":{"i":{"title":"WS","pipeline_id":"${ids.pipelines}","value":1e-400}}}}`);
     await until(() => messages.some((m) => m.id === 'n1' && m.type !== 'complete'));
     const answer = messages.find((m) => m.id === 'n1');

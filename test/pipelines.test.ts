@@ -256,7 +256,7 @@ describe('scopes', () => {
 
 describe('GraphQL', () => {
   it('lists pipelines with stages and stage totals, and runs the mutations', async () => {
-    const created = await gql(app.base, ws.key, 'mutation($input: JSONObject!) { createPipeline(input: $input) { id name stages { name position } } }', {
+    const created = await gql(app.base, ws.key, 'mutation($input: PipelineCreateInput!) { createPipeline(input: $input) { id name stages { name position } } }', {
       input: { name: 'GQL', stages: [{ name: 'One', probability: 10 }] },
     });
     const p = created.data.createPipeline;

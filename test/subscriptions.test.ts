@@ -96,7 +96,7 @@ describe('events(types)', () => {
     await sub.ready(app.bus, probe('deal.created'));
     await newContact();
     const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0];
-    const created = await gql(app.base, ws.key, 'mutation ($input: JSONObject!) { createDeal(input: $input) { id } }', {
+    const created = await gql(app.base, ws.key, 'mutation ($input: DealCreateInput!) { createDeal(input: $input) { id } }', {
       input: { title: 'Live deal', pipeline_id: pipeline.id },
     });
     expect(created.errors).toBeUndefined();

@@ -436,14 +436,14 @@ describe('GraphQL', () => {
   const FIELDS = 'id title status priority assignee_name related_to { type id name } reminder { type before_minutes } completed_at';
 
   it('creates, lists, updates, completes and deletes tasks', async () => {
-    const created = await gql(app.base, ws.key, `mutation($input: JSONObject!) { createTask(input: $input) { ${FIELDS} assignee { id name } } }`, {
+    const created = await gql(app.base, ws.key, `mutation($input: TaskCreateInput!) { createTask(input: $input) { ${FIELDS} assignee { id name } } }`, {
       input: { title: 'GQL task', priority: 'high', assignee_id: sam.id },
     });
     const task = created.data.createTask;
     expect(task).toMatchObject({ title: 'GQL task', priority: 'high', status: 'pending', assignee_name: 'Sam Seller', assignee: { id: sam.id } });
-    const list = await gql(app.base, ws.key, `{ tasks(filter: { assignee_id: "${sam.id}", priority: "high" }, sort: "-priority") { nodes { id } total has_more } }`);
+    const list = await gql(app.base, ws.key, `{ tasks(filter: { assignee_id: "${sam.id}", priority: high }, sort: [priority_desc]) { nodes { id } total has_more } }`);
     expect(list.data.tasks.nodes.map((n: { id: string }) => n.id)).toContain(task.id);
-    const updated = await gql(app.base, ws.key, `mutation { updateTask(id: "${task.id}", input: { status: "in_progress" }) { status } }`);
+    const updated = await gql(app.base, ws.key, `mutation { updateTask(id: "${task.id}", input: { status: in_progress }) { status } }`);
     expect(updated.data.updateTask.status).toBe('in_progress');
     const done = await gql(app.base, ws.key, `mutation { completeTask(id: "${task.id}") { status completed_at } }`);
     expect(done.data.completeTask.status).toBe('completed');
@@ -454,7 +454,7 @@ describe('GraphQL', () => {
   });
 
   it('reports errors with codes', async () => {
-    const bad = await gql(app.base, ws.key, 'mutation { createTask(input: { priority: "high" }) { id } }');
+    const bad = await gql(app.base, ws.key, 'mutation { createTask(input: { title: "", priority: high }) { id } }');
     expect(bad.errors?.[0].extensions?.code).toBe('validation_error');
     const missing = await gql(app.base, other.key, '{ task(id: "task_missing") { id } }');
     expect(missing.errors?.[0].extensions?.code).toBe('not_found');
@@ -470,8 +470,8 @@ describe('GraphQL', () => {
     await ws.api('PUT', `/v1/tasks/${viaRest.id}`, { priority: 'high' });
     await ws.api('PUT', `/v1/tasks/${viaRest.id}/complete`, {});
     await ws.api('DELETE', `/v1/tasks/${viaRest.id}`);
-    const viaGql = (await gql(app.base, ws.key, 'mutation($input: JSONObject!) { createTask(input: $input) { id } }', { input })).data.createTask;
-    await gql(app.base, ws.key, `mutation { updateTask(id: "${viaGql.id}", input: { priority: "high" }) { id } }`);
+    const viaGql = (await gql(app.base, ws.key, 'mutation($input: TaskCreateInput!) { createTask(input: $input) { id } }', { input })).data.createTask;
+    await gql(app.base, ws.key, `mutation { updateTask(id: "${viaGql.id}", input: { priority: high }) { id } }`);
     await gql(app.base, ws.key, `mutation { completeTask(id: "${viaGql.id}", input: {}) { id } }`);
     await gql(app.base, ws.key, `mutation { deleteTask(id: "${viaGql.id}") { id } }`);
     const [a, b] = await Promise.all([eventsOf(viaRest.id), eventsOf(viaGql.id)]);

@@ -66,7 +66,7 @@ describe('API keys (standard plan, 100 requests a minute)', () => {
 
     const answers = await Promise.all(Array.from({ length: 40 }, () => run(client, '{ contacts { nodes { id } } }')));
     const email = uniqueEmail('limited');
-    answers.push(await run(client, 'mutation ($input: JSONObject!) { createContact(input: $input) { id } }', { input: { first_name: 'Late', email } }));
+    answers.push(await run(client, 'mutation ($input: ContactCreateInput!) { createContact(input: $input) { id } }', { input: { first_name: 'Late', email } }));
     for (const a of answers) {
       expect(a.data).toBeUndefined();
       expect(a.errors[0]).toMatchObject({ extensions: { code: 'rate_limited' } });

@@ -5,6 +5,7 @@
 import { STATUS_CODES } from 'node:http';
 import {
   getNamedType,
+  isEnumType,
   isObjectType,
   Kind,
   type DocumentNode,
@@ -67,7 +68,13 @@ function pageParameters(op: Operation, route: RestRoute, fieldNames: string[]): 
   const params: Parameter[] = Object.entries(PAGE_PARAMETERS)
     .filter(([name]) => op.variables.has(name))
     .map(([name, { schema, help }]) => {
-      const description = op.rootField.args.find((a) => a.name === name)?.description ?? help;
+      const arg = op.rootField.args.find((a) => a.name === name);
+      const sortEnum = name === 'sort' && arg ? getNamedType(arg.type) : undefined;
+      // GraphQL sorts by enum values (created_at_desc); REST by the field names they stand for (-created_at).
+      const description =
+        sortEnum && isEnumType(sortEnum)
+          ? `Comma-separated fields, a leading - for descending: ${[...new Set(sortEnum.getValues().map((v) => String(v.value).replace(/^-/, '')))].join(', ')}.`
+          : (arg?.description ?? help);
       return { name, in: 'query', required: false, description, schema };
     });
   if (route.fields) {

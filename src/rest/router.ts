@@ -15,6 +15,7 @@ import { UNSTORABLE_MESSAGE, unstorablePath } from '../schema/common/storable.ts
 import { sendData, sendError } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
 import { toAppError } from './errors.ts';
+import { restVariables } from './variables.ts';
 import { operationCost } from '../http/graphql-cost.ts';
 import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
 import { ANSWER_WRITE_DEADLINE_MS } from '../http/answer-admission.ts';
@@ -32,6 +33,8 @@ interface CompiledRoute extends RestRoute {
   selectable: Set<string>;
   /** The bytes to reserve for an answer, by the request's variables (its `limit`). */
   estimate: (variables: Record<string, unknown>) => number;
+  /** The request's values as the operation's typed variables, or a 400 naming each field that does not fit. */
+  typed: (variables: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /**
@@ -73,7 +76,7 @@ function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   const run = (variables: Record<string, unknown>, ctx: Context) => compiled.query(undefined, ctx, variables) as ExecutionResult | Promise<ExecutionResult>;
-  return { ...route, pattern, paramNames, run, field, selectable, estimate: estimator(schema, document, maxResponseBytes) };
+  return { ...route, pattern, paramNames, run, field, selectable, estimate: estimator(schema, document, maxResponseBytes), typed: restVariables(schema, op, { input: route.body, filter: route.query }) };
 }
 
 /** A path parameter as text; broken percent-encoding (`%ZZ`, bytes that are not UTF-8) is the client's error. */
@@ -163,8 +166,9 @@ export function restRouter(opts: RestOptions) {
         }
       }
       const fields = parseFields(route, req.query.fields);
-      const variableValues = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
-      refuseUnstorable(variableValues);
+      const given = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
+      refuseUnstorable(given);
+      const variableValues = route.typed(given);
       const ctx = opts.contextFor(req, res);
       const reserving = answers.reserve(route.estimate(variableValues));
       const reservation = reserving instanceof Promise ? await reserving : reserving;

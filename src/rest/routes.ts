@@ -5,6 +5,7 @@
 // from them (src/rest/openapi.ts).
 import type { z } from 'zod';
 import { validationError } from '../errors.ts';
+import { sortValues } from './variables.ts';
 import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { activityCreateInput, activityFilter } from '../schema/activity/activity.inputs.ts';
 import { bulkInput, contactCreateInput, contactFilter, contactUpdateInput, mergeInput, noteInput, searchInput } from '../schema/contact/contact.inputs.ts';
@@ -64,7 +65,7 @@ export function intParam(query: Record<string, unknown>, name: string, min: numb
 export const page =
   (extra: (r: RouteRequest) => Record<string, unknown> = () => ({}), withFilter = false) =>
   (r: RouteRequest) => {
-    const vars: Record<string, unknown> = { limit: intParam(r.query, 'limit', 1, MAX_LIMIT), cursor: text(r.query.cursor), sort: text(r.query.sort), ...extra(r) };
+    const vars: Record<string, unknown> = { limit: intParam(r.query, 'limit', 1, MAX_LIMIT), cursor: text(r.query.cursor), sort: sortValues(text(r.query.sort)), ...extra(r) };
     if (withFilter) vars.filter = Object.fromEntries(Object.entries(r.query).filter(([k]) => !PAGE_PARAMS.includes(k)));
     return vars;
   };

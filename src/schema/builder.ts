@@ -13,6 +13,9 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     JSON: { Input: unknown; Output: unknown };
     JSONObject: { Input: Record<string, unknown>; Output: object };
+    CustomFieldValues: { Input: Record<string, unknown>; Output: object };
+    HttpHeaders: { Input: Record<string, unknown>; Output: object };
+    WebhookFilters: { Input: Record<string, unknown>; Output: object };
   };
 }>({
   plugins: [PrismaPlugin],

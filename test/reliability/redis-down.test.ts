@@ -70,7 +70,7 @@ describe('Redis down', () => {
     const statuses: number[] = [];
     // GraphQL during the outage, first request on the instance's fresh in-memory bucket: answered.
     const gql = await one('POST', '/graphql', {
-      query: 'mutation ($i: JSONObject!) { createContact(input: $i) { id } }',
+      query: 'mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }',
       variables: { i: { first_name: 'Redis', email: `redis.gql.${n++}@example.com` } },
     });
     statuses.push(gql.status);

@@ -187,7 +187,7 @@ export function neighbourTests(worldOf: () => World): void {
         expect(r.body.error.code).toBe('forbidden');
         expect(Object.keys(r.body.error.details)).toEqual(['events']);
       }
-      const gqlRefused = await world.gql({ key: await keyOf(['webhooks:write']) }, 'mutation($i: JSONObject!) { createWebhook(input: $i) { id } }', { i: { url, events: ['contact.created'] } });
+      const gqlRefused = await world.gql({ key: await keyOf(['webhooks:write']) }, 'mutation($i: WebhookCreateInput!) { createWebhook(input: $i) { id } }', { i: { url, events: ['contact.created'] } });
       expect(gqlRefused.errors?.[0].extensions?.code).toBe('forbidden');
       // Someone else's subscription to contact events: not redirected, reactivated, test-sent or redelivered.
       expect((await writeOnly('PUT', `/v1/webhooks/${L.ids.webhook}`, { url })).status).toBe(403);
@@ -263,7 +263,7 @@ export function neighbourTests(worldOf: () => World): void {
       expect((await session.api('POST', '/dashboard/api/session', { environment: 'sandbox' })).status).toBe(200);
       const defs = () => world.app.db.prisma.customFieldDefinition.findMany({ where: { workspaceId: ws.id }, orderBy: { id: 'asc' } });
       const defsBefore = await defs();
-      const created = await session.gql('mutation { createCustomField(input: { key: "from_sandbox", type: "text" }) { id } }');
+      const created = await session.gql('mutation { createCustomField(input: { key: "from_sandbox", type: text }) { id } }');
       expect(created.errors?.[0].extensions?.code).toBe('forbidden');
       const deleted = await session.gql('mutation($id: ID!) { deleteCustomField(id: $id) { id } }', { id: defsBefore[0].id });
       expect(deleted.errors?.[0].extensions?.code).toBe('forbidden');

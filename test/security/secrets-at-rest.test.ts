@@ -86,7 +86,7 @@ describe('secrets at rest', () => {
     expect(replay.body.data.secret).toBe(chosen);
     secrets.push(chosen);
     // ... with a generated one, through GraphQL ...
-    const generated = await gql(app.base, ws.key, 'mutation($input: JSONObject!) { createWebhook(input: $input) { id secret } }', { input: { url: hook.url, events: ['contact.created'] } });
+    const generated = await gql(app.base, ws.key, 'mutation($input: WebhookCreateInput!) { createWebhook(input: $input) { id secret } }', { input: { url: hook.url, events: ['contact.created'] } });
     secrets.push(generated.data.createWebhook.secret);
     // ... and a secret rotated by an update, again with an Idempotency-Key.
     const updated = await ws.api('PUT', `/v1/webhooks/${created.body.data.id}`, { rotate_secret: true }, { 'idempotency-key': 'rotate-webhook-1' });

@@ -3,7 +3,7 @@
 // enumerated from the route table and the schema. The other tenant's id goes in the path (or
 // argument) both with a body naming its records and with the caller's own valid body, so a 404
 // caused by the body's references cannot hide a path lookup that is not scoped to the caller.
-import { getNamedType, type GraphQLField } from 'graphql';
+import { getNamedType, type GraphQLField, type GraphQLInputObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { startEventFeed } from '../../src/webhooks/event-feed.ts';
 import { subscribe } from '../helpers/subscriptions.ts';
@@ -181,7 +181,12 @@ export function tenantIsolationTests(worldOf: () => World): void {
           if (idArgs.length && f.field.args.some((a) => a.name === 'input') && VALID_INPUT[f.name]) variants.push(['own', variablesFor(f, target, caller)]);
           if (idArgs.length > 1) for (const arg of idArgs) variants.push(['own', { ...variablesFor(f, caller), [arg]: target.ids[f.ids[arg]] }]);
           for (const [whose, variables] of variants) {
-            if (f.field.args.some((a) => a.name === 'filter')) variables.filter = Object.fromEntries(new URLSearchParams(foreignFilters(target)));
+            const filterArg = f.field.args.find((a) => a.name === 'filter');
+            if (filterArg) {
+              // Typed filters take only their own fields: every id filter the list has names the target's records.
+              const fields = (getNamedType(filterArg.type) as GraphQLInputObjectType).getFields();
+              variables.filter = Object.fromEntries([...new URLSearchParams(foreignFilters(target))].filter(([k]) => k in fields));
+            }
             if (f.field.args.some((a) => a.name === 'q')) variables.q = `${target.label} contact`;
             const result = await world.gql(caller, documentFor(f), variables);
             const what = `${caller.label} → ${target.label}: ${f.name} with the ${whose} input ${JSON.stringify(variables)}: ${JSON.stringify(result)}`;

@@ -30,7 +30,7 @@ export function ApiKeyForm({ onCreated }: { onCreated: (c: { name: string; key: 
       // The end of the chosen day in the browser's time zone.
       if (expiry) input.expires_at = new Date(`${expiry}T23:59:59`).toISOString();
       const { createApiKey } = await gql<{ createApiKey: { api_key: ApiKey; key: string } }>(
-        `mutation ($input: JSONObject!) { createApiKey(input: $input) { key api_key { ${API_KEY_FIELDS} } } }`,
+        `mutation ($input: ApiKeyCreateInput!) { createApiKey(input: $input) { key api_key { ${API_KEY_FIELDS} } } }`,
         { input },
       );
       setName('');

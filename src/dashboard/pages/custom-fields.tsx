@@ -33,7 +33,7 @@ function NewFieldForm({ onCreated }: { onCreated: () => Promise<void> }) {
       const input: Record<string, unknown> = { key, type };
       if (label.trim()) input.label = label.trim();
       if (type === 'select') input.options = options.split(',').map((o) => o.trim()).filter(Boolean);
-      await gql(`mutation ($input: JSONObject!) { createCustomField(input: $input) { ${FIELDS} } }`, { input });
+      await gql(`mutation ($input: CustomFieldCreateInput!) { createCustomField(input: $input) { ${FIELDS} } }`, { input });
       setKey('');
       setLabel('');
       setOptions('');

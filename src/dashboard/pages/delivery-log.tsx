@@ -29,7 +29,7 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
   const log = useQuery(
     () =>
       gql<{ webhookLogs: { nodes: Delivery[]; total: number } }>(
-        `query ($id: ID!, $filter: JSONObject) { webhookLogs(webhookId: $id, filter: $filter, limit: 50) { total nodes { ${FIELDS} } } }`,
+        `query ($id: ID!, $filter: WebhookDeliveryFilter) { webhookLogs(webhookId: $id, filter: $filter, limit: 50) { total nodes { ${FIELDS} } } }`,
         { id: webhookId, filter: status ? { status } : {} },
       ).then((d) => d.webhookLogs),
     [webhookId, status, version],

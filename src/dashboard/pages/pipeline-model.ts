@@ -39,7 +39,7 @@ export async function loadBoard(pipelineId: string): Promise<Board> {
   let cursor: string | null = null;
   do {
     const page: { deals: { nodes: BoardDeal[]; next_cursor: string | null } } = await gql(
-      `query ($filter: JSONObject, $cursor: String) { deals(filter: $filter, limit: ${PAGE}, cursor: $cursor, sort: "-updated_at") {
+      `query ($filter: DealFilter, $cursor: String) { deals(filter: $filter, limit: ${PAGE}, cursor: $cursor, sort: [updated_at_desc]) {
         next_cursor nodes { id title value currency status stage_id contact { first_name last_name } } } }`,
       { filter: { pipeline_id: pipelineId }, cursor },
     );
@@ -50,14 +50,14 @@ export async function loadBoard(pipelineId: string): Promise<Board> {
 }
 
 export async function moveDeal(id: string, stageId: string, note: string): Promise<void> {
-  await gql('mutation ($id: ID!, $input: JSONObject!) { moveDealStage(id: $id, input: $input) { id stage_id } }', {
+  await gql('mutation ($id: ID!, $input: DealStageMoveInput!) { moveDealStage(id: $id, input: $input) { id stage_id } }', {
     id,
     input: { stage_id: stageId, ...(note ? { note } : {}) },
   });
 }
 
 export async function closeDeal(id: string, status: 'won' | 'lost', reason: string): Promise<void> {
-  await gql('mutation ($id: ID!, $input: JSONObject!) { updateDeal(id: $id, input: $input) { id status } }', {
+  await gql('mutation ($id: ID!, $input: DealUpdateInput!) { updateDeal(id: $id, input: $input) { id status } }', {
     id,
     input: { status, ...(reason ? { [`${status}_reason`]: reason } : {}) },
   });

@@ -59,7 +59,7 @@ export function WebhookPage({ id }: { id: string }) {
     });
   const setActive = (active: boolean) =>
     act(async () => {
-      await gql('mutation ($id: ID!, $input: JSONObject!) { updateWebhook(id: $id, input: $input) { id } }', { id, input: { active } });
+      await gql('mutation ($id: ID!, $input: WebhookUpdateInput!) { updateWebhook(id: $id, input: $input) { id } }', { id, input: { active } });
       await webhook.reload();
     });
   const remove = () =>

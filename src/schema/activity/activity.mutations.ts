@@ -8,6 +8,9 @@ import { actorOf, type Context } from '../context.ts';
 import { parseInput } from '../common/validation.ts';
 import { activityCreateInput, type ActivityCreateInput } from './activity.inputs.ts';
 import { activityRecord, ActivityType } from './activity.type.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const ActivityCreateInput = zodInput('ActivityCreateInput', activityCreateInput, 'An interaction that happened: a call, email, meeting, note or SMS, with whom and how it went.');
 
 type Tx = Prisma.TransactionClient;
 
@@ -65,8 +68,8 @@ async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
 builder.mutationField('createActivity', (t) =>
   t.field({
     type: ActivityType,
-    description: 'Logs an activity. `input` takes the REST body fields (type required).',
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    description: 'Logs an activity (type required).',
+    args: { input: t.arg({ type: ActivityCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'activities', 'write');
       const input = parseInput(activityCreateInput, args.input);

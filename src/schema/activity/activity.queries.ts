@@ -10,6 +10,10 @@ import { parseInput } from '../common/validation.ts';
 import { findContact } from '../contact/contact.queries.ts';
 import { activityFilter } from './activity.inputs.ts';
 import { ActivityPage, ActivityType } from './activity.type.ts';
+import { zodInput } from '../common/zod-input.ts';
+import { sortEnum } from '../common/sort.ts';
+
+const ActivityFilter = zodInput('ActivityFilter', activityFilter, 'Conditions every listed activity meets; all given conditions apply.');
 
 /** Newest first by when it happened; created_at for "recently logged". */
 const ACTIVITY_SORT: SortSpec = {
@@ -37,7 +41,7 @@ function activityPage(
   info: GraphQLResolveInfo,
   list: string,
   where: Prisma.ActivityWhereInput,
-  args: { sort?: string | null; limit?: number | null; cursor?: string | null },
+  args: { sort?: readonly string[] | null; limit?: number | null; cursor?: string | null },
 ) {
   return findPage({
     list,
@@ -51,7 +55,7 @@ function activityPage(
 }
 
 const listArgs = builder.args((t) => ({
-  sort: t.string({ description: 'occurred_at or created_at; prefix - for descending. Default -occurred_at' }),
+  sort: t.field({ type: [sortEnum('ActivitySort', ACTIVITY_SORT)], description: 'Sort order, first value first. Default occurred_at_desc.' }),
   limit: t.int({ description: 'Page size, 1 to 100 (default 25).' }),
   cursor: t.string({ description: 'next_cursor of the previous page.' }),
 }));
@@ -70,7 +74,7 @@ builder.queryFields((t) => ({
   activities: t.field({
     type: ActivityPage,
     description: 'Activities of the workspace, newest first, filtered and paginated by cursor.',
-    args: { filter: t.arg({ type: 'JSONObject', description: 'type, contact_id, deal_id, user_id, date_from, date_to' }), ...listArgs },
+    args: { filter: t.arg({ type: ActivityFilter }), ...listArgs },
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
       return activityPage(ctx, info, 'activities', activityWhere(ctx, args.filter), args);

@@ -6,6 +6,7 @@ import { builder } from '../builder.ts';
 import { isoDateOrTime, name255, parseInput } from '../common/validation.ts';
 import { assertSignedInUser } from '../common/signed-in.ts';
 import { ApiKeyType, CreatedApiKey } from './api-key.type.ts';
+import { zodInput } from '../common/zod-input.ts';
 
 const createInput = z.strictObject({
   name: name255.min(1, 'is required'),
@@ -13,12 +14,13 @@ const createInput = z.strictObject({
   permissions: z.array(z.string().max(64)).max(50).optional(),
   expires_at: isoDateOrTime.nullable().optional(),
 });
+const ApiKeyCreateInput = zodInput('ApiKeyCreateInput', createInput, 'A new key: a name, a scope, and for custom keys the permissions (resource:read or resource:write).');
 
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: CreatedApiKey,
     description: "Creates a key for the session's workspace and environment, owned by the signed-in user. The key is returned only here.",
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { input: t.arg({ type: ApiKeyCreateInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       const user = assertSignedInUser(ctx);
       const input = parseInput(createInput, args.input);

@@ -48,8 +48,10 @@ export function parseLimit(limit: number | null | undefined): number {
   return limit;
 }
 
-export function parseSort(sort: string | null | undefined, spec: SortSpec): SortKey[] {
-  const text = sort && sort.trim() ? sort : spec.default;
+/** Sort keys from `-created_at,first_name` (REST) or the values of a sort enum list (GraphQL). */
+export function parseSort(sort: string | readonly string[] | null | undefined, spec: SortSpec): SortKey[] {
+  const given = Array.isArray(sort) ? sort.join(',') : (sort as string | null | undefined);
+  const text = given && given.trim() ? given : spec.default;
   const keys: SortKey[] = [];
   for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
     const desc = part.startsWith('-');

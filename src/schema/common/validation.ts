@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { validationError, type ErrorDetails } from '../../errors.ts';
 import { parseCalendarDate, parseCalendarDateTime } from './dates.ts';
+import { scalarNamed } from './graphql-names.ts';
 
 export function issuesToDetails(issues: readonly z.core.$ZodIssue[], prefix = ''): ErrorDetails {
   const details: ErrorDetails = {};
@@ -40,8 +41,11 @@ export const isoDate = z
 /** Comma-separated list from a query string, or an array from GraphQL. */
 export const csvList = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((s) => s.trim()).filter(Boolean))
+  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
   .meta({ description: 'Comma-separated values' });
+
+/** Custom field values by key; each is checked against its definition when written. */
+export const customFieldValues = scalarNamed(z.record(z.string(), z.unknown()), 'CustomFieldValues');
 
 /**
  * Parts of an input that another schema checks later, one by one (each bulk row fails on its own,

@@ -1,6 +1,7 @@
 // Contact request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
-import { csvList, documentedAs, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
+import { checkedPerRow, inputNamed } from '../common/graphql-names.ts';
+import { csvList, customFieldValues, documentedAs, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
 
 export const CONTACT_STATUSES = ['active', 'inactive', 'lead', 'customer', 'churned'] as const;
 export const CONTACT_SOURCES = ['website', 'referral', 'social', 'paid_ads', 'manual', 'api', 'import'] as const;
@@ -13,9 +14,10 @@ const email = z
   .pipe(z.email('must be a valid email address').max(255, 'must be at most 255 characters'))
   .meta({ format: 'email' });
 const phone = z.string().trim().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123');
-const address = z
-  .object({ street: optionalText(255), city: optionalText(255), state: optionalText(255), zip: optionalText(32), country: optionalText(255) })
-  .strip();
+const address = inputNamed(
+  z.object({ street: optionalText(255), city: optionalText(255), state: optionalText(255), zip: optionalText(32), country: optionalText(255) }).strip(),
+  'AddressInput',
+);
 
 const contactFields = {
   first_name: name255.min(1, 'is required'),
@@ -28,7 +30,7 @@ const contactFields = {
   source: z.enum(CONTACT_SOURCES).optional(),
   tags: tagList.optional(),
   assigned_to: z.string().nullable().optional(),
-  custom_fields: z.record(z.string(), z.unknown()).optional(),
+  custom_fields: customFieldValues.optional(),
   address: address.nullable().optional(),
 };
 
@@ -40,7 +42,7 @@ export type ContactUpdateInput = z.output<typeof contactUpdateInput>;
 
 export const BULK_MAX = 100;
 // Each row is checked on its own with contactCreateInput, so one bad row fails alone.
-const bulkRow = z.unknown();
+const bulkRow = checkedPerRow(z.unknown(), 'ContactBulkRow', contactCreateInput);
 documentedAs.set(bulkRow, contactCreateInput);
 export const bulkInput = z.object({
   contacts: z.array(bulkRow).min(1, 'must hold at least one contact').max(BULK_MAX, `at most ${BULK_MAX} contacts per request`),

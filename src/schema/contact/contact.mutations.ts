@@ -12,6 +12,12 @@ import { ContactType } from './contact.type.ts';
 import { createContact, emailTaken, updateContact } from './contact.write.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
 import { mergeContacts } from './merge.rules.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const ContactCreateInput = zodInput('ContactCreateInput', contactCreateInput, 'A new contact: first_name and email are required; the email must be unique in the workspace.');
+const ContactUpdateInput = zodInput('ContactUpdateInput', contactUpdateInput, 'Fields to change; those left out keep their values, null clears a nullable one.');
+const ContactBulkInput = zodInput('ContactBulkInput', bulkInput, 'Up to 100 contacts, each created or refused on its own.');
+const ContactMergeInput = zodInput('ContactMergeInput', mergeInput, 'Two contacts of the workspace to merge, and whose values win (default prefer_primary).');
 
 /** A second contact with the same email in the workspace is the client's conflict (409). */
 async function asEmailConflict<T>(work: () => Promise<T>): Promise<T> {
@@ -59,8 +65,8 @@ function bulkError(index: number, row: unknown, err: unknown): BulkError {
 builder.mutationFields((t) => ({
   createContact: t.field({
     type: ContactType,
-    description: 'Creates a contact. `input` takes the REST body fields (first_name and email required).',
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    description: 'Creates a contact (first_name and email required).',
+    args: { input: t.arg({ type: ContactCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(contactCreateInput, args.input);
@@ -70,7 +76,7 @@ builder.mutationFields((t) => ({
   updateContact: t.field({
     type: ContactType,
     description: 'Partial update: only the fields given change.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: ContactUpdateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(contactUpdateInput, args.input);
@@ -104,7 +110,7 @@ builder.mutationFields((t) => ({
   bulkCreateContacts: t.field({
     type: BulkResult,
     description: 'Creates up to 100 contacts; each row succeeds or fails on its own.',
-    args: { input: t.arg({ type: 'JSONObject', required: true, description: '{ contacts: [...] }' }) },
+    args: { input: t.arg({ type: ContactBulkInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const { contacts: rows } = parseInput(bulkInput, args.input);
@@ -126,7 +132,7 @@ builder.mutationFields((t) => ({
   mergeContacts: t.field({
     type: ContactType,
     description: 'Merges the secondary contact into the primary, then deletes the secondary.',
-    args: { input: t.arg({ type: 'JSONObject', required: true, description: '{ primary_id, secondary_id, merge_strategy }' }) },
+    args: { input: t.arg({ type: ContactMergeInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(mergeInput, args.input);

@@ -8,6 +8,10 @@ import { findPage, offsetCursor, offsetFromCursor, parseLimit, parseSort, type S
 import { cheapTotal, COUNT_ORDER } from '../common/total.ts';
 import { parseInput } from '../common/validation.ts';
 import { contactFilter, searchInput } from './contact.inputs.ts';
+import { sortArg } from '../common/sort.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const ContactFilter = zodInput('ContactFilter', contactFilter, 'Conditions every listed contact meets; all given conditions apply.');
 import { ContactPage, ContactType } from './contact.type.ts';
 
 export const CONTACT_SORT: SortSpec = {
@@ -58,8 +62,8 @@ builder.queryFields((t) => ({
     type: ContactPage,
     description: 'Contacts of the workspace, filtered, sorted and paginated by cursor.',
     args: {
-      filter: t.arg({ type: 'JSONObject', description: 'status, source, assigned_to, tags, company, created_after, created_before, updated_after' }),
-      sort: t.arg.string({ description: 'created_at, updated_at, first_name, last_name, company; prefix - for descending' }),
+      filter: t.arg({ type: ContactFilter }),
+      sort: sortArg(t, 'ContactSort', CONTACT_SORT),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },

@@ -9,6 +9,8 @@ import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagina
 import { parseInput } from '../common/validation.ts';
 import { noteInput } from './contact.inputs.ts';
 import { findContact } from './contact.queries.ts';
+import { sortArg } from '../common/sort.ts';
+import { zodInput } from '../common/zod-input.ts';
 
 export const NoteType = builder.prismaObject('Note', {
   fields: (t) => ({
@@ -22,13 +24,14 @@ export const NoteType = builder.prismaObject('Note', {
 });
 
 const NotePage = pageType('NotePage', NoteType);
+const NoteCreateInput = zodInput('NoteCreateInput', noteInput, 'A note: markdown content, up to 100,000 characters.');
 const NOTE_SORT: SortSpec = { default: '-created_at', fields: { created_at: { field: 'createdAt', type: 'date' } } };
 
 builder.queryField('contactNotes', (t) =>
   t.field({
     type: NotePage,
     description: 'Notes of a contact, newest first.',
-    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: t.arg.string() },
+    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'NoteSort', NOTE_SORT) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
@@ -48,8 +51,8 @@ builder.queryField('contactNotes', (t) =>
 builder.mutationField('createNote', (t) =>
   t.field({
     type: NoteType,
-    description: 'Adds a markdown note to a contact. `input`: { content }.',
-    args: { contactId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    description: 'Adds a markdown note to a contact.',
+    args: { contactId: t.arg.id({ required: true }), input: t.arg({ type: NoteCreateInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const { content } = parseInput(noteInput, args.input);

@@ -5,6 +5,7 @@ import { builder } from '../builder.ts';
 import { pageType } from '../common/page.ts';
 import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
 import { findContact } from './contact.queries.ts';
+import { sortArg } from '../common/sort.ts';
 
 type Data = Record<string, any>;
 
@@ -54,7 +55,7 @@ builder.queryField('contactTimeline', (t) =>
   t.field({
     type: TimelinePage,
     description: 'What happened to a contact, newest first: entries about deals, tasks and activities only for keys that may read those.',
-    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: t.arg.string() },
+    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'TimelineSort', TIMELINE_SORT) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));

@@ -8,6 +8,7 @@ import { parseInput } from '../common/validation.ts';
 import { assertSignedInUser } from '../common/signed-in.ts';
 import { assertLiveCaller } from '../common/live-only.ts';
 import { CustomFieldType } from './custom-field.type.ts';
+import { zodInput } from '../common/zod-input.ts';
 
 const createInput = z.strictObject({
   key: z.string().max(64, 'must be at most 64 characters'),
@@ -15,6 +16,7 @@ const createInput = z.strictObject({
   type: z.enum(CUSTOM_FIELD_TYPES),
   options: z.array(z.string().max(255, 'options must be at most 255 characters')).max(100, 'at most 100 options').optional(),
 });
+const CustomFieldCreateInput = zodInput('CustomFieldCreateInput', createInput, 'A new custom field: a key (letters, digits, underscores), a type, and for select fields the options.');
 
 export { MAX_CUSTOM_FIELDS };
 
@@ -22,7 +24,7 @@ builder.mutationFields((t) => ({
   createCustomField: t.prismaField({
     type: CustomFieldType,
     description: `Defines a custom field for contacts and deals of the workspace (at most ${MAX_CUSTOM_FIELDS}). Signed-in users in the production environment only.`,
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { input: t.arg({ type: CustomFieldCreateInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => {
       assertSignedInUser(ctx);
       assertLiveCaller(ctx, 'Custom field definitions');

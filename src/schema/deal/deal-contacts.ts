@@ -15,6 +15,9 @@ import { findDeal } from './deal.queries.ts';
 import { assertContactExists, dealTransaction } from './deal.references.ts';
 import { DealContactPage, DealContactType } from './deal.type.ts';
 import { updateDeal } from './deal.write.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const DealContactInput = zodInput('DealContactInput', dealContactInput, 'A contact of the workspace to associate with the deal, and its role.');
 
 const alreadyAssociated = () => new AppError('conflict', 'The contact is already associated with the deal', { contact_id: ['is already associated'] });
 
@@ -52,7 +55,7 @@ builder.mutationFields((t) => ({
   addDealContact: t.field({
     type: DealContactType,
     description: 'Associates a contact with a deal. `input`: { contact_id, role? }.',
-    args: { dealId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { dealId: t.arg.id({ required: true }), input: t.arg({ type: DealContactInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealContactInput, args.input);

@@ -1,6 +1,6 @@
 // Deal request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
-import { isoDate, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
+import { customFieldValues, isoDate, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
 
 export const DEAL_STATUSES = ['open', 'won', 'lost'] as const;
 export type DealStatus = (typeof DEAL_STATUSES)[number];
@@ -26,7 +26,7 @@ const dealFields = {
   owner_id: z.string().nullable().optional(),
   contact_id: z.string().nullable().optional(),
   expected_close_date: isoDate.nullable().optional(),
-  custom_fields: z.record(z.string(), z.unknown()).optional(),
+  custom_fields: customFieldValues.optional(),
   tags: tagList.optional(),
 };
 

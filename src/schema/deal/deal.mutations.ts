@@ -8,12 +8,17 @@ import { findDeal } from './deal.queries.ts';
 import { dealTransaction } from './deal.references.ts';
 import { DealType } from './deal.type.ts';
 import { createDeal, moveDealStage, updateDeal } from './deal.write.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const DealCreateInput = zodInput('DealCreateInput', dealCreateInput, 'A new open deal: title and pipeline_id are required; without stage_id it starts in the first stage.');
+const DealUpdateInput = zodInput('DealUpdateInput', dealUpdateInput, 'Fields to change, status (with won_reason, lost_reason, competitor) included; those left out keep their values.');
+const DealStageMoveInput = zodInput('DealStageMoveInput', moveStageInput, 'The stage of the same pipeline to move the deal to, and an optional note for its stage history.');
 
 builder.mutationFields((t) => ({
   createDeal: t.field({
     type: DealType,
     description: 'Creates an open deal. `input` takes the REST body fields (title and pipeline_id required).',
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { input: t.arg({ type: DealCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealCreateInput, args.input);
@@ -23,7 +28,7 @@ builder.mutationFields((t) => ({
   updateDeal: t.field({
     type: DealType,
     description: 'Partial update, including status (won_reason, lost_reason, competitor) and pipeline or stage changes.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealUpdateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealUpdateInput, args.input);
@@ -33,7 +38,7 @@ builder.mutationFields((t) => ({
   moveDealStage: t.field({
     type: DealType,
     description: 'Moves a deal to another stage of its pipeline and records it in the stage history. `input`: { stage_id, note? }.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealStageMoveInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(moveStageInput, args.input);

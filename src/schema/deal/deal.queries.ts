@@ -11,6 +11,10 @@ import { parseInput } from '../common/validation.ts';
 import { findContact } from '../contact/contact.queries.ts';
 import { dealFilter } from './deal.inputs.ts';
 import { DealPage, DealType } from './deal.type.ts';
+import { zodInput } from '../common/zod-input.ts';
+import { sortArg } from '../common/sort.ts';
+
+const DealFilter = zodInput('DealFilter', dealFilter, 'Conditions every listed deal meets; all given conditions apply.');
 
 export const DEAL_SORT: SortSpec = {
   default: '-created_at',
@@ -43,7 +47,7 @@ function dealWhere(ctx: Context, filter: unknown): Prisma.DealWhereInput {
 }
 
 interface ListArgs {
-  sort?: string | null;
+  sort?: readonly string[] | null;
   limit?: number | null;
   cursor?: string | null;
 }
@@ -61,7 +65,6 @@ function dealPage(ctx: Context, info: GraphQLResolveInfo, list: string, args: Li
   });
 }
 
-const SORT_HELP = 'created_at, updated_at, value, expected_close_date; prefix - for descending';
 
 builder.queryFields((t) => ({
   deal: t.prismaField({
@@ -79,11 +82,8 @@ builder.queryFields((t) => ({
     type: DealPage,
     description: 'Deals of the workspace, filtered, sorted and paginated by cursor.',
     args: {
-      filter: t.arg({
-        type: 'JSONObject',
-        description: 'pipeline_id, stage_id, owner_id, contact_id, status, min_value, max_value, expected_close_after, expected_close_before',
-      }),
-      sort: t.arg.string({ description: SORT_HELP }),
+      filter: t.arg({ type: DealFilter }),
+      sort: sortArg(t, 'DealSort', DEAL_SORT),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
@@ -95,7 +95,7 @@ builder.queryFields((t) => ({
   contactDeals: t.field({
     type: DealPage,
     description: 'Deals a contact is associated with, as primary contact or in another role.',
-    args: { contactId: t.arg.id({ required: true }), sort: t.arg.string({ description: SORT_HELP }), limit: t.arg.int(), cursor: t.arg.string() },
+    args: { contactId: t.arg.id({ required: true }), sort: sortArg(t, 'DealSort', DEAL_SORT), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'deals', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));

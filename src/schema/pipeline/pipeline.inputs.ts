@@ -1,5 +1,6 @@
 // Pipeline and stage request shapes: snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
+import { inputNamed } from '../common/graphql-names.ts';
 import { name255 } from '../common/validation.ts';
 
 export const MAX_STAGES = 50;
@@ -9,7 +10,7 @@ const probability = z.number().int('must be a whole number').min(0, 'must be fro
 /** 1-based; its upper bound depends on the pipeline and is checked by the mutation. */
 const position = z.number().int('must be a whole number').min(1, 'must be 1 or more');
 
-const newStage = z.object({ name, probability: probability.optional() });
+const newStage = inputNamed(z.object({ name, probability: probability.optional() }), 'PipelineStageInput');
 
 export const pipelineCreateInput = z.object({
   name,

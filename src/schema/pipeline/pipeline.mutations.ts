@@ -9,12 +9,16 @@ import { findPipeline } from './pipeline.queries.ts';
 import { assertDefaultKept, assertPipelineDeletable, DEFAULT_STAGES } from './pipeline.rules.ts';
 import { PipelineType } from './pipeline.type.ts';
 import { clearDefault, pipelineTransaction } from './pipeline.write.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const PipelineCreateInput = zodInput('PipelineCreateInput', pipelineCreateInput, 'A new pipeline; without stages it gets the default ones.');
+const PipelineUpdateInput = zodInput('PipelineUpdateInput', pipelineUpdateInput, 'A new name, or is_default: true to make it the default pipeline.');
 
 builder.mutationFields((t) => ({
   createPipeline: t.field({
     type: PipelineType,
     description: 'Creates a pipeline. `input`: { name, is_default?, stages?: [{ name, probability }] }; without stages it gets the default ones.',
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { input: t.arg({ type: PipelineCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(pipelineCreateInput, args.input);
@@ -39,7 +43,7 @@ builder.mutationFields((t) => ({
   updatePipeline: t.field({
     type: PipelineType,
     description: 'Renames a pipeline or makes it the default. `input`: { name?, is_default? }.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PipelineUpdateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(pipelineUpdateInput, args.input);

@@ -6,6 +6,7 @@ import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
 import { PipelinePage, PipelineType, StageTotalsPage } from './pipeline.type.ts';
+import { sortArg } from '../common/sort.ts';
 
 const PIPELINE_SORT: SortSpec = {
   default: 'created_at',
@@ -40,7 +41,7 @@ builder.queryFields((t) => ({
   pipelines: t.field({
     type: PipelinePage,
     description: 'Pipelines of the workspace with their stages, oldest first.',
-    args: { sort: t.arg.string({ description: 'created_at, updated_at, name; prefix - for descending' }), limit: t.arg.int(), cursor: t.arg.string() },
+    args: { sort: sortArg(t, 'PipelineSort', PIPELINE_SORT), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'pipelines', 'read');
       return findPage({
@@ -67,7 +68,7 @@ builder.queryFields((t) => ({
   pipelineStages: t.field({
     type: StageTotalsPage,
     description: 'Stages of a pipeline in order, with the number and summed value of the deals in each.',
-    args: { pipelineId: t.arg.id({ required: true }), sort: t.arg.string(), limit: t.arg.int(), cursor: t.arg.string() },
+    args: { pipelineId: t.arg.id({ required: true }), sort: sortArg(t, 'StageSort', STAGE_SORT), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'read');
       const pipeline = await findPipeline(ctx.prisma, ctx, String(args.pipelineId));

@@ -10,6 +10,10 @@ import { MAX_STAGES, stageCreateInput, stageUpdateInput } from './pipeline.input
 import { assertStageDeletable, assertStageRoom, reorder } from './pipeline.rules.ts';
 import { StageType } from './pipeline.type.ts';
 import { lockPipeline, pipelineTransaction, renumber, stagesInOrder } from './pipeline.write.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const StageCreateInput = zodInput('StageCreateInput', stageCreateInput, 'A new stage; without a position it goes last, else later stages shift down.');
+const StageUpdateInput = zodInput('StageUpdateInput', stageUpdateInput, 'Fields to change; a new position shifts the stages between.');
 
 /** The pipeline (locked) and its stages in order; 404 when either id is not the caller's. */
 async function loadStage(tx: Prisma.TransactionClient, ctx: Context, pipelineId: string, stageId: string) {
@@ -24,7 +28,7 @@ builder.mutationFields((t) => ({
   createStage: t.field({
     type: StageType,
     description: 'Adds a stage. `input`: { name, probability?, position? }; without a position it goes last, else later stages shift down.',
-    args: { pipelineId: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { pipelineId: t.arg.id({ required: true }), input: t.arg({ type: StageCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(stageCreateInput, args.input);
@@ -44,7 +48,7 @@ builder.mutationFields((t) => ({
   updateStage: t.field({
     type: StageType,
     description: 'Renames a stage, changes its probability, or moves it to another position (the others shift).',
-    args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: StageUpdateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(stageUpdateInput, args.input);

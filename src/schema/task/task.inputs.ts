@@ -1,5 +1,6 @@
 // Task request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
+import { inputNamed } from '../common/graphql-names.ts';
 import { isoDateOrTime, name255, optionalText } from '../common/validation.ts';
 
 export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
@@ -11,12 +12,13 @@ export const REMINDER_TYPES = ['email', 'push'] as const;
 
 const MAX_REMINDER_MINUTES = 525_600; // one year
 
-const reminder = z
-  .object({
+const reminder = inputNamed(
+  z.object({
     type: z.enum(REMINDER_TYPES),
     before_minutes: z.number().int('must be a whole number of minutes').min(0, 'must be 0 or more').max(MAX_REMINDER_MINUTES, `must be at most ${MAX_REMINDER_MINUTES}`),
-  })
-  .strip();
+  }).strip(),
+  'TaskReminderInput',
+);
 export type ReminderInput = z.output<typeof reminder>;
 
 const id = z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters');

@@ -12,7 +12,7 @@ import { loadTaskViews, type TaskView } from './task.view.ts';
 
 const sql = Prisma.sql;
 
-const TASK_SORT: SortSpec = {
+export const TASK_SORT: SortSpec = {
   default: '-created_at',
   fields: {
     due_date: { field: 'due_date', type: 'date', nullable: true },
@@ -75,7 +75,7 @@ function orderSql(keys: SortKey[]): Prisma.Sql {
   return Prisma.join(parts, ', ');
 }
 
-export async function listTasks(ctx: Context, filter: TaskFilter, sort: string | null | undefined, limit: number, cursor?: string | null): Promise<Page<TaskView>> {
+export async function listTasks(ctx: Context, filter: TaskFilter, sort: readonly string[] | string | null | undefined, limit: number, cursor?: string | null): Promise<Page<TaskView>> {
   const keys = parseSort(sort, TASK_SORT);
   const where = whereOf(ctx.caller.workspaceId, filter);
   const after = cursor ? (decodeCursor(TASKS, keys, cursor) as { values: (Date | number | null)[]; id: string }) : null;

@@ -5,12 +5,17 @@ import { parseInput } from '../common/validation.ts';
 import { taskCompleteInput, taskCreateInput, taskUpdateInput } from './task.inputs.ts';
 import { TaskType } from './task.type.ts';
 import { completeTask, createTask, deleteTask, updateTask } from './task.write.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const TaskCreateInput = zodInput('TaskCreateInput', taskCreateInput, 'A new task: title is required; related_to_type and related_to_id go together.');
+const TaskUpdateInput = zodInput('TaskUpdateInput', taskUpdateInput, 'Fields to change, any status included; those left out keep their values.');
+const TaskCompleteInput = zodInput('TaskCompleteInput', taskCompleteInput, 'An optional note on how the task was done.');
 
 builder.mutationFields((t) => ({
   createTask: t.field({
     type: TaskType,
     description: 'Creates a task. `input` takes the REST body fields (title required).',
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { input: t.arg({ type: TaskCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
       const input = parseInput(taskCreateInput, args.input);
@@ -20,7 +25,7 @@ builder.mutationFields((t) => ({
   updateTask: t.field({
     type: TaskType,
     description: 'Partial update: only the fields given change. Any status may be set.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TaskUpdateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
       const input = parseInput(taskUpdateInput, args.input);
@@ -30,7 +35,7 @@ builder.mutationFields((t) => ({
   completeTask: t.field({
     type: TaskType,
     description: 'Completes a pending or in-progress task. A completed task is returned unchanged; a cancelled one is refused.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', description: '{ completion_note }' }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: TaskCompleteInput }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
       const { completion_note } = parseInput(taskCompleteInput, args.input ?? {});

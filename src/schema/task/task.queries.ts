@@ -3,10 +3,14 @@ import { builder } from '../builder.ts';
 import { parseLimit } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { taskFilter } from './task.inputs.ts';
-import { listTasks } from './task.list.ts';
+import { listTasks, TASK_SORT } from './task.list.ts';
 import { TaskPage, TaskType } from './task.type.ts';
 import { loadTaskView } from './task.view.ts';
 import { findTask } from './task.write.ts';
+import { zodInput } from '../common/zod-input.ts';
+import { sortArg } from '../common/sort.ts';
+
+const TaskFilter = zodInput('TaskFilter', taskFilter, 'Conditions every listed task meets; all given conditions apply.');
 
 builder.queryFields((t) => ({
   task: t.field({
@@ -21,11 +25,8 @@ builder.queryFields((t) => ({
     type: TaskPage,
     description: 'Tasks of the workspace, filtered, sorted and paginated by cursor.',
     args: {
-      filter: t.arg({
-        type: 'JSONObject',
-        description: 'assignee_id, status, priority, type, due_before, due_after, related_to_type, related_to_id',
-      }),
-      sort: t.arg.string({ description: 'due_date, priority (by urgency), created_at, updated_at; prefix - for descending. Default -created_at' }),
+      filter: t.arg({ type: TaskFilter }),
+      sort: sortArg(t, 'TaskSort', TASK_SORT, 'Sort order, first value first; priority sorts by urgency (low < medium < high < urgent). Default created_at_desc.'),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },

@@ -8,6 +8,10 @@ import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagina
 import { parseInput } from '../common/validation.ts';
 import { userFilter } from './user.inputs.ts';
 import { UserPage, UserType } from './user.type.ts';
+import { zodInput } from '../common/zod-input.ts';
+import { sortArg } from '../common/sort.ts';
+
+const UserFilter = zodInput('UserFilter', userFilter, 'Conditions every listed user meets.');
 
 const USER_SORT: SortSpec = {
   default: 'name',
@@ -30,7 +34,7 @@ builder.queryFields((t) => ({
   users: t.field({
     type: UserPage,
     description: 'Users of the workspace, by name. Readable with any key.',
-    args: { filter: t.arg({ type: 'JSONObject', description: 'active' }), sort: t.arg.string({ description: 'name (default) or created_at; prefix - for descending' }), limit: t.arg.int(), cursor: t.arg.string() },
+    args: { filter: t.arg({ type: UserFilter }), sort: sortArg(t, 'UserSort', USER_SORT), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_root, args, ctx) => {
       const f = parseInput(userFilter, args.filter ?? {});
       const where: Prisma.UserWhereInput = { workspaceId: ctx.caller.accountId, ...(f.active === undefined ? {} : { active: f.active }) };

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { ACCEPTED_EVENTS } from '../../webhooks/events.ts';
 import { filtersSchema } from '../../webhooks/filters.ts';
+import { inputNamed, scalarNamed } from '../common/graphql-names.ts';
 import { name255, optionalText } from '../common/validation.ts';
 
 export const MAX_SUBSCRIPTIONS = 100;
@@ -20,19 +21,25 @@ const eventName = z
   .refine((e) => (ACCEPTED_EVENTS as readonly string[]).includes(e), { message: 'is not a known event name' })
   .meta({ enum: [...ACCEPTED_EVENTS] });
 
-const headers = z
-  .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().max(2048).regex(/^[\t\x20-\x7e]*$/, 'header values are one line of printable ASCII (no control characters)'))
-  .refine((h) => Object.keys(h).length <= 20, 'at most 20 headers')
-  .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADER.test(k)), 'cannot set Host, Content-*, User-Agent, X-Service-* or webhook-* headers');
+const headers = scalarNamed(
+  z
+    .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().max(2048).regex(/^[\t\x20-\x7e]*$/, 'header values are one line of printable ASCII (no control characters)'))
+    .refine((h) => Object.keys(h).length <= 20, 'at most 20 headers')
+    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADER.test(k)), 'cannot set Host, Content-*, User-Agent, X-Service-* or webhook-* headers'),
+  'HttpHeaders',
+);
 
 const contentType = z
   .enum(['json', 'form', 'application/json', 'application/x-www-form-urlencoded'])
   .transform((v) => (v === 'form' || v === 'application/x-www-form-urlencoded' ? 'form' : 'json'));
 
-export const retryPolicyInput = z.object({
-  max_retries: z.number().int().min(0).max(10),
-  intervals_seconds: z.array(z.number().int().min(1).max(86_400)).max(10).optional(),
-});
+export const retryPolicyInput = inputNamed(
+  z.object({
+    max_retries: z.number().int().min(0).max(10),
+    intervals_seconds: z.array(z.number().int().min(1).max(86_400)).max(10).optional(),
+  }),
+  'RetryPolicyInput',
+);
 
 const fields = {
   url: z.string().trim().min(1, 'is required'),

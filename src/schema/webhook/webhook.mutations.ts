@@ -15,6 +15,10 @@ import { findWebhook } from './webhook.queries.ts';
 import { assertOutboundRoom } from './webhook.caps.ts';
 import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
 import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
+import { zodInput } from '../common/zod-input.ts';
+
+const WebhookCreateInput = zodInput('WebhookCreateInput', webhookCreateInput, 'A subscription: an https URL on a public address and the events to deliver there.');
+const WebhookUpdateInput = zodInput('WebhookUpdateInput', webhookUpdateInput, 'Settings to change; the secret changes only with rotate_secret: true.');
 
 function retryPolicy(input: WebhookUpdateInput['retry_policy']) {
   if (!input) return undefined;
@@ -44,7 +48,7 @@ builder.mutationFields((t) => ({
   createWebhook: t.field({
     type: WebhookType,
     description: 'Subscribes a URL to events. The secret (generated when omitted) is returned only here.',
-    args: { input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { input: t.arg({ type: WebhookCreateInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const input = parseInput(webhookCreateInput, args.input);
@@ -76,7 +80,7 @@ builder.mutationFields((t) => ({
   updateWebhook: t.field({
     type: WebhookType,
     description: 'Changes settings. Setting active to true resumes deliveries kept while it was inactive.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: 'JSONObject', required: true }) },
+    args: { id: t.arg.id({ required: true }), input: t.arg({ type: WebhookUpdateInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const input = parseInput(webhookUpdateInput, args.input);

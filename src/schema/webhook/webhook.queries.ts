@@ -7,6 +7,10 @@ import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagina
 import { parseInput } from '../common/validation.ts';
 import { logFilter } from './webhook.inputs.ts';
 import { DeliveryPage, WebhookPage, WebhookType } from './webhook.type.ts';
+import { zodInput } from '../common/zod-input.ts';
+import { sortArg } from '../common/sort.ts';
+
+const WebhookDeliveryFilter = zodInput('WebhookDeliveryFilter', logFilter, 'Conditions every listed delivery meets.');
 
 const WEBHOOK_SORT: SortSpec = { default: '-created_at', fields: { created_at: { field: 'createdAt', type: 'date' } } };
 const LOG_SORT: SortSpec = { default: '-created_at', fields: { created_at: { field: 'createdAt', type: 'date' } } };
@@ -21,7 +25,7 @@ builder.queryFields((t) => ({
   webhooks: t.field({
     type: WebhookPage,
     description: 'Webhook subscriptions of the workspace.',
-    args: { limit: t.arg.int(), cursor: t.arg.string(), sort: t.arg.string() },
+    args: { limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'WebhookSort', WEBHOOK_SORT) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'read');
       return findPage({
@@ -46,7 +50,7 @@ builder.queryFields((t) => ({
   webhookLogs: t.field({
     type: DeliveryPage,
     description: 'Delivery log of a subscription, newest first.',
-    args: { webhookId: t.arg.id({ required: true }), filter: t.arg({ type: 'JSONObject' }), limit: t.arg.int(), cursor: t.arg.string(), sort: t.arg.string() },
+    args: { webhookId: t.arg.id({ required: true }), filter: t.arg({ type: WebhookDeliveryFilter }), limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'WebhookDeliverySort', LOG_SORT) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'read');
       const sub = await findWebhook(ctx.prisma, ctx, String(args.webhookId));

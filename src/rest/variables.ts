@@ -1,0 +1,152 @@
+// REST requests as GraphQL variables of the route's typed operation. A REST client sends what the
+// spec shows: bodies may carry read-only or unknown keys (ignored, as they always were), query
+// strings carry text, and sort is `-created_at,first_name`. Here those become the typed variables
+// GraphQL expects, and whatever still does not fit is refused as the API's own 400 naming each
+// field, in REST words rather than GraphQL's ("Variable "$input" got invalid value ...").
+import {
+  coerceInputValue,
+  getNamedType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  typeFromAST,
+  type GraphQLError,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
+import type { z } from 'zod';
+import { validationError, type ErrorDetails } from '../errors.ts';
+import { issuesToDetails } from '../schema/common/validation.ts';
+
+/** Values of a body or query the input type has no field for are dropped, at every depth. */
+function prune(value: unknown, type: GraphQLInputType): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (value === null || value === undefined) return value;
+  if (isListType(inner)) return Array.isArray(value) ? value.map((v) => prune(v, inner.ofType)) : prune(value, inner.ofType);
+  if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = inner.getFields();
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) if (Object.hasOwn(fields, key)) out[key] = prune(v, fields[key].type);
+    return out;
+  }
+  return value;
+}
+
+const NUMBER = /^\s*-?\d+(\.\d+)?\s*$/;
+
+/** A single value where a JSON body must hold a list (GraphQL would take it as a list of one). */
+function notListed(value: unknown, type: GraphQLInputType, path: string[], found: string[][]): void {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (value === null || value === undefined) return;
+  if (isListType(inner)) {
+    if (!Array.isArray(value)) found.push(path);
+    else value.forEach((v, i) => notListed(v, inner.ofType, [...path, String(i)], found));
+  } else if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
+    const fields = inner.getFields();
+    for (const [key, v] of Object.entries(value)) if (Object.hasOwn(fields, key)) notListed(v, fields[key].type, [...path, key], found);
+  }
+}
+
+/** Query-string text as the scalar the filter field takes; text that is no such value stays text and is refused. */
+function fromQuery(value: unknown, type: GraphQLInputType): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (Array.isArray(value) && !isListType(inner)) value = value[value.length - 1]; // ?a=1&a=2: the last one
+  if (isInputObjectType(inner) && value && typeof value === 'object') {
+    const fields = inner.getFields();
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Object.hasOwn(fields, k) ? fromQuery(v, fields[k].type) : v]));
+  }
+  if (typeof value !== 'string') return value;
+  const name = getNamedType(inner).name;
+  if ((name === 'Int' || name === 'Float') && NUMBER.test(value)) return Number(value);
+  if (name === 'Boolean' && (value === 'true' || value === 'false')) return value === 'true';
+  return value;
+}
+
+/** `-created_at,first_name` as the values of a sort enum: `created_at_desc`, `first_name_asc`. */
+export function sortValues(text: string | undefined): string[] | undefined {
+  if (text === undefined) return undefined;
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => (s.startsWith('-') ? `${s.slice(1)}_desc` : `${s}_asc`));
+}
+
+const EXPECTED: Record<string, string> = {
+  Int: `must be an integer from ${-(2 ** 31)} to ${2 ** 31 - 1}`,
+  Float: 'must be a number',
+  String: 'must be text',
+  ID: 'must be an id',
+  Boolean: 'must be true or false',
+};
+
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/** One coercion failure in the API's words, from what GraphQL reports about it. */
+function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): { problem: string; field?: string } {
+  const message = error.message;
+  const missing = /^Field "(\w+)" of required type ".*" was not provided\./.exec(message);
+  if (missing) return { problem: 'is required', field: missing[1] };
+  if (/found null\.$/.test(message)) return { problem: 'must not be null' };
+  const enumName = /does not exist in "(\w+)" enum/.exec(message)?.[1] ?? /^Enum "(\w+)" cannot represent/.exec(message)?.[1];
+  const enumType = enumName ? schema.getType(enumName) : undefined;
+  if (enumType && isEnumType(enumType)) {
+    const names = enumType.getValues().map((v) => v.name);
+    if (enumName!.endsWith('Sort')) {
+      const fields = [...new Set(names.map((n) => n.replace(/_(asc|desc)$/, '')))];
+      const asked = typeof value === 'string' ? value.replace(/_(asc|desc)$/, '') : String(value);
+      return { problem: `cannot sort by "${asked}"; allowed: ${fields.join(', ')}` };
+    }
+    return { problem: `must be one of: ${names.join(', ')}` };
+  }
+  if (/to be an object\.$/.test(message)) return { problem: 'must be a JSON object' };
+  const scalar = /^(\w+) cannot represent/.exec(message)?.[1];
+  if (scalar && EXPECTED[scalar]) return { problem: EXPECTED[scalar] };
+  return { problem: 'has a value of the wrong type' };
+}
+
+/**
+ * Makes a route's variables fit its operation: unknown keys dropped, query text typed (for the
+ * variables named in `fromQueryString`), then every value checked against its GraphQL type. The
+ * field names in errors leave out `input.` and `filter.`: a REST client sent those fields bare.
+ */
+export function restVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, rules: Partial<Record<string, z.ZodType>> = {}, fromQueryString: readonly string[] = ['filter']) {
+  const definitions = (operation.variableDefinitions ?? []).map((d) => ({ name: d.variable.name.value, type: typeFromAST(schema, d.type as never) as GraphQLInputType }));
+  return (raw: Record<string, unknown>): Record<string, unknown> => {
+    const values: Record<string, unknown> = {};
+    const details: ErrorDetails = {};
+    for (const { name, type } of definitions) {
+      let value = raw[name];
+      if (value === undefined) {
+        if (isNonNullType(type)) (details[snakeCase(name)] ??= []).push('is required');
+        continue;
+      }
+      if (fromQueryString.includes(name)) value = fromQuery(value, type);
+      value = prune(value, type);
+      values[name] = value;
+      const keyOf = (parts: string[]) => (name === 'input' || name === 'filter' ? (parts.length ? parts.join('.') : name === 'input' ? '_' : 'filter') : snakeCase(name));
+      const before = Object.keys(details).length;
+      if (!fromQueryString.includes(name)) {
+        const singles: string[][] = [];
+        notListed(value, type, [], singles);
+        for (const path of singles) (details[keyOf(path)] ??= []).push('must be a list');
+      }
+      coerceInputValue(value, type, (path, invalid, error) => {
+        const { problem, field } = problemOf(error, schema, invalid);
+        const key = keyOf([...path, ...(field ? [field] : [])].map(String));
+        if (!details[key]?.includes(problem)) (details[key] ??= []).push(problem);
+      });
+      // The rules' own findings on the same value, so one answer names every field at fault, as
+      // the resolver would have (GraphQL stops at the type of each field).
+      const rule = rules[name];
+      if (rule && Object.keys(details).length > before) {
+        const checked = rule.safeParse(value);
+        if (!checked.success) for (const [key, messages] of Object.entries(issuesToDetails(checked.error.issues))) details[key] ??= messages;
+      }
+    }
+    if (Object.keys(details).length) throw validationError(details);
+    return values;
+  };
+}

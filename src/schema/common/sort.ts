@@ -1,0 +1,30 @@
+// Sorting as GraphQL enums: one per list, two values per sortable field (`created_at_asc`,
+// `created_at_desc`), taken in order as a list. Their values are the REST spelling
+// (`created_at`, `-created_at`), so both surfaces share parseSort.
+import type { ArgumentRef, EnumRef, SchemaTypes } from '@pothos/core';
+import { builder } from '../builder.ts';
+import type { SortSpec } from './pagination.ts';
+
+type SortEnum = EnumRef<SchemaTypes, string, string>;
+const enums = new Map<string, SortEnum>();
+
+export function sortEnum(name: string, spec: SortSpec): SortEnum {
+  const existing = enums.get(name);
+  if (existing) return existing;
+  const values: Record<string, { value: string; description: string }> = {};
+  for (const field of Object.keys(spec.fields)) {
+    values[`${field}_asc`] = { value: field, description: `By ${field}, ascending` };
+    values[`${field}_desc`] = { value: `-${field}`, description: `By ${field}, descending` };
+  }
+  const ref = builder.enumType(name, { description: `How a list is sorted: the first value decides, later ones break ties. Default: ${describe(spec.default)}.`, values }) as unknown as SortEnum;
+  enums.set(name, ref);
+  return ref;
+}
+
+/** `-created_at` as its enum value name, for descriptions. */
+const describe = (rest: string) => rest.split(',').map((p) => (p.startsWith('-') ? `${p.slice(1)}_desc` : `${p}_asc`)).join(', ');
+
+/** The `sort` argument of a list: `[<Name>!]`, in order; the list's default when omitted or empty. */
+export function sortArg<Types extends SchemaTypes>(t: { arg: (options: any) => unknown }, name: string, spec: SortSpec, description?: string): ArgumentRef<Types, string[] | null | undefined> {
+  return t.arg({ type: [sortEnum(name, spec)], required: false, description: description ?? `Sort order, first value first. Default ${describe(spec.default)}.` }) as ArgumentRef<Types, string[] | null | undefined>;
+}
