@@ -2,7 +2,7 @@
 // the response budget, and introspection with the suggestions that would spell the schema out:
 // refused before any resolver runs, over HTTP and over WebSocket. Normal queries, the REST
 // operations and GraphiQL's introspection stay well inside them.
-import { getIntrospectionQuery, getNamedType, getNullableType, isListType, isObjectType, Kind, validate, type DocumentNode } from 'graphql';
+import { getIntrospectionQuery, getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, Kind, typeFromAST, validate, type DocumentNode, type GraphQLInputType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { LIST_SIZES, operationCost } from '../src/http/graphql-cost.ts';
@@ -147,13 +147,25 @@ describe('limits refuse documents before anything runs', () => {
 });
 
 /** A value for each required variable of a REST operation; the optional ones (limit, cursor...) are left out. */
+/** The smallest value of a type: its required fields only, each the smallest of its own type. */
+function smallest(type: GraphQLInputType): unknown {
+  const inner = isNonNullType(type) ? type.ofType : type;
+  if (isListType(inner)) return [];
+  if (isEnumType(inner)) return inner.getValues()[0].value;
+  if (isInputObjectType(inner)) {
+    const required = Object.values(inner.getFields()).filter((f) => isNonNullType(f.type));
+    return Object.fromEntries(required.map((f) => [f.name, smallest(f.type)]));
+  }
+  const name = getNamedType(inner).name;
+  return name === 'Int' || name === 'Float' ? 1 : name === 'Boolean' ? true : 'x';
+}
+
 function requiredVariables(document: DocumentNode): Record<string, unknown> {
   const operation = document.definitions.find((d) => d.kind === Kind.OPERATION_DEFINITION)!;
   const values: Record<string, unknown> = {};
   for (const v of operation.variableDefinitions ?? []) {
     if (v.type.kind !== Kind.NON_NULL_TYPE) continue;
-    const named = v.type.type.kind === Kind.NAMED_TYPE ? v.type.type.name.value : 'list';
-    values[v.variable.name.value] = named === 'JSONObject' ? {} : named === 'Int' ? 1 : named === 'list' ? [] : 'x';
+    values[v.variable.name.value] = smallest(typeFromAST(schema, v.type) as GraphQLInputType);
   }
   return values;
 }

@@ -65,7 +65,7 @@ describe('metrics', () => {
   it('counts and times GraphQL operations by name and type', async () => {
     expect((await gql(app.base, ws.key, 'query MetricContacts { contacts(limit: 1) { total } }')).errors).toBeUndefined();
     expect((await gql(app.base, ws.key, '{ contacts(limit: 1) { total } }')).errors).toBeUndefined();
-    const failed = await gql(app.base, ws.key, 'mutation MetricBad { createContact(input: { first_name: "" }) { id } }');
+    const failed = await gql(app.base, ws.key, 'mutation MetricBad { createContact(input: { first_name: "", email: "metric@example.com" }) { id } }');
     expect(failed.errors?.length).toBeGreaterThan(0);
 
     const text = await scrape();

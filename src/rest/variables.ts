@@ -89,7 +89,7 @@ function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): 
   const message = error.message;
   const missing = /^Field "(\w+)" of required type ".*" was not provided\./.exec(message);
   if (missing) return { problem: 'is required', field: missing[1] };
-  if (/found null\.$/.test(message)) return { problem: 'must not be null' };
+  if (/found null\.$|not to be null\.$/.test(message)) return { problem: 'must not be null' };
   const enumName = /does not exist in "(\w+)" enum/.exec(message)?.[1] ?? /^Enum "(\w+)" cannot represent/.exec(message)?.[1];
   const enumType = enumName ? schema.getType(enumName) : undefined;
   if (enumType && isEnumType(enumType)) {

@@ -57,8 +57,25 @@ function pickVariant(variants: JsonSchema[]): JsonSchema {
   return [...variants].sort((a, b) => rank(a) - rank(b))[0];
 }
 
+/** The rules of a value GraphQL's types cannot state, in words, for the field's description. */
+function rulesOf(json: JsonSchema): string | undefined {
+  const rules: string[] = [];
+  const range = (min: unknown, max: unknown, unit: string) => {
+    if (typeof min === 'number' && typeof max === 'number') rules.push(`${min} to ${max}${unit}`);
+    else if (typeof max === 'number') rules.push(`At most ${max}${unit}`);
+    else if (typeof min === 'number' && min > 0) rules.push(`At least ${min}${unit}`);
+  };
+  range(json.minLength, json.maxLength, ' characters');
+  range(json.minItems, json.maxItems, ' items');
+  range(json.minimum, json.maximum, '');
+  if (json.format === 'email') rules.push('An email address');
+  return rules.length ? rules.join('; ') + '.' : undefined;
+}
+
 function convert(json: JsonSchema, where: string): Converted {
-  const description = typeof json.description === 'string' ? json.description : undefined;
+  const own = typeof json.description === 'string' ? json.description : undefined;
+  const rules = rulesOf(json);
+  const description = own && rules ? `${own} ${rules}` : (own ?? rules);
   const mark = json[MARK] as { input?: string; scalar?: string } | undefined;
   if (mark?.scalar) return { type: mark.scalar, nullable: false, description };
   if (Array.isArray(json.anyOf)) {

@@ -13,7 +13,11 @@ const email = z
   .toLowerCase()
   .pipe(z.email('must be a valid email address').max(255, 'must be at most 255 characters'))
   .meta({ format: 'email' });
-const phone = z.string().trim().regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123');
+const phone = z
+  .string()
+  .trim()
+  .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123')
+  .meta({ description: 'E.164 phone number, e.g. +14155550123' });
 const address = inputNamed(
   z.object({ street: optionalText(255), city: optionalText(255), state: optionalText(255), zip: optionalText(32), country: optionalText(255) }).strip(),
   'AddressInput',
