@@ -38,6 +38,7 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteTask: t.field({
+    description: 'Deletes a task. Irreversible.',
     type: DeleteResult,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {

@@ -10,6 +10,7 @@ import { findTask } from './task.write.ts';
 
 builder.queryFields((t) => ({
   task: t.field({
+    description: 'One task by id; not_found when the workspace has none with that id.',
     type: TaskType,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
