@@ -13,7 +13,7 @@ export const DealContactType = builder.prismaObject('DealContact', {
   description: 'A contact associated with a deal, with its role. The primary contact is the deal\'s contact_id.',
   fields: (t) => ({
     contact_id: t.exposeString('contactId'),
-    role: t.exposeString('role', { nullable: true, description: 'e.g. decision maker, influencer, champion' }),
+    role: t.exposeString('role', { nullable: true, description: 'e.g. decision maker, influencer, champion; null when not given' }),
     is_primary: t.exposeBoolean('isPrimary', { description: 'Whether this is the deal\'s primary contact (its contact_id)' }),
     // Contact data: null for keys that may not read contacts (src/schema/read-access.ts).
     first_name: t.string({ nullable: true, description: 'The contact\'s; null when the key may not read contacts', select: { contact: { select: { firstName: true } } }, resolve: (dc) => dc.contact.firstName }),
@@ -61,9 +61,9 @@ export const DealType = builder.prismaObject('Deal', {
     status: t.expose('status', { type: storedEnum(DealStatus) }),
     custom_fields: t.field({ type: 'CustomFieldValues', resolve: (d) => d.customFields as object }),
     tags: t.exposeStringList('tags', { description: 'Distinct labels; empty when none' }),
-    won_reason: t.exposeString('wonReason', { nullable: true, description: 'Why it was won, if given' }),
-    lost_reason: t.exposeString('lostReason', { nullable: true, description: 'Why it was lost, if given' }),
-    competitor: t.exposeString('competitor', { nullable: true, description: 'Who it was lost to, if given' }),
+    won_reason: t.exposeString('wonReason', { nullable: true, description: 'Why it was won; null when not given' }),
+    lost_reason: t.exposeString('lostReason', { nullable: true, description: 'Why it was lost; null when not given' }),
+    competitor: t.exposeString('competitor', { nullable: true, description: 'Who it was lost to; null when not given' }),
     closed_at: t.expose('closedAt', { type: 'DateTime', nullable: true, description: 'When it was last won or lost; null while open' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),

@@ -34,7 +34,7 @@ export const TaskType = builder.objectRef<TaskView>('Task').implement({
   fields: (t) => ({
     id: t.exposeID('id'),
     title: t.exposeString('title'),
-    description: t.exposeString('description', { nullable: true, description: 'Markdown' }),
+    description: t.exposeString('description', { nullable: true, description: 'Markdown; null when not given' }),
     status: t.expose('status', { type: storedEnum(TaskStatus) }),
     priority: t.expose('priority', { type: storedEnum(TaskPriority) }),
     type: t.expose('type', { type: storedEnum(TaskKind) }),
@@ -44,7 +44,7 @@ export const TaskType = builder.objectRef<TaskView>('Task').implement({
     due_date: t.expose('dueDate', { type: 'DateTime', nullable: true, description: 'Null when not given' }),
     related_to: t.field({ type: RelatedTo, nullable: true, description: 'Null when the task is about no record', resolve: relatedTo }),
     reminder: t.field({ type: Reminder, nullable: true, description: 'Null when no reminder is set', resolve: reminderOf }),
-    completion_note: t.exposeString('completionNote', { nullable: true, description: 'Given when it was completed, if any' }),
+    completion_note: t.exposeString('completionNote', { nullable: true, description: 'Given when it was completed; null when none was' }),
     completed_at: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'Null until completed' }),
     created_by: t.exposeString('createdBy', { nullable: true, description: 'Id of the user behind the key or session that created it; null when the key belongs to no user' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),

@@ -37,7 +37,7 @@ export const WebhookType = builder.prismaObject('WebhookSubscription', {
     events: t.exposeStringList('events', { description: EVENT_NAMES }),
     secret: t.string({
       nullable: true,
-      description: 'The signing secret; returned only when it is set (create, or an update that sets it).',
+      description: 'The signing secret; answered only when it is set (create, or an update that rotates it), null otherwise.',
       resolve: (w) => (w as WithSecret).plainSecret ?? null,
     }),
     description: t.exposeString('description', { nullable: true, description: 'Null when not given' }),
