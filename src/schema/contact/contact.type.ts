@@ -3,16 +3,7 @@ import { ContactSource, ContactStatus } from '../common/enums.ts';
 import { pageType } from '../common/page.ts';
 import { parseLimit } from '../common/pagination.ts';
 import { storedEnum } from '../common/stored-enum.ts';
-
-const ADDRESS_PARTS = ['street', 'city', 'state', 'zip', 'country'] as const;
-type Address = Record<(typeof ADDRESS_PARTS)[number], string | null>;
-
-/** The stored address (only the parts that were given), with every part: null where none was. */
-function addressOf(stored: unknown): Address | null {
-  if (!stored || typeof stored !== 'object') return null;
-  const parts = stored as Record<string, unknown>;
-  return Object.fromEntries(ADDRESS_PARTS.map((k) => [k, typeof parts[k] === 'string' ? parts[k] : null])) as Address;
-}
+import { addressOf, type Address } from './contact.record.ts';
 
 const AddressType = builder.objectRef<Address>('Address').implement({
   description: 'A postal address. Each part is null when it was not given.',
