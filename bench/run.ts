@@ -93,7 +93,7 @@ function keyRotation(keys: string[]) {
   return rotation;
 }
 
-const CONTACT_FIELDS = 'id first_name last_name email phone company job_title status source tags assigned_to engagement_score custom_fields address created_at updated_at';
+const CONTACT_FIELDS = 'id first_name last_name email phone company job_title status source tags assigned_to engagement_score custom_fields address { street city state zip country } created_at updated_at';
 const DEAL_FIELDS = 'id title pipeline_id stage_id stage_name value currency probability owner_id contact_id expected_close_date status custom_fields tags won_reason lost_reason competitor closed_at created_at updated_at';
 const PAGE = 'total limit has_more next_cursor';
 

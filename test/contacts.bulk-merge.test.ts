@@ -34,7 +34,7 @@ describe('bulk create', () => {
     const errors = r.body.data.errors;
     expect(errors.map((e: { index: number }) => e.index)).toEqual([1, 2, 3]);
     expect(errors[0].error).toMatchObject({ code: 'validation_error', details: { email: ['is required'] } });
-    expect(errors[1]).toMatchObject({ email: dupEmail, error: { code: 'conflict' } });
+    expect(errors[1]).toMatchObject({ email: dupEmail, error: { code: 'conflict', details: { email: ['is already taken'] } } });
     expect(errors[2].error.details.phone).toBeDefined();
     expect(r.body.meta.warnings[0]).toMatch(/nope/);
     expect(await app.db.prisma.event.count({ where: { workspaceId: ws.id, type: 'contact.created', entityId: { in: r.body.data.contacts.map((c: { id: string }) => c.id) } } })).toBe(2);

@@ -99,6 +99,30 @@ describe('GET /v1/openapi.json', () => {
     expect(Object.keys(doc.paths['/v1/contacts/bulk'].post.responses)).toEqual(expect.arrayContaining(['201', '207']));
   });
 
+  it('documents answers as typed as the schema: enums, named object shapes, null only where it can be', () => {
+    const schemas = doc.components.schemas;
+    expect(schemas.Contact.properties.status).toEqual({ type: 'string', enum: ['active', 'churned', 'customer', 'inactive', 'lead'] });
+    expect(schemas.Contact.properties.id).toEqual({ type: 'string' });
+    expect(schemas.Contact.properties.created_at).toEqual({ type: 'string', format: 'date-time' });
+    expect(schemas.Contact.properties.address.anyOf).toEqual([{ $ref: '#/components/schemas/Address' }, { type: 'null' }]);
+    expect(schemas.Address.required).toEqual(['street', 'city', 'state', 'zip', 'country']);
+    expect(schemas.Contact.properties.custom_fields).toMatchObject({ type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } });
+    expect(schemas.Webhook.properties.retry_policy).toEqual({ $ref: '#/components/schemas/RetryPolicy' });
+    expect(schemas.Webhook.properties.headers).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
+    expect(schemas.DealDetail.properties.stage_history.items.properties.changed_by.anyOf[0]).toEqual({ $ref: '#/components/schemas/Actor' });
+    expect(schemas.Actor.properties.type.enum).toEqual(['api_key', 'system', 'user']);
+    // Nothing in an answer is a bare object any more.
+    const bare: string[] = [];
+    const walk = (node: unknown, at: string) => {
+      if (!node || typeof node !== 'object') return;
+      const n = node as Json;
+      if ((n.type === 'object' || (Array.isArray(n.type) && n.type.includes('object'))) && !n.properties && !n.additionalProperties) bare.push(at);
+      for (const [k, v] of Object.entries(n)) walk(v, `${at}/${k}`);
+    };
+    for (const [name, s] of Object.entries(schemas)) if (!name.endsWith('Body')) walk(s, name);
+    expect(bare).toEqual([]);
+  });
+
   it('documents the data a route really answers', async () => {
     const r = await ws.api('POST', '/v1/contacts', { first_name: 'Ada', email: uniqueEmail('ada') });
     expect(r.status).toBe(201);

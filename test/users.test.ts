@@ -107,11 +107,11 @@ describe('PUT /v1/users/:id/notification-preferences', () => {
 
 describe('GraphQL', () => {
   it('users, user and updateNotificationPreferences', async () => {
-    const list = await gql(app.base, ws.key, '{ users(filter: { active: true }, limit: 10) { nodes { id name notification_preferences } total } }');
+    const list = await gql(app.base, ws.key, '{ users(filter: { active: true }, limit: 10) { nodes { id name notification_preferences { email push } } total } }');
     expect(list.data.users.total).toBe(2);
     const one = await gql(app.base, ws.key, `{ user(id: "${zoe.id}") { email active } }`);
     expect(one.data.user).toEqual({ email: 'zoe@example.com', active: true });
-    const upd = await gql(app.base, ws.key, `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: false }) { notification_preferences } }`);
+    const upd = await gql(app.base, ws.key, `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: false }) { notification_preferences { email push } } }`);
     expect(upd.data.updateNotificationPreferences.notification_preferences).toEqual({ email: true, push: false });
     const denied = await gql(app.base, other.key, `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: true }) { id } }`);
     expect(denied.errors?.[0].extensions?.code).toBe('not_found');

@@ -1,24 +1,31 @@
 // The Pothos builder: plugins and scalars only. Types live in one module per domain.
 import SchemaBuilder from '@pothos/core';
 import PrismaPlugin from '@pothos/plugin-prisma';
-import { DateTimeResolver, JSONObjectResolver, JSONResolver } from 'graphql-scalars';
+import { DateTimeResolver } from 'graphql-scalars';
 import type PrismaTypes from '../db/generated/pothos-types.ts';
 import { getDatamodel } from '../db/generated/pothos-types.ts';
+import { OPEN_SHAPES } from './common/open-shapes.ts';
 import type { Context } from './context.ts';
+
+type OpenShape = { Input: Record<string, unknown>; Output: object };
 
 export const builder = new SchemaBuilder<{
   Context: Context;
+  // Fields answer a value unless marked `nullable: true`: null is the exception, and says so.
+  DefaultFieldNullability: false;
   PrismaTypes: PrismaTypes;
   Scalars: {
     DateTime: { Input: Date; Output: Date | string };
-    JSON: { Input: unknown; Output: unknown };
-    JSONObject: { Input: Record<string, unknown>; Output: object };
-    CustomFieldValues: { Input: Record<string, unknown>; Output: object };
-    HttpHeaders: { Input: Record<string, unknown>; Output: object };
-    WebhookFilters: { Input: Record<string, unknown>; Output: object };
+    // Objects with free keys (src/schema/common/open-shapes.ts).
+    CustomFieldValues: OpenShape;
+    WebhookHeaders: OpenShape;
+    WebhookFilters: OpenShape;
+    EventData: OpenShape;
+    ErrorDetails: OpenShape;
   };
 }>({
   plugins: [PrismaPlugin],
+  defaultFieldNullability: false,
   prisma: {
     client: (ctx) => ctx.prisma,
     dmmf: getDatamodel(),
@@ -28,8 +35,7 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.addScalarType('DateTime', DateTimeResolver);
-builder.addScalarType('JSON', JSONResolver);
-builder.addScalarType('JSONObject', JSONObjectResolver);
+for (const scalar of OPEN_SHAPES) builder.addScalarType(scalar.name as 'EventData', scalar);
 
 builder.queryType({});
 builder.mutationType({});

@@ -24,6 +24,7 @@ type Needs = readonly Resource[] | ((parent: any) => readonly Resource[]);
  */
 export const TYPE_RESOURCE: Record<string, Resource | null> = {
   Contact: 'contacts',
+  Address: 'contacts',
   Note: 'contacts',
   TimelineEntry: 'contacts',
   BulkContactResult: 'contacts',
@@ -41,11 +42,17 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   TaskReminder: 'tasks',
   Activity: 'activities',
   Webhook: 'webhooks',
+  RetryPolicy: 'webhooks',
   WebhookDelivery: 'webhooks',
   WebhookTestResult: 'webhooks',
   // A live event's envelope is the subscriber's; its data needs the event's resource (below).
   LiveEvent: null,
   User: null,
+  NotificationPreferences: null,
+  // Who caused a change: a key's or user's name, readable like users.
+  Actor: null,
+  // What went wrong with the caller's own request.
+  ErrorInfo: null,
   DeleteResult: null,
   ApiKey: null,
   CreatedApiKey: null,

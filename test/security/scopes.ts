@@ -134,6 +134,7 @@ export function scopeTests(worldOf: () => World): void {
     /** The resource whose read permission each object type needs; null for types any key may read. */
     const TYPE_RESOURCE: Record<string, Resource | null> = {
       Contact: 'contacts',
+      Address: 'contacts',
       Note: 'contacts',
       TimelineEntry: 'contacts',
       BulkContactResult: 'contacts',
@@ -151,9 +152,14 @@ export function scopeTests(worldOf: () => World): void {
       TaskReminder: 'tasks',
       Activity: 'activities',
       Webhook: 'webhooks',
+      RetryPolicy: 'webhooks',
       WebhookDelivery: 'webhooks',
       WebhookTestResult: 'webhooks',
       User: null,
+      NotificationPreferences: null,
+      // Who caused a change (a key's or user's name) and what was wrong with the caller's own request.
+      Actor: null,
+      ErrorInfo: null,
       DeleteResult: null,
       LiveEvent: null,
       ApiKey: null,

@@ -14,14 +14,14 @@ interface Contact {
   phone: string | null;
   company: string | null;
   job_title: string | null;
-  status: string | null;
-  source: string | null;
+  status: string;
+  source: string;
   tags: string[];
-  engagement_score: number | null;
-  custom_fields: Record<string, unknown> | null;
+  engagement_score: number;
+  custom_fields: Record<string, string | number | boolean>;
   created_at: string;
   updated_at: string;
-  deals: { id: string; title: string; value: number | null; currency: string; status: string; stage_name: string | null }[];
+  deals: { id: string; title: string; value: number | null; currency: string; status: string; stage_name: string }[] | null;
 }
 
 interface TimelineEntry {
@@ -29,7 +29,7 @@ interface TimelineEntry {
   type: string;
   summary: string | null;
   occurred_at: string;
-  actor: { type?: string; name?: string } | null;
+  actor: { type: 'api_key' | 'user' | 'system'; id: string; name: string } | null;
 }
 
 interface TimelinePage {
@@ -42,7 +42,7 @@ const CONTACT_FIELDS =
 
 const timeline = (contactId: string, cursor: string | null) =>
   gql<{ contactTimeline: TimelinePage }>(
-    'query ($id: ID!, $cursor: String) { contactTimeline(contactId: $id, limit: 50, cursor: $cursor) { next_cursor nodes { id type summary occurred_at actor } } }',
+    'query ($id: ID!, $cursor: String) { contactTimeline(contactId: $id, limit: 50, cursor: $cursor) { next_cursor nodes { id type summary occurred_at actor { type id name } } } }',
     { id: contactId, cursor },
   ).then((d) => d.contactTimeline);
 
@@ -127,7 +127,7 @@ export function ContactPage({ id }: { id: string }) {
                 </div>
               ))}
             </dl>
-            {c.deals.length > 0 && (
+            {c.deals && c.deals.length > 0 && (
               <section aria-labelledby="deals">
                 <h2 id="deals">Deals</h2>
                 <ul class="plain">

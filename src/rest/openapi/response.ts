@@ -15,6 +15,7 @@ import {
   type GraphQLOutputType,
   type SelectionSetNode,
 } from 'graphql';
+import { openShapeSchemas } from '../../schema/common/open-shapes.ts';
 import type { JsonSchema } from './request.ts';
 
 /** JSON Schema of each scalar; a new scalar stops the start until it is given one here. */
@@ -25,8 +26,8 @@ const SCALARS: Record<string, JsonSchema> = {
   Float: { type: 'number' },
   Boolean: { type: 'boolean' },
   DateTime: { type: 'string', format: 'date-time' },
-  JSONObject: { type: 'object' },
-  JSON: {},
+  // Objects with free keys, each described by its scalar (src/schema/common/open-shapes.ts).
+  ...openShapeSchemas(),
 };
 
 function orNull(schema: JsonSchema): JsonSchema {
@@ -71,7 +72,8 @@ export class ResponseSchemas {
       }
       const field = type.getFields()[node.name.value];
       if (!field) throw new Error(`${type.name} has no field ${node.name.value}`);
-      properties[key] = { ...(field.description ? { description: field.description } : {}), ...this.output(field.type, node.selectionSet) };
+      // The field's own description is the more specific one; an open shape's scalar gives its own otherwise.
+      properties[key] = { ...this.output(field.type, node.selectionSet), ...(field.description ? { description: field.description } : {}) };
     }
     const keys = Object.keys(properties);
     return { type: 'object', properties, required: partial ? keys.filter((k) => k === 'id') : keys };

@@ -62,6 +62,7 @@ const listArgs = builder.args((t) => ({
 
 builder.queryFields((t) => ({
   activity: t.prismaField({
+    description: 'One activity by id; not_found when the workspace has none with that id.',
     type: ActivityType,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {

@@ -1,5 +1,7 @@
 import type { Activity } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
+import { ActivityOutcome, ActivityType as ActivityKind } from '../common/enums.ts';
+import { storedEnum } from '../common/stored-enum.ts';
 import { pageType } from '../common/page.ts';
 import { ContactType } from '../contact/contact.type.ts';
 import { DealType } from '../deal/deal.type.ts';
@@ -8,28 +10,30 @@ export const ActivityType = builder.prismaObject('Activity', {
   description: 'Something that already happened: a call, email, meeting, note or SMS.',
   fields: (t) => ({
     id: t.exposeID('id'),
-    type: t.exposeString('type', { description: 'call, email, meeting, note or sms' }),
-    subject: t.exposeString('subject', { nullable: true }),
-    description: t.exposeString('description', { nullable: true }),
-    contact_id: t.exposeString('contactId', { nullable: true }),
-    deal_id: t.exposeString('dealId', { nullable: true }),
-    user_id: t.exposeString('userId', { nullable: true, description: 'The user of the key that logged it' }),
-    duration: t.exposeInt('duration', { nullable: true, description: 'Minutes' }),
-    outcome: t.exposeString('outcome', { nullable: true, description: 'connected, voicemail, no_answer, busy, scheduled or completed' }),
-    occurred_at: t.expose('occurredAt', { type: 'DateTime' }),
-    attendees: t.exposeStringList('attendees', { description: 'Contact ids' }),
+    type: t.expose('type', { type: storedEnum(ActivityKind) }),
+    subject: t.exposeString('subject', { nullable: true, description: 'Null when not given' }),
+    description: t.exposeString('description', { nullable: true, description: 'Null when not given' }),
+    contact_id: t.exposeString('contactId', { nullable: true, description: 'Id of the contact it was with; null when none' }),
+    deal_id: t.exposeString('dealId', { nullable: true, description: 'Id of the deal it was about; null when none' }),
+    user_id: t.exposeString('userId', { nullable: true, description: 'The user of the key that logged it; null when the key belongs to no user' }),
+    duration: t.exposeInt('duration', { nullable: true, description: 'Minutes; null when not given' }),
+    outcome: t.expose('outcome', { type: storedEnum(ActivityOutcome), nullable: true, description: 'Null when not given' }),
+    occurred_at: t.expose('occurredAt', { type: 'DateTime', description: 'When it happened; when it was logged unless given' }),
+    attendees: t.exposeStringList('attendees', { description: 'Contact ids; empty when none were given' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     // Selected with the activities that ask for them; each needs the read permission of what it
     // returns, like GET /v1/contacts/:id/deals (src/schema/read-access.ts).
     contact: t.field({
       type: ContactType,
       nullable: true,
+      description: 'The contact; null when there is none or the key may not read contacts',
       select: (_args, _ctx, nested) => ({ contact: nested(true) }),
       resolve: (a) => a.contact,
     }),
     deal: t.field({
       type: DealType,
       nullable: true,
+      description: 'The deal; null when there is none or the key may not read deals',
       select: (_args, _ctx, nested) => ({ deal: nested(true) }),
       resolve: (a) => a.deal,
     }),

@@ -3,6 +3,8 @@
 // find theirs here by the set of values (src/schema/common/zod-input.ts).
 import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../activity/activity.inputs.ts';
 import { SCOPES } from '../../auth/scopes.ts';
+import { ERROR_STATUS, type ErrorCode as ErrorCodeValue } from '../../errors.ts';
+import type { Actor } from '../../webhooks/events.ts';
 import { builder } from '../builder.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../contact/contact.inputs.ts';
 import { CUSTOM_FIELD_TYPES } from '../contact/custom-fields.rules.ts';
@@ -10,6 +12,9 @@ import { DEAL_STATUSES } from '../deal/deal.inputs.ts';
 import { RELATED_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../task/task.inputs.ts';
 import { NOTIFICATION_CHANNELS } from '../user/preferences.rules.ts';
 import { DELIVERY_STATUSES, HTTP_METHODS, PAYLOAD_FORMATS, WEBHOOK_CONTENT_TYPES } from '../webhook/webhook.inputs.ts';
+
+/** Every kind of actor an event or stage move can name. */
+const ACTOR_TYPES = ['api_key', 'user', 'system'] as const satisfies readonly Actor['type'][];
 
 const setKey = (values: readonly string[]) => [...values].sort().join('|');
 const byValues = new Map<string, string>();
@@ -45,3 +50,5 @@ export const WebhookHttpMethod = closedSet('WebhookHttpMethod', HTTP_METHODS, 'T
 export const WebhookPayloadFormat = closedSet('WebhookPayloadFormat', PAYLOAD_FORMATS, 'event: the envelope with the event id; record: the record itself.');
 export const WebhookContentType = closedSet('WebhookContentType', WEBHOOK_CONTENT_TYPES, 'json: an application/json body; form: the JSON as the `payload` field of a form.');
 export const DeliveryStatus = closedSet('DeliveryStatus', DELIVERY_STATUSES, 'Where a delivery stands: waiting for an attempt, delivered, or failed for good.');
+export const ActorType = closedSet('ActorType', ACTOR_TYPES, 'Who caused a change: an API key, a user signed in to the dashboard, or the service itself (such as the task scheduler).');
+export const ErrorCode = closedSet('ErrorCode', Object.keys(ERROR_STATUS) as ErrorCodeValue[], 'Why a request, or one row of it, failed: the `code` of the error envelope and of GraphQL `extensions.code`.');

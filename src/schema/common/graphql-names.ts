@@ -13,7 +13,7 @@ export function inputNamed<S extends z.ZodType>(schema: S, name: string): S {
   return schema;
 }
 
-/** Maps an object of free keys (a record) to a named custom scalar (src/schema/common/scalars.ts). */
+/** Maps an object of free keys (a record) to a named custom scalar (src/schema/common/open-shapes.ts). */
 export function scalarNamed<S extends z.ZodType>(schema: S, name: string): S {
   scalarNames.set(schema, name);
   return schema;

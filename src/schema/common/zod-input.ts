@@ -13,7 +13,6 @@ import { z } from 'zod';
 import { builder } from '../builder.ts';
 import { enumNamed } from './enums.ts';
 import { inputNames, looseRows, scalarNames } from './graphql-names.ts';
-import './scalars.ts';
 
 type JsonSchema = { [keyword: string]: any };
 
@@ -118,7 +117,6 @@ function convert(json: JsonSchema, where: string): Converted {
       return { type: objectType(name, json), nullable: false, description };
     }
     default:
-      if (Object.keys(json).filter((k) => k !== MARK && k !== 'description').length === 0) return { type: 'JSON', nullable: false, description };
       throw new Error(`${where}: no GraphQL input type for ${JSON.stringify(json)}`);
   }
 }

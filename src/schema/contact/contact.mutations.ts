@@ -4,6 +4,7 @@ import type { Prisma } from '../../db/generated/client/client.ts';
 import { recordEvent } from '../../webhooks/events.ts';
 import { builder } from '../builder.ts';
 import { actorOf, type Context } from '../context.ts';
+import { ErrorInfoType, type ErrorInfo } from '../common/error-info.type.ts';
 import { DeleteResult } from '../common/page.ts';
 import { issuesToDetails, parseInput } from '../common/validation.ts';
 import { bulkInput, contactCreateInput, contactUpdateInput, mergeInput } from './contact.inputs.ts';
@@ -34,25 +35,27 @@ const inTransaction = <T>(ctx: Context, work: (tx: Prisma.TransactionClient) => 
 interface BulkError {
   index: number;
   email: string | null;
-  error: { code: string; message: string; details?: Record<string, string[]> };
+  error: ErrorInfo;
 }
 
 const BulkErrorType = builder.objectRef<BulkError>('BulkContactError').implement({
+  description: 'A row of a bulk request that was not created, and why.',
   fields: (t) => ({
-    index: t.exposeInt('index'),
-    email: t.exposeString('email', { nullable: true }),
-    error: t.field({ type: 'JSONObject', resolve: (e) => e.error }),
+    index: t.exposeInt('index', { description: 'Its position in the request, from 0' }),
+    email: t.exposeString('email', { nullable: true, description: 'The email the row gave; null when it gave none that is a string' }),
+    error: t.field({ type: ErrorInfoType, resolve: (e) => e.error }),
   }),
 });
 
 const BulkResult = builder
   .objectRef<{ created: number; failed: number; errors: BulkError[]; contacts: Prisma.ContactGetPayload<object>[] }>('BulkContactResult')
   .implement({
+    description: 'What a bulk create did: each row was created or failed on its own.',
     fields: (t) => ({
-      created: t.exposeInt('created'),
-      failed: t.exposeInt('failed'),
-      errors: t.field({ type: [BulkErrorType], resolve: (r) => r.errors }),
-      contacts: t.field({ type: [ContactType], resolve: (r) => r.contacts }),
+      created: t.exposeInt('created', { description: 'Rows created' }),
+      failed: t.exposeInt('failed', { description: 'Rows refused' }),
+      errors: t.field({ type: [BulkErrorType], description: 'One entry per refused row, in request order', resolve: (r) => r.errors }),
+      contacts: t.field({ type: [ContactType], description: 'The contacts created, in request order', resolve: (r) => r.contacts }),
     }),
   });
 

@@ -48,6 +48,7 @@ function contactWhere(ctx: Context, filter: unknown): Prisma.ContactWhereInput {
 
 builder.queryFields((t) => ({
   contact: t.prismaField({
+    description: 'One contact by id; not_found when the workspace has none with that id.',
     type: ContactType,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {

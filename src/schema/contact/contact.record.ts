@@ -1,6 +1,16 @@
 // The snake_case record of a contact, as events and webhook payloads carry it.
 import type { Contact, Prisma } from '../../db/generated/client/client.ts';
 
+const ADDRESS_PARTS = ['street', 'city', 'state', 'zip', 'country'] as const;
+export type Address = Record<(typeof ADDRESS_PARTS)[number], string | null>;
+
+/** The stored address (only the parts that were given), with every part: null where none was. */
+export function addressOf(stored: unknown): Address | null {
+  if (!stored || typeof stored !== 'object') return null;
+  const parts = stored as Record<string, unknown>;
+  return Object.fromEntries(ADDRESS_PARTS.map((k) => [k, typeof parts[k] === 'string' ? parts[k] : null])) as Address;
+}
+
 export function contactRecord(c: Contact) {
   return {
     id: c.id,
@@ -16,7 +26,8 @@ export function contactRecord(c: Contact) {
     assigned_to: c.assignedToId,
     engagement_score: c.engagementScore,
     custom_fields: c.customFields as Prisma.InputJsonObject,
-    address: c.address as Prisma.InputJsonObject | null,
+    // Every part, as the API answers it.
+    address: addressOf(c.address),
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };

@@ -13,11 +13,12 @@ import { sortArg } from '../common/sort.ts';
 import { zodInput } from '../common/zod-input.ts';
 
 export const NoteType = builder.prismaObject('Note', {
+  description: 'A markdown note on a contact.',
   fields: (t) => ({
     id: t.exposeID('id'),
     contact_id: t.exposeString('contactId'),
     content: t.exposeString('content', { description: 'Markdown' }),
-    created_by: t.exposeString('createdBy', { nullable: true }),
+    created_by: t.exposeString('createdBy', { nullable: true, description: 'Id of the user behind the key or session that wrote it; null when the key belongs to no user' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -2,6 +2,7 @@
 import { assertAllowed, readableRecordKinds } from '../../auth/scopes.ts';
 import type { Event, Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
+import { ActorType, storedActor } from '../common/actor.type.ts';
 import { pageType } from '../common/page.ts';
 import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
 import { findContact } from './contact.queries.ts';
@@ -36,14 +37,17 @@ export function summarize(event: Pick<Event, 'type' | 'data'>): string {
 }
 
 export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement({
+  description: 'Something that happened to a contact, read from the event log that also feeds webhooks.',
   fields: (t) => ({
-    id: t.exposeID('id'),
-    type: t.exposeString('type', { description: 'The event name, e.g. contact.status_changed' }),
-    occurred_at: t.expose('createdAt', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries of the event carry' }),
+    type: t.exposeString('type', {
+      description: 'The event name, e.g. contact.status_changed (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists them)',
+    }),
+    occurred_at: t.expose('createdAt', { type: 'DateTime', description: 'When the event happened' }),
     // Both hold the record the event is about: null where the key may not read it (read-access.ts).
-    summary: t.string({ nullable: true, resolve: summarize }),
-    data: t.field({ type: 'JSONObject', nullable: true, resolve: (e) => e.data as object }),
-    actor: t.field({ type: 'JSONObject', nullable: true, resolve: (e) => (e.actor as object | null) ?? null }),
+    summary: t.string({ nullable: true, description: 'One line for people, e.g. Status changed from lead to customer; null when the key may not read the record the event is about', resolve: summarize }),
+    data: t.field({ type: 'EventData', nullable: true, description: 'The event\'s data; null when the key may not read the record the event is about', resolve: (e) => e.data as object }),
+    actor: t.field({ type: ActorType, nullable: true, description: 'Who caused it; null when no actor was recorded', resolve: (e) => storedActor(e.actor) }),
   }),
 });
 

@@ -17,7 +17,7 @@ const DealStageMoveInput = zodInput('DealStageMoveInput', moveStageInput, 'The s
 builder.mutationFields((t) => ({
   createDeal: t.field({
     type: DealType,
-    description: 'Creates an open deal. `input` takes the REST body fields (title and pipeline_id required).',
+    description: 'Creates an open deal (title and pipeline_id required).',
     args: { input: t.arg({ type: DealCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');

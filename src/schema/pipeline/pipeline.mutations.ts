@@ -17,7 +17,7 @@ const PipelineUpdateInput = zodInput('PipelineUpdateInput', pipelineUpdateInput,
 builder.mutationFields((t) => ({
   createPipeline: t.field({
     type: PipelineType,
-    description: 'Creates a pipeline. `input`: { name, is_default?, stages?: [{ name, probability }] }; without stages it gets the default ones.',
+    description: 'Creates a pipeline; without stages it gets the default ones.',
     args: { input: t.arg({ type: PipelineCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
@@ -42,7 +42,7 @@ builder.mutationFields((t) => ({
   }),
   updatePipeline: t.field({
     type: PipelineType,
-    description: 'Renames a pipeline or makes it the default. `input`: { name?, is_default? }.',
+    description: 'Renames a pipeline or makes it the default.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: PipelineUpdateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');

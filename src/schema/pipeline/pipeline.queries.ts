@@ -56,6 +56,7 @@ builder.queryFields((t) => ({
     },
   }),
   pipeline: t.prismaField({
+    description: 'One pipeline with its stages; not_found when the workspace has none with that id.',
     type: PipelineType,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {

@@ -27,7 +27,7 @@ async function loadStage(tx: Prisma.TransactionClient, ctx: Context, pipelineId:
 builder.mutationFields((t) => ({
   createStage: t.field({
     type: StageType,
-    description: 'Adds a stage. `input`: { name, probability?, position? }; without a position it goes last, else later stages shift down.',
+    description: 'Adds a stage; without a position it goes last, else later stages shift down.',
     args: { pipelineId: t.arg.id({ required: true }), input: t.arg({ type: StageCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');

@@ -7,13 +7,16 @@ import '../contact/contact.type.ts';
 import '../deal/deal.type.ts';
 import { liveEvents, recordIn } from './live-events.ts';
 
+const EVENT_NAME = '(a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists the names)';
+
 const DealChangeType = builder.objectRef<PublishedEvent>('DealChange').implement({
+  description: 'A deal.* event as it happens, with the deal as it is now.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Event id' }),
-    event: t.exposeString('event', { description: 'e.g. deal.stage_changed' }),
-    timestamp: t.expose('timestamp', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries carry' }),
+    event: t.exposeString('event', { description: `The event name, e.g. deal.stage_changed ${EVENT_NAME}` }),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     deal_id: t.exposeID('entityId'),
-    data: t.field({ type: 'JSONObject', description: 'The event payload: { deal: {...}, ... } at the time of the change', resolve: (e) => e.data }),
+    data: t.field({ type: 'EventData', description: 'The event\'s data, { deal, ... }, as it was at the time of the change', resolve: (e) => e.data }),
     deal: t.prismaField({
       type: 'Deal',
       nullable: true,
@@ -24,12 +27,13 @@ const DealChangeType = builder.objectRef<PublishedEvent>('DealChange').implement
 });
 
 const ContactChangeType = builder.objectRef<PublishedEvent>('ContactChange').implement({
+  description: 'A contact.* event as it happens, with the contact as it is now.',
   fields: (t) => ({
-    id: t.exposeID('id', { description: 'Event id' }),
-    event: t.exposeString('event', { description: 'e.g. contact.updated' }),
-    timestamp: t.expose('timestamp', { type: 'DateTime' }),
+    id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries carry' }),
+    event: t.exposeString('event', { description: `The event name, e.g. contact.updated ${EVENT_NAME}` }),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     contact_id: t.exposeID('entityId'),
-    data: t.field({ type: 'JSONObject', description: 'The event payload: { contact: {...}, ... } at the time of the change', resolve: (e) => e.data }),
+    data: t.field({ type: 'EventData', description: 'The event\'s data, { contact, ... }, as it was at the time of the change', resolve: (e) => e.data }),
     contact: t.prismaField({
       type: 'Contact',
       nullable: true,

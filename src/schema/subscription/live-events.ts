@@ -32,8 +32,8 @@ export const LiveEventType = builder.objectRef<PublishedEvent>('LiveEvent').impl
   description: 'A committed domain event, as webhooks deliver it.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries carry' }),
-    event: t.exposeString('event', { description: 'e.g. contact.created' }),
-    timestamp: t.expose('timestamp', { type: 'DateTime' }),
-    data: t.field({ type: 'JSONObject', nullable: true, description: 'The event payload, e.g. { contact: {...} }', resolve: (e) => e.data }),
+    event: t.exposeString('event', { description: 'The event name, e.g. contact.created (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists the names)' }),
+    timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
+    data: t.field({ type: 'EventData', nullable: true, description: 'The event\'s data, e.g. { contact }; null when the key may not read what it holds', resolve: (e) => e.data }),
   }),
 });

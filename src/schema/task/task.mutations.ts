@@ -14,7 +14,7 @@ const TaskCompleteInput = zodInput('TaskCompleteInput', taskCompleteInput, 'An o
 builder.mutationFields((t) => ({
   createTask: t.field({
     type: TaskType,
-    description: 'Creates a task. `input` takes the REST body fields (title required).',
+    description: 'Creates a task (title required).',
     args: { input: t.arg({ type: TaskCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
@@ -43,6 +43,7 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteTask: t.field({
+    description: 'Deletes a task. Irreversible.',
     type: DeleteResult,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {

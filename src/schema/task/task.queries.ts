@@ -14,6 +14,7 @@ const TaskFilter = zodInput('TaskFilter', taskFilter, 'Conditions every listed t
 
 builder.queryFields((t) => ({
   task: t.field({
+    description: 'One task by id; not_found when the workspace has none with that id.',
     type: TaskType,
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {

@@ -27,6 +27,7 @@ export async function findUser(db: Pick<Context['prisma'], 'user'>, ctx: Context
 
 builder.queryFields((t) => ({
   user: t.field({
+    description: 'One user of the workspace by id, active or not; not_found when there is none. Readable with any key.',
     type: UserType,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => findUser(ctx.prisma, ctx, String(args.id)),

@@ -26,7 +26,7 @@ const headers = scalarNamed(
     .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().max(2048).regex(/^[\t\x20-\x7e]*$/, 'header values are one line of printable ASCII (no control characters)'))
     .refine((h) => Object.keys(h).length <= 20, 'at most 20 headers')
     .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADER.test(k)), 'cannot set Host, Content-*, User-Agent, X-Service-* or webhook-* headers'),
-  'HttpHeaders',
+  'WebhookHeaders',
 );
 
 const contentType = z

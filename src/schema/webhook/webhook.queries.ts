@@ -40,6 +40,7 @@ builder.queryFields((t) => ({
     },
   }),
   webhook: t.field({
+    description: 'One subscription by id, without its secret; not_found when the workspace has none with that id.',
     type: WebhookType,
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {

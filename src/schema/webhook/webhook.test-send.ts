@@ -7,6 +7,7 @@ import type { EventForDelivery } from '../../webhooks/payload.ts';
 import type { SendResult } from '../../webhooks/sender.ts';
 import { sampleData } from '../../webhooks/samples.ts';
 import { builder } from '../builder.ts';
+import { DeliveryStatus } from '../common/enums.ts';
 import type { Context } from '../context.ts';
 
 interface TestResult {
@@ -19,13 +20,14 @@ interface TestResult {
 }
 
 export const WebhookTestResult = builder.objectRef<TestResult>('WebhookTestResult').implement({
+  description: 'The outcome of one test send: a sample event of one subscribed name, sent once.',
   fields: (t) => ({
-    event: t.exposeString('event'),
-    delivery_id: t.exposeString('delivery_id'),
-    status: t.exposeString('status'),
-    response_code: t.exposeInt('response_code', { nullable: true }),
+    event: t.exposeString('event', { description: 'The event name, e.g. contact.created (a string: GraphQL enum values cannot hold dots)' }),
+    delivery_id: t.exposeString('delivery_id', { description: 'Its entry in the delivery log' }),
+    status: t.expose('status', { type: DeliveryStatus, description: 'delivered or failed: a test send is never retried, so never pending' }),
+    response_code: t.exposeInt('response_code', { nullable: true, description: 'HTTP status of the answer; null when no answer came' }),
     response_time_ms: t.exposeInt('response_time_ms'),
-    error: t.exposeString('error', { nullable: true }),
+    error: t.exposeString('error', { nullable: true, description: 'Why it failed; null when delivered' }),
   }),
 });
 

@@ -1,0 +1,68 @@
+// Objects whose keys are not fixed — maps from a key the workspace or the caller chooses to a
+// value — which a GraphQL object type cannot express. Each is a named scalar that says what it
+// holds, instead of a bare JSONObject, and carries the JSON Schema the API reference gives it
+// (src/rest/openapi/response.ts), so both documents describe the same shape.
+import { GraphQLScalarType, type ValueNode } from 'graphql';
+import { JSONObjectResolver } from 'graphql-scalars';
+/** A JSON Schema (2020-12) object, as the API reference embeds it. */
+type JsonSchema = { [keyword: string]: unknown };
+
+function openShape(name: string, description: string, jsonSchema: JsonSchema) {
+  return new GraphQLScalarType<Record<string, unknown>, Record<string, unknown>>({
+    name,
+    description,
+    // Read and written like JSONObject: an object, never an array or a primitive.
+    serialize: (v) => JSONObjectResolver.serialize(v) as Record<string, unknown>,
+    parseValue: (v) => JSONObjectResolver.parseValue(v) as Record<string, unknown>,
+    parseLiteral: (node: ValueNode, vars) => JSONObjectResolver.parseLiteral(node, vars) as Record<string, unknown>,
+    extensions: { jsonSchema: { description, ...jsonSchema } },
+  });
+}
+
+/** What a stored custom field value can be: never null, which removes the key instead. */
+const customFieldValue: JsonSchema = { type: ['string', 'number', 'boolean'] };
+
+export const CustomFieldValues = openShape(
+  'CustomFieldValues',
+  'Custom field values by field key (the keys of the workspace\'s custom field definitions). Each value has its definition\'s type: ' +
+    'a string for text and select fields, a YYYY-MM-DD string for date fields, a number for number fields, true or false for boolean fields. ' +
+    'A field without a value is absent; setting a key to null removes it.',
+  { type: 'object', additionalProperties: customFieldValue },
+);
+
+export const WebhookHeaders = openShape(
+  'WebhookHeaders',
+  'Extra HTTP headers sent with every delivery: header name → value (one line of printable ASCII), at most 20.',
+  { type: 'object', additionalProperties: { type: 'string' }, maxProperties: 20 },
+);
+
+export const WebhookFilters = openShape(
+  'WebhookFilters',
+  'Which events of the subscribed names are delivered: record field name → wanted value, or a list of values. ' +
+    'A scalar field must equal the value or one of the listed values; a list field (such as tags) must hold every listed value. All keys must match; ' +
+    'null or an empty object delivers every event of the subscribed names.',
+  {
+    type: 'object',
+    propertyNames: { pattern: '^[a-z_]{1,64}$' },
+    additionalProperties: { anyOf: [{ type: ['string', 'number', 'boolean'] }, { type: 'array', items: { type: ['string', 'number'] }, maxItems: 50 }] },
+  },
+);
+
+export const EventData = openShape(
+  'EventData',
+  'The data object of an event, as webhook deliveries carry it: the record the event is about (contact, deal, task, activity or note) ' +
+    'and what the event adds, such as changes or previous_status. Its keys depend on the event name; docs/webhooks.md lists them per event.',
+  { type: 'object', additionalProperties: true },
+);
+
+export const ErrorDetails = openShape(
+  'ErrorDetails',
+  'The fields at fault: field name (a dotted path for nested fields, such as custom_fields.size) → messages.',
+  { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+);
+
+export const OPEN_SHAPES = [CustomFieldValues, WebhookHeaders, WebhookFilters, EventData, ErrorDetails];
+
+/** The JSON Schema of each open shape, by scalar name. */
+export const openShapeSchemas = (): Record<string, JsonSchema> =>
+  Object.fromEntries(OPEN_SHAPES.map((s) => [s.name, s.extensions.jsonSchema as JsonSchema]));
