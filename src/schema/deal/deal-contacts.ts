@@ -54,7 +54,7 @@ builder.queryField('dealContacts', (t) =>
 builder.mutationFields((t) => ({
   addDealContact: t.field({
     type: DealContactType,
-    description: 'Associates a contact with a deal. `input`: { contact_id, role? }.',
+    description: 'Associates a contact with a deal, in a role.',
     args: { dealId: t.arg.id({ required: true }), input: t.arg({ type: DealContactInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');

@@ -37,7 +37,7 @@ builder.mutationFields((t) => ({
   }),
   moveDealStage: t.field({
     type: DealType,
-    description: 'Moves a deal to another stage of its pipeline and records it in the stage history. `input`: { stage_id, note? }.',
+    description: 'Moves a deal to another stage of its pipeline and records it in the stage history.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealStageMoveInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
