@@ -28,6 +28,6 @@ builder.addScalarType('DateTime', DateTimeResolver);
 builder.addScalarType('JSON', JSONResolver);
 builder.addScalarType('JSONObject', JSONObjectResolver);
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({ description: 'Reads: records by id, pages of lists, searches and feeds.' });
+builder.mutationType({ description: 'Writes: creating, changing and deleting records.' });
+builder.subscriptionType({ description: 'Live events over graphql-ws or SSE, after commit, best effort.' });
