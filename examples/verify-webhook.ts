@@ -17,17 +17,43 @@ export function verifyServiceSignature(secret: string, rawBody: string, signatur
 /**
  * The Standard Webhooks headers (webhook-id, webhook-timestamp, webhook-signature) also reject
  * replays older than five minutes. Secrets not starting with `whsec_` are used as raw bytes.
+ * Throws when the signature does not match. The signature covers the raw body whatever its
+ * format, so it is checked on the raw body and the library is told not to parse it as JSON:
+ * a form-encoded delivery (`payload=<json>`) is not JSON. `eventOf` reads the event after.
  */
-export function verifyStandardWebhook(secret: string, rawBody: string, headers: http.IncomingHttpHeaders): unknown {
+export function verifyStandardWebhook(secret: string, rawBody: string, headers: http.IncomingHttpHeaders): void {
   const key = secret.startsWith('whsec_') ? secret : `whsec_${Buffer.from(secret).toString('base64')}`;
-  return new Webhook(key).verify(rawBody, {
-    'webhook-id': String(headers['webhook-id']),
-    'webhook-timestamp': String(headers['webhook-timestamp']),
-    'webhook-signature': String(headers['webhook-signature']),
-  });
+  new Webhook(key).verify(
+    rawBody,
+    {
+      'webhook-id': String(headers['webhook-id']),
+      'webhook-timestamp': String(headers['webhook-timestamp']),
+      'webhook-signature': String(headers['webhook-signature']),
+    },
+    { jsonParse: false },
+  );
 }
 
-export function createReceiver(secret: string, onEvent: (event: { id: string; event: string; data: unknown }) => void): http.Server {
+export interface Delivery {
+  id: string;
+  event: string;
+  data: unknown;
+}
+
+/**
+ * The event of a verified body: JSON (`content_type: json`), or for `content_type: form` the JSON
+ * in the form's `payload` field. Parse only after verifying, and never re-encode before verifying.
+ */
+export function eventOf(rawBody: string, contentType: string | undefined): Delivery {
+  if (contentType?.startsWith('application/x-www-form-urlencoded')) {
+    const payload = new URLSearchParams(rawBody).get('payload');
+    if (payload === null) throw new Error('a form delivery without a payload field');
+    return JSON.parse(payload);
+  }
+  return JSON.parse(rawBody);
+}
+
+export function createReceiver(secret: string, onEvent: (event: Delivery) => void): http.Server {
   const seen = new Set<string>();
   return http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -41,7 +67,13 @@ export function createReceiver(secret: string, onEvent: (event: { id: string; ev
         res.writeHead(401).end();
         return;
       }
-      const event = JSON.parse(raw);
+      let event: Delivery;
+      try {
+        event = eventOf(raw, req.headers['content-type']);
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
       // Deliveries are at-least-once: the event id tells a retry from a new event.
       if (!seen.has(event.id)) {
         seen.add(event.id);

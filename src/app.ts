@@ -88,7 +88,7 @@ export function buildApp(deps: AppDeps) {
   // The REST API first, as one mount: most traffic is here, and every layer Express tries
   // before the one that answers costs time on every request.
   const v1 = express.Router();
-  v1.use(openApiDocument(buildOpenApi(schema, operations)), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes }));
+  v1.use(openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes }));
   app.use(['/v1', '/api/v1'], v1);
 
   const yoga = createGraphqlHandler({

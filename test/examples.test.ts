@@ -1,7 +1,7 @@
 // The examples in docs/ run against the real service.
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createReceiver, verifyServiceSignature } from '../examples/verify-webhook.ts';
+import { createReceiver, eventOf, verifyServiceSignature } from '../examples/verify-webhook.ts';
 import { connect, onEvents, type LiveEvent } from '../examples/subscribe.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { until } from './helpers/receiver.ts';
@@ -34,6 +34,32 @@ describe('docs/webhooks.md example receiver', () => {
     expect(forged.status).toBe(401);
     expect(verifyServiceSignature(secret, 'body', undefined)).toBe(false);
     receiver.close();
+  });
+});
+
+describe('docs/webhooks.md example receiver, form-encoded deliveries', () => {
+  it('verifies the signatures over the raw form body and reads the event from its payload field', async () => {
+    const got: { id: string; event: string }[] = [];
+    const sub = await ws.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/x', events: ['contact.created'], content_type: 'form' });
+    expect(sub.status).toBe(201);
+    const secret: string = sub.body.data.secret;
+    const receiver = createReceiver(secret, (e) => got.push(e));
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await ws.api('PUT', `/v1/webhooks/${sub.body.data.id}`, { url });
+    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Form', email: uniqueEmail('form') })).body.data;
+    const worker = app.worker();
+    await until(async () => (await worker.runOnce(), got.length === 1), 10_000);
+    expect(got[0]).toMatchObject({ event: 'contact.created', data: { contact: { id: contact.id } } });
+    receiver.close();
+  });
+
+  it('reads JSON bodies and form bodies alike, and refuses a form without a payload', () => {
+    const event = { id: 'evt_1', event: 'contact.created', data: { contact: { id: 'con_1' } } };
+    const form = new URLSearchParams({ payload: JSON.stringify(event) }).toString();
+    expect(eventOf(form, 'application/x-www-form-urlencoded')).toEqual(event);
+    expect(eventOf(JSON.stringify(event), 'application/json')).toEqual(event);
+    expect(() => eventOf('other=1', 'application/x-www-form-urlencoded')).toThrow(/payload/);
   });
 });
 

@@ -2,7 +2,10 @@
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { buildOpenApi } from '../src/rest/openapi.ts';
+import { loadOperations } from '../src/rest/operations.ts';
 import { routes } from '../src/rest/routes.ts';
+import { schema } from '../src/schema/index.ts';
 import { contactCreateInput } from '../src/schema/contact/contact.inputs.ts';
 import { client, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 
@@ -155,6 +158,68 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     const headers = doc.paths['/v1/tasks'].get.responses['200'].headers;
     expect(Object.keys(headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']));
+  });
+});
+
+describe('the document as a client generator reads it', () => {
+  const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops as Json).map(([method, op]) => ({ path, method, op: op as Json })));
+  /** Every node of a JSON value, with its path. */
+  function* walk(node: unknown, at = '#'): Generator<[string, Json]> {
+    if (!node || typeof node !== 'object') return;
+    yield [at, node as Json];
+    for (const [k, v] of Object.entries(node)) yield* walk(v, `${at}/${k}`);
+  }
+
+  it('describes every operation, tag and server', () => {
+    for (const { path, method, op } of operations()) expect(op.description, `${method} ${path}`).toMatch(/\S/);
+    for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/\S/);
+    expect(doc.paths['/v1/tasks/{id}'].delete.description).toMatch(/^Deletes the task with this id/);
+    expect(doc.servers).toEqual([expect.objectContaining({ url: '/', description: expect.any(String) })]);
+  });
+
+  it('names PUBLIC_URL as the first server when it is set', () => {
+    const served = buildOpenApi(schema, loadOperations(schema), { publicOrigin: 'https://crm.example.com' });
+    expect(served.servers.map((s) => s.url)).toEqual(['https://crm.example.com', '/']);
+  });
+
+  it('marks the headers every answer carries as required, and the replay header as optional on writes', async () => {
+    for (const name of ['X-Request-Id', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+      expect(doc.components.headers[name].required, name).toBe(true);
+    }
+    expect(doc.components.headers['Idempotent-Replayed'].required).toBe(false);
+    for (const { path, method, op } of operations()) {
+      for (const [status, response] of Object.entries(op.responses as Json)) {
+        const headers = deref(response).headers;
+        expect(Object.keys(headers), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Remaining']));
+        const replayable = Number(status) < 300 && (method === 'post' || method === 'put');
+        expect('Idempotent-Replayed' in headers, `${method} ${path} ${status}`).toBe(replayable);
+      }
+    }
+    expect(deref(doc.paths['/v1/contacts'].get.responses['503']).headers).toHaveProperty('Retry-After');
+    // What the document promises, on answers that are not successes: an unknown id and a missing key.
+    const missing = await ws.api('GET', '/v1/contacts/con_missing');
+    const unauthorized = await client(app.base)('GET', '/v1/contacts');
+    for (const r of [missing, unauthorized]) {
+      for (const name of ['x-request-id', 'x-api-version', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(r.headers.get(name), `${r.status} ${name}`).not.toBeNull();
+    }
+  });
+
+  it('gives dates, date-times and URLs in requests their formats', () => {
+    expect(requestBody('/v1/deals', 'post').properties.expected_close_date.anyOf).toContainEqual(expect.objectContaining({ type: 'string', format: 'date' }));
+    const due = requestBody('/v1/tasks', 'post').properties.due_date.anyOf.find((s: Json) => s.type === 'string');
+    expect(due.anyOf.map((s: Json) => s.format)).toEqual(['date', 'date-time']);
+    const createdAfter = doc.paths['/v1/contacts'].get.parameters.find((p: Json) => p.name === 'created_after');
+    expect(createdAfter.schema.anyOf.map((s: Json) => s.format)).toEqual(['date', 'date-time']);
+    expect(requestBody('/v1/webhooks', 'post').properties.url.format).toBe('uri');
+  });
+
+  it('tells request defaults in descriptions, so generated clients do not have to send them', () => {
+    for (const [name, schema] of Object.entries(doc.components.schemas as Json).filter(([n]) => n.endsWith('Body'))) {
+      for (const [at, node] of walk(schema)) expect('default' in node, `${name} ${at}`).toBe(false);
+    }
+    const merge = requestBody('/v1/contacts/merge', 'post');
+    expect(merge.required).not.toContain('merge_strategy');
+    expect(merge.properties.merge_strategy.description).toContain('Default: `prefer_primary`');
   });
 });
 

@@ -17,7 +17,7 @@ import {
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
 import { EXACT_UP_TO } from '../schema/common/total.ts';
-import { commonHeaders, ERROR_RESPONSES, errorResponseRef, sharedComponents, successEnvelope } from './openapi/components.ts';
+import { commonHeaders, ERROR_RESPONSES, errorResponseRef, sharedComponents, successEnvelope, writeSuccessHeaders } from './openapi/components.ts';
 import { queryParameters, requestSchema, type JsonSchema, type Parameter } from './openapi/request.ts';
 import { ResponseSchemas } from './openapi/response.ts';
 import { routes, type RestRoute } from './routes.ts';
@@ -63,6 +63,31 @@ const tagOf = (route: RestRoute) => {
   return first.charAt(0).toUpperCase() + first.slice(1);
 };
 
+/** One per tag (the first path segment); a route under a new segment stops the start until it has one. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Contacts: 'People and companies: create, search, merge, bulk import; their notes, timeline, deals and activities.',
+  Pipelines: 'Sales pipelines and their ordered stages.',
+  Deals: 'Opportunities moving through the stages of a pipeline, and the contacts on them.',
+  Tasks: 'To-dos with due dates, priorities and reminders, assigned to users and related to a contact or deal.',
+  Activities: 'Calls, emails, meetings, notes and messages logged against contacts and deals, and the workspace feed.',
+  Users: "The workspace's users and their notification preferences.",
+  Webhooks: 'Subscriptions that receive signed events, their delivery logs, test sends and redeliveries.',
+};
+
+const singular = (plural: string) => plural.replace(/ies$/, 'y').replace(/s$/, '');
+
+/**
+ * The operation's description: its GraphQL root field's. Reading or deleting one record by id
+ * needs no more words than that, so those may go without; any other operation must have one.
+ */
+function descriptionOf(route: RestRoute, op: Operation): string {
+  if (op.rootField.description) return op.rootField.description;
+  const noun = singular(route.path.split('/')[1]);
+  if (/^\/\w+\/:id$/.test(route.path) && route.method === 'GET') return `The ${noun} with this id; 404 when the workspace has none.`;
+  if (/^\/\w+\/:id$/.test(route.path) && route.method === 'DELETE') return `Deletes the ${noun} with this id; 404 when the workspace has none.`;
+  throw new Error(`Route ${route.method} ${route.path}: give the root field ${op.rootField.name} a description (the operation's)`);
+}
+
 /** Paging parameters the operation declares, described by the root field's own arguments. */
 function pageParameters(op: Operation, route: RestRoute, fieldNames: string[]): Parameter[] {
   const params: Parameter[] = Object.entries(PAGE_PARAMETERS)
@@ -83,9 +108,9 @@ function pageParameters(op: Operation, route: RestRoute, fieldNames: string[]): 
   return params;
 }
 
-/** Error statuses a route can answer: the guard's, the body parser's, its inputs', and its own rules'. */
+/** Error statuses a route can answer: the guard's, the database's, the body parser's, its inputs', and its own rules'. */
 function errorStatuses(route: RestRoute, params: Parameter[]): number[] {
-  const statuses = new Set([401, 429, 500, ...(route.errors ?? [])]);
+  const statuses = new Set([401, 429, 500, 503, ...(route.errors ?? [])]);
   const hasBody = route.method === 'POST' || route.method === 'PUT';
   if (hasBody || params.some((p) => p.in === 'query')) statuses.add(400);
   if (hasBody) [413, 415].forEach((s) => statuses.add(s));
@@ -135,7 +160,7 @@ function describeRoute(route: RestRoute, op: Operation, responses: ResponseSchem
   const operation: Record<string, unknown> = {
     operationId: route.operation,
     summary: summaryOf(route.operation),
-    ...(op.rootField.description ? { description: op.rootField.description } : {}),
+    description: descriptionOf(route, op),
     tags: [tagOf(route)],
     ...(parameters.length ? { parameters } : {}),
   };
@@ -148,13 +173,27 @@ function describeRoute(route: RestRoute, op: Operation, responses: ResponseSchem
   const success = route.statuses ?? [typeof route.status === 'number' ? route.status : 200];
   const content = { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
   operation.responses = {
-    ...Object.fromEntries(success.map((s) => [String(s), { description: STATUS_CODES[s], headers: commonHeaders, content }])),
+    ...Object.fromEntries(success.map((s) => [String(s), { description: STATUS_CODES[s], headers: writes ? writeSuccessHeaders : commonHeaders, content }])),
     ...Object.fromEntries([...new Set([...errorStatuses(route, parameters), ...(writes ? [409, 422] : [])])].sort().map((s) => [String(s), errorResponseRef(s)])),
   };
   return operation;
 }
 
-export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, DocumentNode>) {
+export interface OpenApiOptions {
+  /** PUBLIC_URL: named as the first server, so a client generated from the served document has a full URL. */
+  publicOrigin?: string | null;
+}
+
+/**
+ * Paths start with /v1, so a server is an origin. `/` is the one the document was read from;
+ * contract/openapi.json is built without a public origin and has only that one.
+ */
+function serversOf(publicOrigin: string | null | undefined) {
+  const here = { url: '/', description: 'The origin this document was read from.' };
+  return publicOrigin ? [{ url: publicOrigin, description: 'This instance (PUBLIC_URL).' }, here] : [here];
+}
+
+export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, DocumentNode>, options: OpenApiOptions = {}) {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const document of operations.values()) {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
@@ -170,10 +209,14 @@ export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, Docu
     (paths[path] ??= {})[route.method.toLowerCase()] = describeRoute(route, op, responses, bodies);
   }
 
-  const tags = [...new Set(routes.map(tagOf))].map((name) => ({ name }));
+  const tags = [...new Set(routes.map(tagOf))].map((name) => {
+    if (!TAG_DESCRIPTIONS[name]) throw new Error(`Tag ${name} has no description (TAG_DESCRIPTIONS)`);
+    return { name, description: TAG_DESCRIPTIONS[name] };
+  });
   return {
     openapi: '3.1.0',
     info: { title: 'CRM API', version: 'v1', description: INTRO },
+    servers: serversOf(options.publicOrigin),
     security: [{ bearerAuth: [] }],
     tags,
     paths,

@@ -37,6 +37,6 @@ export const builder = new SchemaBuilder<{
 builder.addScalarType('DateTime', DateTimeResolver);
 for (const scalar of OPEN_SHAPES) builder.addScalarType(scalar.name as 'EventData', scalar);
 
-builder.queryType({});
-builder.mutationType({});
-builder.subscriptionType({});
+builder.queryType({ description: 'Reads: records by id, pages of lists, searches and feeds.' });
+builder.mutationType({ description: 'Writes: creating, changing and deleting records.' });
+builder.subscriptionType({ description: 'Live events over graphql-ws or SSE, after commit, best effort.' });

@@ -7,19 +7,39 @@ import type { JsonSchema } from './request.ts';
 
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
-const HEADERS: Record<string, { description: string; schema: JsonSchema }> = {
-  'X-Request-Id': { description: 'The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one.', schema: { type: 'string' } },
-  'X-API-Version': { description: 'The API version that answered.', schema: { type: 'string', const: 'v1' } },
-  'X-RateLimit-Limit': { description: "Requests per minute of the key's plan.", schema: { type: 'integer' } },
-  'X-RateLimit-Remaining': { description: 'Requests left in the bucket.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the bucket is full again.', schema: { type: 'integer' } },
-  'Retry-After': { description: 'Seconds to wait before sending again.', schema: { type: 'integer' } },
+interface Header {
+  description: string;
+  /** Present on every answer the header is listed on. */
+  required: boolean;
+  schema: JsonSchema;
+}
+
+const HEADERS: Record<string, Header> = {
+  'X-Request-Id': { description: 'The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one.', required: true, schema: { type: 'string' } },
+  'X-API-Version': { description: 'The API version that answered.', required: true, schema: { type: 'string', const: 'v1' } },
+  'X-RateLimit-Limit': { description: "Requests per minute of the key's plan.", required: true, schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the bucket.', required: true, schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the bucket is full again.', required: true, schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before sending again.', required: true, schema: { type: 'integer' } },
+  'Idempotent-Replayed': {
+    description: 'Only on a replay: this answer is the stored first answer to the same `Idempotency-Key` and body, and nothing was changed again.',
+    required: false,
+    schema: { type: 'string', const: 'true' },
+  },
 };
 
-/** Every answer carries these, errors included (requests without a valid key draw from a per-address bucket). */
+/**
+ * Every answer of a documented operation carries these, errors included: the request id and
+ * version are set before routing (src/http/request-id.ts), the rate headers by the key check that
+ * runs before everything else under /v1, also for requests without a valid key, which draw from a
+ * per-address bucket (src/http/auth.ts).
+ */
 export const commonHeaders = Object.fromEntries(
   ['X-Request-Id', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [h, ref('headers', h)]),
 );
+
+/** The success answers of POST and PUT, which take an Idempotency-Key, may be replays. */
+export const writeSuccessHeaders = { ...commonHeaders, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') };
 
 const SCHEMAS: Record<string, JsonSchema> = {
   Meta: {
@@ -80,7 +100,7 @@ function errorResponse(status: number) {
   const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
   return {
     description: `${STATUS_CODES[status]}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
-    headers: status === 429 ? { ...commonHeaders, 'Retry-After': ref('headers', 'Retry-After') } : commonHeaders,
+    headers: RETRY_AFTER.has(status) ? { ...commonHeaders, 'Retry-After': ref('headers', 'Retry-After') } : commonHeaders,
     content: {
       'application/json': {
         schema: ref('schemas', 'ErrorEnvelope'),
@@ -91,7 +111,9 @@ function errorResponse(status: number) {
 }
 
 /** The statuses documented as shared error responses. */
-export const ERROR_RESPONSES = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500];
+export const ERROR_RESPONSES = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503];
+/** A refused rate (429) and an unreachable database (503, src/rest/envelope.ts) always say when to retry. */
+const RETRY_AFTER = new Set([429, 503]);
 
 export const errorResponseRef = (status: number) => ref('responses', responseName(status));
 

@@ -29,7 +29,23 @@ export function requestSchema(schema: z.ZodType): JsonSchema {
   });
   delete json.$schema;
   if ('$defs' in json) throw new Error('Request schemas must not need $defs (a zod schema with an `id` in its metadata?)');
-  return json;
+  return defaultsInDescriptions(json);
+}
+
+/**
+ * A property with a `default` is one the server fills in, yet openapi-typescript and other
+ * generators read `default` as "always present" and make the client send it. The default is
+ * told in the description instead, and the property stays optional.
+ */
+function defaultsInDescriptions(node: unknown): JsonSchema {
+  if (Array.isArray(node)) return node.map(defaultsInDescriptions) as unknown as JsonSchema;
+  if (!node || typeof node !== 'object') return node as JsonSchema;
+  const { default: value, ...rest } = node as JsonSchema;
+  const out: JsonSchema = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, defaultsInDescriptions(v)]));
+  if (value === undefined) return out;
+  const told = `Default: \`${typeof value === 'string' ? value : JSON.stringify(value)}\`.`;
+  out.description = typeof out.description === 'string' ? `${out.description.replace(/\.?$/, '.')} ${told}` : told;
+  return out;
 }
 
 /** One query parameter per property of an object schema (list filters, search `q`). */

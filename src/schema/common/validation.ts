@@ -32,7 +32,7 @@ export const tagList = z
 export const isoDateOrTime = z
   .string()
   .transform((s, ctx) => parseCalendarDateTime(s) ?? (ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time that exists (years 0001-9999)' }), z.NEVER))
-  .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or date-time' });
+  .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or date-time', anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] });
 /** A calendar date (YYYY-MM-DD) that exists, stored as UTC midnight. */
 export const isoDate = z
   .string()

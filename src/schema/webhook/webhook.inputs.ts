@@ -42,7 +42,7 @@ export const retryPolicyInput = inputNamed(
 );
 
 const fields = {
-  url: z.string().trim().min(1, 'is required'),
+  url: z.string().trim().min(1, 'is required').meta({ format: 'uri' }),
   events: z.array(eventName).min(1, 'must name at least one event').max(100).transform((e) => [...new Set(e)]),
   secret: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   name: name255.nullable().optional(),
