@@ -2,14 +2,14 @@
 // Free of imports, so the zod schemas can name their parts without importing the builder.
 import type { z } from 'zod';
 
-export const inputNames = new WeakMap<z.core.$ZodType, string>();
+export const inputNames = new WeakMap<z.core.$ZodType, { name: string; description: string }>();
 export const scalarNames = new WeakMap<z.core.$ZodType, string>();
 /** Parts a resolver checks later, row by row: their GraphQL type, with nothing required. */
-export const looseRows = new WeakMap<z.core.$ZodType, { name: string; schema: z.ZodType }>();
+export const looseRows = new WeakMap<z.core.$ZodType, { name: string; description: string; schema: z.ZodType }>();
 
 /** Gives a nested object schema its own input type name, shared wherever the schema is used. */
-export function inputNamed<S extends z.ZodType>(schema: S, name: string): S {
-  inputNames.set(schema, name);
+export function inputNamed<S extends z.ZodType>(schema: S, name: string, description: string): S {
+  inputNames.set(schema, { name, description });
   return schema;
 }
 
@@ -23,7 +23,7 @@ export function scalarNamed<S extends z.ZodType>(schema: S, name: string): S {
  * A part the resolver checks item by item with `schema` (each bulk row fails on its own): in
  * GraphQL it is `name`, the same fields with none required, so one bad row cannot fail the request.
  */
-export function checkedPerRow<S extends z.ZodType>(part: S, name: string, schema: z.ZodObject): S {
-  looseRows.set(part, { name, schema: schema.partial() });
+export function checkedPerRow<S extends z.ZodType>(part: S, name: string, description: string, schema: z.ZodObject): S {
+  looseRows.set(part, { name, description, schema: schema.partial() });
   return part;
 }

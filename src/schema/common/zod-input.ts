@@ -28,10 +28,10 @@ function jsonSchemaOf(schema: z.ZodType): JsonSchema {
       const row = looseRows.get(zodSchema);
       if (row) {
         const { $schema: _, ...loose } = jsonSchemaOf(row.schema);
-        Object.assign(jsonSchema, loose, { [MARK]: { input: row.name } });
+        Object.assign(jsonSchema, loose, { [MARK]: { input: row.name, description: row.description } });
       }
       const input = inputNames.get(zodSchema);
-      if (input) jsonSchema[MARK] = { input };
+      if (input) jsonSchema[MARK] = { input: input.name, description: input.description };
       const scalar = scalarNames.get(zodSchema);
       if (scalar) jsonSchema[MARK] = { scalar };
     },
@@ -75,7 +75,7 @@ function convert(json: JsonSchema, where: string): Converted {
   const own = typeof json.description === 'string' ? json.description : undefined;
   const rules = rulesOf(json);
   const description = own && rules ? `${own} ${rules}` : (own ?? rules);
-  const mark = json[MARK] as { input?: string; scalar?: string } | undefined;
+  const mark = json[MARK] as { input?: string; description?: string; scalar?: string } | undefined;
   if (mark?.scalar) return { type: mark.scalar, nullable: false, description };
   if (Array.isArray(json.anyOf)) {
     const variants = (json.anyOf as JsonSchema[]).filter((v) => v.type !== 'null');
@@ -114,7 +114,7 @@ function convert(json: JsonSchema, where: string): Converted {
       if (!json.properties) throw new Error(`${where}: an object of free keys needs a named scalar (scalarNamed, src/schema/common/graphql-names.ts)`);
       const name = mark?.input;
       if (!name) throw new Error(`${where}: a nested object needs an input type name (inputNamed)`);
-      return { type: objectType(name, json), nullable: false, description };
+      return { type: objectType(name, { ...json, description: mark.description }), nullable: false, description };
     }
     default:
       throw new Error(`${where}: no GraphQL input type for ${JSON.stringify(json)}`);

@@ -21,6 +21,7 @@ const phone = z
 const address = inputNamed(
   z.object({ street: optionalText(255), city: optionalText(255), state: optionalText(255), zip: optionalText(32), country: optionalText(255) }).strip(),
   'AddressInput',
+  'A postal address; every part is optional.',
 );
 
 const contactFields = {
@@ -46,7 +47,7 @@ export type ContactUpdateInput = z.output<typeof contactUpdateInput>;
 
 export const BULK_MAX = 100;
 // Each row is checked on its own with contactCreateInput, so one bad row fails alone.
-const bulkRow = checkedPerRow(z.unknown(), 'ContactBulkRow', contactCreateInput);
+const bulkRow = checkedPerRow(z.unknown(), 'ContactBulkRow', 'One contact of a bulk create: the fields of ContactCreateInput, checked row by row (first_name and email are required there).', contactCreateInput);
 documentedAs.set(bulkRow, contactCreateInput);
 export const bulkInput = z.object({
   contacts: z.array(bulkRow).min(1, 'must hold at least one contact').max(BULK_MAX, `at most ${BULK_MAX} contacts per request`),

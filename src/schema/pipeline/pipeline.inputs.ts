@@ -10,7 +10,7 @@ const probability = z.number().int('must be a whole number').min(0, 'must be fro
 /** 1-based; its upper bound depends on the pipeline and is checked by the mutation. */
 const position = z.number().int('must be a whole number').min(1, 'must be 1 or more');
 
-const newStage = inputNamed(z.object({ name, probability: probability.optional() }), 'PipelineStageInput');
+const newStage = inputNamed(z.object({ name, probability: probability.optional() }), 'PipelineStageInput', 'A stage of a new pipeline, in order.');
 
 export const pipelineCreateInput = z.object({
   name,

@@ -18,6 +18,7 @@ const reminder = inputNamed(
     before_minutes: z.number().int('must be a whole number of minutes').min(0, 'must be 0 or more').max(MAX_REMINDER_MINUTES, `must be at most ${MAX_REMINDER_MINUTES}`),
   }).strip(),
   'TaskReminderInput',
+  'A reminder before the due date, by e-mail or push.',
 );
 export type ReminderInput = z.output<typeof reminder>;
 

@@ -39,6 +39,7 @@ export const retryPolicyInput = inputNamed(
     intervals_seconds: z.array(z.number().int().min(1).max(86_400)).max(10).optional(),
   }),
   'RetryPolicyInput',
+  'How often a failed delivery is retried, and after how long.',
 );
 
 const fields = {
