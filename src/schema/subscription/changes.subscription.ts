@@ -5,7 +5,7 @@ import type { PublishedEvent } from '../../webhooks/pubsub.ts';
 import { builder } from '../builder.ts';
 import '../contact/contact.type.ts';
 import '../deal/deal.type.ts';
-import { liveEvents, recordIn } from './live-events.ts';
+import { liveEvents, recordIn, SEQUENCE_FIELD } from './live-events.ts';
 
 const DealChangeType = builder.objectRef<PublishedEvent>('DealChange').implement({
   fields: (t) => ({
@@ -13,6 +13,7 @@ const DealChangeType = builder.objectRef<PublishedEvent>('DealChange').implement
     event: t.exposeString('event', { description: 'e.g. deal.stage_changed' }),
     timestamp: t.expose('timestamp', { type: 'DateTime' }),
     deal_id: t.exposeID('entityId'),
+    sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),
     data: t.field({ type: 'JSONObject', description: 'The event payload: { deal: {...}, ... } at the time of the change', resolve: (e) => e.data }),
     deal: t.prismaField({
       type: 'Deal',
@@ -29,6 +30,7 @@ const ContactChangeType = builder.objectRef<PublishedEvent>('ContactChange').imp
     event: t.exposeString('event', { description: 'e.g. contact.updated' }),
     timestamp: t.expose('timestamp', { type: 'DateTime' }),
     contact_id: t.exposeID('entityId'),
+    sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),
     data: t.field({ type: 'JSONObject', description: 'The event payload: { contact: {...}, ... } at the time of the change', resolve: (e) => e.data }),
     contact: t.prismaField({
       type: 'Contact',
