@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { EMITTED_EVENTS } from '../event-names.ts';
 import { EVENT_CATALOGUE } from './index.ts';
 import type { EventDefinition } from './define.ts';
-import { dateTime } from './records.ts';
+import { ActivityRecordSchema, ActorSchema, ContactRecordSchema, DealRecordSchema, dateTime, TaskRecordSchema } from './records.ts';
 
 export type JsonSchema = { [keyword: string]: unknown };
 export type PayloadFormat = 'event' | 'record';
@@ -52,19 +52,26 @@ export interface SchemaOptions {
   strict?: boolean;
 }
 
-/** The JSON Schema of a zod schema of an answer (`io: 'output'`: what the service sends). */
-export function answerSchema(schema: z.ZodType, { strict = false }: SchemaOptions = {}): JsonSchema {
-  const json: JsonSchema = z.toJSONSchema(schema, {
+/** zod to JSON Schema for answers (`io: 'output'`: what the service sends). */
+const conversion = ({ strict = false }: SchemaOptions) =>
+  ({
     target: 'draft-2020-12',
     io: 'output',
     unrepresentable: 'throw',
     cycles: 'throw',
-    override: ({ jsonSchema }) => {
+    override: ({ jsonSchema }: { jsonSchema: JsonSchema }) => {
       // zod adds its own regular expression to date, date-time and email: the format says it.
       if (typeof jsonSchema.format === 'string') delete jsonSchema.pattern;
+      // ...and the safe-integer range to every integer, which says nothing here.
+      if (jsonSchema.minimum === Number.MIN_SAFE_INTEGER) delete jsonSchema.minimum;
+      if (jsonSchema.maximum === Number.MAX_SAFE_INTEGER) delete jsonSchema.maximum;
       if (!strict && jsonSchema.additionalProperties === false) delete jsonSchema.additionalProperties;
     },
-  });
+  }) as const;
+
+/** The JSON Schema of a zod schema of an answer, self-contained. */
+export function answerSchema(schema: z.ZodType, options: SchemaOptions = {}): JsonSchema {
+  const json: JsonSchema = z.toJSONSchema(schema, conversion(options));
   delete json.$schema;
   return json;
 }
@@ -92,4 +99,37 @@ export function eventSchemaFiles(options: SchemaOptions = {}): Record<string, Js
     }
   }
   return files;
+}
+
+/** `deal.stage_changed` → `WebhookDealStageChanged`. */
+export const componentName = (event: string, format: PayloadFormat) =>
+  'Webhook' + event.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('') + (format === 'record' ? 'Record' : '');
+
+/** Records shared by many events, one component each in the OpenAPI document. */
+const SHARED_RECORDS: [z.ZodType, string][] = [
+  [ContactRecordSchema, 'WebhookContact'],
+  [DealRecordSchema, 'WebhookDeal'],
+  [TaskRecordSchema, 'WebhookTask'],
+  [ActivityRecordSchema, 'WebhookActivity'],
+  [ActorSchema, 'WebhookActor'],
+];
+
+/**
+ * The delivery bodies as OpenAPI components: one per event type and format (named by
+ * componentName), referring to shared record components, all under `#/components/schemas/`.
+ */
+export function eventComponentSchemas(options: SchemaOptions = {}): Record<string, JsonSchema> {
+  const registry = z.registry<{ id: string }>();
+  for (const [schema, id] of SHARED_RECORDS) registry.add(schema, { id });
+  for (const d of deliveredEvents()) {
+    registry.add(eventEnvelope(d), { id: componentName(d.name, 'event') });
+    registry.add(recordEnvelope(d), { id: componentName(d.name, 'record') });
+  }
+  const { schemas } = z.toJSONSchema(registry, { ...conversion(options), uri: (id) => `#/components/schemas/${id}` });
+  return Object.fromEntries(
+    Object.entries(schemas).map(([id, schema]) => {
+      const { $schema: _dialect, $id: _id, ...rest } = schema as JsonSchema;
+      return [id, rest];
+    }),
+  );
 }
