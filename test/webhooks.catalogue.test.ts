@@ -233,6 +233,29 @@ describe('event catalogue', () => {
   });
 });
 
+describe('subscription filters', () => {
+  it('match the fields of the event\'s full record, so pipeline_id filters deal.stage_changed in the record format too', async () => {
+    const rc = await receiver();
+    try {
+      const [main] = await ok('GET', '/v1/pipelines');
+      const other = await ok('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due' }, { name: 'Signed' }] });
+      await ok('POST', '/v1/webhooks', { url: rc.url, events: ['deal.stage_changed'], payload_format: 'record', filters: { pipeline_id: main.id } });
+      const inMain = await ok('POST', '/v1/deals', { title: 'In main', pipeline_id: main.id, stage_id: main.stages[0].id });
+      const inOther = await ok('POST', '/v1/deals', { title: 'In other', pipeline_id: other.id, stage_id: other.stages[0].id });
+      await ok('PUT', `/v1/deals/${inOther.id}/stage`, { stage_id: other.stages[1].id });
+      await ok('PUT', `/v1/deals/${inMain.id}/stage`, { stage_id: main.stages[1].id });
+      await until(async () => {
+        await worker.runOnce();
+        return rc.hits.length >= 1;
+      });
+      await worker.runOnce();
+      expect(rc.hits.map((h) => [h.json.data.id, h.json.data.pipeline])).toEqual([[inMain.id, main.name]]);
+    } finally {
+      await rc.close();
+    }
+  });
+});
+
 describe('OpenAPI webhooks section', () => {
   it('describes each delivered event: both bodies, JSON and form, the signature headers and the 2xx answer', async () => {
     const doc = (await client(app.base)('GET', '/v1/openapi.json')).body;
