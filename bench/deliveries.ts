@@ -24,7 +24,7 @@ import { createLogger } from '../src/logger.ts';
 import { Metrics } from '../src/metrics.ts';
 import { deliveryQueueSample } from '../src/webhooks/queue-stats.ts';
 import { createWebhookServices } from '../src/webhooks/services.ts';
-import { sampleData } from '../src/webhooks/samples.ts';
+import { contactCreated } from '../src/webhooks/catalogue/contact.events.ts';
 import { DeliveryWorker } from '../src/webhooks/worker.ts';
 
 interface ReceiverStats {
@@ -152,9 +152,9 @@ async function runBenchmark(): Promise<void> {
         for (let i = 0; i < total; i += 500) {
           const data = Array.from({ length: Math.min(500, total - i) }, (_, j) => {
             const contactId = `con_bench${i + j}`;
-            const { contact } = sampleData('contact.created') as { contact: Record<string, unknown> };
+            const contact = contactCreated.sample().data.contact as Record<string, unknown>;
             return {
-              id: newId('evt'), workspaceId: ws.id, type: 'contact.created', entityType: 'contact', entityId: contactId, contactId,
+              id: newId('evt'), workspaceId: ws.id, type: 'contact.created', entityType: 'contact', entityId: contactId, sequence: 1, contactId,
               data: { contact: { ...contact, id: contactId, email: `c${i + j}@example.com` } },
               actor: { type: 'api_key', id: 'key_bench', name: 'bench' },
             };

@@ -31,7 +31,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const probe = () => ({ event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', data: {} });
+const probe = () => ({ event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} });
 
 async function overWs(key: string): Promise<TestSubscription> {
   const s = subscribe(app.base, { authorization: `Bearer ${key}` }, EVENTS);

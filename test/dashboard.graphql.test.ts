@@ -156,7 +156,7 @@ describe('the signed-in user as actor', () => {
 
 describe('GraphQL over WebSocket with the session cookie', () => {
   const EVENTS = 'subscription { events(types: ["contact.created"]) { id event data } }';
-  const probe = { event: 'contact.created', entityType: 'contact', entityId: 'probe', data: {} };
+  const probe = { event: 'contact.created', entityType: 'contact', entityId: 'probe', sequence: 1, data: {} };
 
   it('delivers live events to the signed-in user with the csrf_token in connectionParams', async () => {
     const sub = subscribe(app.base, { csrf_token: user.csrf }, EVENTS, undefined, { cookie: user.cookie });

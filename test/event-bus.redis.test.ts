@@ -27,7 +27,7 @@ describe.skipIf(!url)('event bus on Redis', () => {
     await redis.publish(channel, '');
     await redis.publish(channel, '{"not":"an event"}');
     await redis.publish(channel, '42');
-    const event: PublishedEvent = { id: 'evt_after_junk', event: 'contact.created', timestamp: new Date().toISOString(), workspaceId: 'ws_junk', entityType: 'contact', entityId: 'con_1', data: {} };
+    const event: PublishedEvent = { id: 'evt_after_junk', event: 'contact.created', timestamp: new Date().toISOString(), workspaceId: 'ws_junk', entityType: 'contact', entityId: 'con_1', sequence: 1, data: {} };
     bus.publish(event);
 
     expect((await first).value).toMatchObject({ id: 'evt_after_junk' });

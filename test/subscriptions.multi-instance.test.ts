@@ -24,7 +24,7 @@ describe.runIf(DATABASE_URL && REDIS_URL)('subscriptions across instances (Postg
     feeds = [a, b].map((app) => startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 }));
     ws = await a.workspace();
     sub = subscribe(b.base, { authorization: `Bearer ${ws.key}` }, 'subscription { events(types: ["contact.created"]) { id event timestamp data } }');
-    await sub.ready(a.bus, { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', data: {} });
+    await sub.ready(a.bus, { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} });
   });
   afterAll(async () => {
     await sub?.close();

@@ -5,6 +5,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { recordEvent } from '../src/webhooks/events.ts';
+import { contactUpdated } from '../src/webhooks/catalogue/contact.events.ts';
 import { startEventFeed, type EventFeed } from '../src/webhooks/event-feed.ts';
 import { createEventBus, type PublishedEvent } from '../src/webhooks/pubsub.ts';
 import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
@@ -43,6 +44,7 @@ const probe = (event: string, entityId = 'probe', data: Record<string, unknown> 
   workspaceId: ws.id,
   entityType: event.split('.')[0],
   entityId,
+  sequence: 1,
   data,
 });
 const newContact = async (t: TestWorkspace = ws, extra: Record<string, unknown> = {}) => {
@@ -207,6 +209,7 @@ describe('event feed', () => {
       },
     };
   }
+  let feedSequence = 0;
   const contactEvent = (seq?: bigint) => ({
     id: `evt_${randomUUID().replace(/-/g, '')}`,
     seq,
@@ -214,6 +217,7 @@ describe('event feed', () => {
     type: 'contact.updated',
     entityType: 'contact',
     entityId: 'con_feed',
+    sequence: ++feedSequence,
     data: {},
   });
 
@@ -261,19 +265,20 @@ describe('event feed', () => {
 
   it.runIf(process.env.DATABASE_URL)('handles transactions that commit out of seq order (PostgreSQL)', async () => {
     const f = await manualFeed();
-    const event = { workspaceId: ws.id, type: 'contact.updated' as const, entityType: 'contact' as const, entityId: 'con_tx', data: {}, actor: null };
+    // Two records: writers of one record wait for each other (record_sequences), these must not.
+    const event = (entityId: string) => ({ ...contactUpdated.sample(), entityId, workspaceId: ws.id, actor: null });
     let inserted!: () => void;
     let commit!: () => void;
     const insertedP = new Promise<void>((r) => (inserted = r));
     const commitP = new Promise<void>((r) => (commit = r));
     const slow = app.db.prisma.$transaction(async (tx) => {
-      const id = await recordEvent(tx, event);
+      const id = await recordEvent(tx, event('con_tx_slow'));
       inserted();
       await commitP;
       return id;
     });
     await insertedP;
-    const fast = await app.db.prisma.$transaction((tx) => recordEvent(tx, event));
+    const fast = await app.db.prisma.$transaction((tx) => recordEvent(tx, event('con_tx_fast')));
     await f.feed.runOnce();
     commit();
     const slowId = await slow;

@@ -57,7 +57,7 @@ describe('delivery worker batching', () => {
       data: { id: newId('wh'), workspaceId: ws.id, url: rc.url, events: ['contact.created'], secretEncrypted: services.box.seal('whsec_dGVzdA=='), retryPolicy: { max_retries: 0, intervals_seconds: [1] } },
     });
     await db.prisma.event.createMany({
-      data: Array.from({ length: EVENTS }, (_, i) => ({ id: newId('evt'), workspaceId: ws.id, type: 'contact.created', entityType: 'contact', entityId: `con_${i}`, data: { contact: { id: `con_${i}` } } })),
+      data: Array.from({ length: EVENTS }, (_, i) => ({ id: newId('evt'), workspaceId: ws.id, type: 'contact.created', entityType: 'contact', entityId: `con_${i}`, sequence: 1, data: { contact: { id: `con_${i}` } } })),
     });
 
     // A long poll interval: every statement counted is one the work itself needed, none an idle poll.

@@ -199,7 +199,7 @@ describe('subscribers that stop reading', () => {
   it(`a subscription more than ${MAX_EVENTS_BEHIND} events behind ends with an error; the process and other subscribers carry on`, async () => {
     const reader = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, EVENTS);
     cleanup.push(() => reader.close());
-    const probe = { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', data: {} };
+    const probe = { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} };
     await reader.ready(app.bus, probe);
 
     const stalled = await raw();
@@ -211,7 +211,7 @@ describe('subscribers that stop reading', () => {
     (stalled as unknown as { _socket: net.Socket })._socket.pause();
     const big = 'x'.repeat(10_000);
     for (let i = 0; i < 3_000; i++) {
-      app.bus.publish({ id: `evt_flood_${i}`, event: 'contact.created', timestamp: new Date().toISOString(), workspaceId: ws.id, entityType: 'contact', entityId: `c${i}`, data: { big } });
+      app.bus.publish({ id: `evt_flood_${i}`, event: 'contact.created', timestamp: new Date().toISOString(), workspaceId: ws.id, entityType: 'contact', entityId: `c${i}`, sequence: 1, data: { big } });
       if (i % 100 === 0) await sleep(5);
     }
     await reader.waitFor((d) => d.events.id === 'evt_flood_2999', 30_000);

@@ -10,6 +10,7 @@ import type { Actor } from '../webhooks/events.ts';
 import { OPEN_STATUSES } from '../schema/task/task.rules.ts';
 import { loadTaskViews } from '../schema/task/task.view.ts';
 import { recordTaskEvent } from '../schema/task/task.write.ts';
+import { taskOverdue } from '../webhooks/catalogue/task.events.ts';
 import { notificationPreferences, type NotificationChannel } from '../schema/user/preferences.rules.ts';
 
 const BATCH = 100;
@@ -46,7 +47,7 @@ function overdueBatch(prisma: Db, now: Date): Promise<number> {
       RETURNING id`;
     if (claimed.length === 0) return 0;
     const tasks = await tx.task.findMany({ where: { id: { in: claimed.map((c) => c.id) } }, orderBy: { dueDate: 'asc' } });
-    for (const view of await loadTaskViews(tx, tasks)) await recordTaskEvent(tx, view, 'task.overdue', ACTOR);
+    for (const view of await loadTaskViews(tx, tasks)) await recordTaskEvent(tx, view, taskOverdue.build(view), ACTOR);
     return claimed.length;
   });
 }

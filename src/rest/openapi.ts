@@ -20,6 +20,7 @@ import { EXACT_UP_TO } from '../schema/common/total.ts';
 import { commonHeaders, ERROR_RESPONSES, errorResponseRef, sharedComponents, successEnvelope, writeSuccessHeaders } from './openapi/components.ts';
 import { queryParameters, requestSchema, type JsonSchema, type Parameter } from './openapi/request.ts';
 import { ResponseSchemas } from './openapi/response.ts';
+import { webhooksSection } from './openapi/webhooks.ts';
 import { routes, type RestRoute } from './routes.ts';
 
 const INTRO = `Contacts, deals in pipelines, tasks, activities and webhooks. Every path also answers under \`/api/v1\`.
@@ -213,6 +214,7 @@ export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, Docu
     if (!TAG_DESCRIPTIONS[name]) throw new Error(`Tag ${name} has no description (TAG_DESCRIPTIONS)`);
     return { name, description: TAG_DESCRIPTIONS[name] };
   });
+  const events = webhooksSection();
   return {
     openapi: '3.1.0',
     info: { title: 'CRM API', version: 'v1', description: INTRO },
@@ -220,6 +222,7 @@ export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, Docu
     security: [{ bearerAuth: [] }],
     tags,
     paths,
-    components: { ...sharedComponents, schemas: { ...sharedComponents.schemas, ...responses.components, ...bodies } },
+    webhooks: events.webhooks,
+    components: { ...sharedComponents, schemas: { ...sharedComponents.schemas, ...responses.components, ...bodies, ...events.schemas } },
   };
 }

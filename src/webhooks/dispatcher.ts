@@ -6,7 +6,7 @@
 import type { Db } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { matchesFilters } from './filters.ts';
-import { recordOf } from './payload.ts';
+import { subjectOf } from './catalogue/index.ts';
 
 const BATCH = 500;
 
@@ -46,7 +46,7 @@ export async function dispatchEvents(prisma: Db): Promise<number> {
     const now = new Date();
     const deliveries = events.flatMap((e) =>
       candidates(e)
-        .filter((s) => !s.filters || matchesFilters(s.filters, recordOf({ id: e.id, type: e.type, workspaceId: e.workspace_id, createdAt: now, data: data.get(e.id) ?? {} })))
+        .filter((s) => !s.filters || matchesFilters(s.filters, subjectOf(e.type, data.get(e.id) ?? {})))
         .map((s) => ({ id: newId('dlv'), workspace_id: e.workspace_id, subscription_id: s.id, event_id: e.id, event: e.type })),
     );
     await tx.$executeRaw`

@@ -46,6 +46,7 @@ export function toPublished(e: Event): PublishedEvent {
     workspaceId: e.workspaceId,
     entityType: e.entityType,
     entityId: e.entityId,
+    sequence: e.sequence,
     data: e.data as Record<string, unknown>,
   };
 }

@@ -20,3 +20,6 @@ export const ACCEPTED_EVENTS = [
 
 /** Written to the log for contact timelines only; never offered to subscribers. */
 export const TIMELINE_ONLY_EVENTS = ['note.created', 'deal.contact_added', 'deal.contact_removed'] as const;
+
+/** Every event the log holds: the emitted ones and the timeline-only ones. */
+export type EventName = (typeof EMITTED_EVENTS)[number] | (typeof TIMELINE_ONLY_EVENTS)[number];

@@ -1,12 +1,10 @@
-// Domain event names and the outbox write. Every change calls recordEvent inside its
-// own transaction, so an event exists exactly when its change was committed.
+// The outbox write. Every change builds its events with the catalogue (./catalogue) and records
+// them inside its own transaction, so an event exists exactly when its change was committed.
 import { Prisma } from '../db/generated/client/client.ts';
 import { newId } from '../ids.ts';
-import { EMITTED_EVENTS, TIMELINE_ONLY_EVENTS } from './event-names.ts';
+import type { BuiltEvent } from './catalogue/define.ts';
 
-export { ACCEPTED_EVENTS, EMITTED_EVENTS, TIMELINE_ONLY_EVENTS } from './event-names.ts';
-
-export type EventName = (typeof EMITTED_EVENTS)[number] | (typeof TIMELINE_ONLY_EVENTS)[number];
+export { ACCEPTED_EVENTS, EMITTED_EVENTS, TIMELINE_ONLY_EVENTS, type EventName } from './event-names.ts';
 
 /** Who made a change: an API key (optionally on behalf of a user) or the system. */
 export interface Actor {
@@ -15,47 +13,44 @@ export interface Actor {
   name: string;
 }
 
-export interface NewEvent {
+/** A built event (type, record and data, from a catalogue builder) and where it belongs. */
+export interface NewEvent extends BuiltEvent {
   workspaceId: string;
-  type: EventName;
-  entityType: 'contact' | 'deal' | 'task' | 'activity' | 'note';
-  entityId: string;
   /** The contact whose timeline shows the event. */
   contactId?: string | null;
-  data: Prisma.InputJsonObject;
   actor: Actor | null;
 }
 
-type EventWriter = Pick<Prisma.TransactionClient, 'event'>;
+type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
 
 export async function recordEvent(tx: EventWriter, e: NewEvent): Promise<string> {
-  const id = newId('evt');
-  await tx.event.create({
-    data: {
-      id,
-      workspaceId: e.workspaceId,
-      type: e.type,
-      entityType: e.entityType,
-      entityId: e.entityId,
-      contactId: e.contactId ?? null,
-      data: e.data,
-      actor: e.actor ? { ...e.actor } : undefined,
-    },
-  });
+  const { id, sql } = insertEventSql(e);
+  await tx.$executeRaw(sql);
   return id;
 }
 
 /**
- * The outbox row of `e` as an INSERT statement, for writes that put their change and its event
- * in one SQL statement (`WITH change AS (…) INSERT INTO events …`): atomic without a
- * transaction, and one round trip to the database instead of four.
+ * The outbox row of `e` as one SQL statement. It takes the event's `sequence` from the record's
+ * counter in record_sequences: the upsert locks the counter row until the transaction ends, so
+ * the writers of one record wait for each other and their numbers follow commit order (no gap,
+ * no repeat), on PGlite and PostgreSQL alike.
+ *
+ * `before` are common table expressions run first in the same statement (`contact AS (INSERT …)`),
+ * for writes that put their change and its event in one statement: atomic without a transaction,
+ * and one round trip to the database instead of several.
  */
-export function insertEventSql(e: NewEvent): { id: string; sql: Prisma.Sql } {
+export function insertEventSql(e: NewEvent, ...before: Prisma.Sql[]): { id: string; sql: Prisma.Sql } {
   const id = newId('evt');
   const actor = e.actor ? JSON.stringify(e.actor) : null;
+  const first = before.length ? Prisma.sql`${Prisma.join(before, ', ')}, ` : Prisma.empty;
   return {
     id,
-    sql: Prisma.sql`INSERT INTO events (id, workspace_id, type, entity_type, entity_id, contact_id, data, actor)
-      VALUES (${id}, ${e.workspaceId}, ${e.type}, ${e.entityType}, ${e.entityId}, ${e.contactId ?? null}, ${JSON.stringify(e.data)}::jsonb, ${actor}::jsonb)`,
+    sql: Prisma.sql`WITH ${first}next_sequence AS (
+        INSERT INTO record_sequences (entity_type, entity_id, last) VALUES (${e.entityType}, ${e.entityId}, 1)
+        ON CONFLICT (entity_type, entity_id) DO UPDATE SET last = record_sequences.last + 1
+        RETURNING last)
+      INSERT INTO events (id, workspace_id, type, entity_type, entity_id, sequence, contact_id, data, actor)
+      SELECT ${id}, ${e.workspaceId}, ${e.type}, ${e.entityType}, ${e.entityId}, last, ${e.contactId ?? null}, ${JSON.stringify(e.data)}::jsonb, ${actor}::jsonb
+      FROM next_sequence`,
   };
 }

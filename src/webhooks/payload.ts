@@ -1,40 +1,31 @@
-// Delivery bodies. `event` format (envelope A): `{ id, event, timestamp, workspace_id, data }`;
-// `record` format (envelope B): `{ event, timestamp, webhook_id, account_id, data: <record> }`.
+// Delivery bodies. `event` format (envelope A): `{ id, event, sequence, timestamp, workspace_id, data }`;
+// `record` format (envelope B): `{ event, sequence, timestamp, webhook_id, account_id, data: <record> }`.
+// Their JSON Schemas per event type: catalogue/envelopes.ts.
+import { eventDefinition } from './catalogue/index.ts';
 
 export interface EventForDelivery {
   id: string;
   type: string;
+  /** The event's place among its record's events (1, 2, 3…); 0 for test sends. */
+  sequence: number;
   workspaceId: string;
   createdAt: Date;
   data: Record<string, any>;
 }
 
-const RECORD_KEYS = ['contact', 'deal', 'task', 'activity'];
-
-/** The full record an event is about (envelope B's `data`). */
-export function recordOf(event: EventForDelivery): Record<string, unknown> {
-  if (event.type === 'deal.stage_changed' && event.data.deal) {
-    const d = event.data.deal;
-    return {
-      id: d.id,
-      title: d.title,
-      value: d.value,
-      currency: d.currency,
-      previous_stage: d.previous_stage_name ?? null,
-      new_stage: d.stage_name ?? null,
-      pipeline: d.pipeline_name ?? d.pipeline_id ?? null,
-      owner: d.owner ?? (d.owner_id ? { id: d.owner_id, name: d.owner_name ?? null } : null),
-    };
-  }
-  const key = RECORD_KEYS.find((k) => event.data[k] && typeof event.data[k] === 'object');
-  return key ? event.data[key] : event.data;
+/** The full record an event is about (envelope B's `data`), as its catalogue definition makes it. */
+export function recordOf(event: Pick<EventForDelivery, 'type' | 'data'>): Record<string, unknown> {
+  const definition = eventDefinition(event.type);
+  // Only test sends of names nothing emits yet have no definition: their sample is sent as it is.
+  return definition ? (definition.toRecord(event.data) as Record<string, unknown>) : event.data;
 }
 
 export function buildPayload(format: string, event: EventForDelivery, subscriptionId: string): Record<string, unknown> {
+  const timestamp = event.createdAt.toISOString();
   if (format === 'record') {
-    return { event: event.type, timestamp: event.createdAt.toISOString(), webhook_id: subscriptionId, account_id: event.workspaceId, data: recordOf(event) };
+    return { event: event.type, sequence: event.sequence, timestamp, webhook_id: subscriptionId, account_id: event.workspaceId, data: recordOf(event) };
   }
-  return { id: event.id, event: event.type, timestamp: event.createdAt.toISOString(), workspace_id: event.workspaceId, data: event.data };
+  return { id: event.id, event: event.type, sequence: event.sequence, timestamp, workspace_id: event.workspaceId, data: event.data };
 }
 
 /** The raw body sent, and its content type (`form` posts the JSON as a `payload` field). */

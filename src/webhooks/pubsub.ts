@@ -20,6 +20,8 @@ export interface PublishedEvent {
   workspaceId: string;
   entityType: string;
   entityId: string;
+  /** The event's place among its record's events: 1, 2, 3… in commit order. */
+  sequence: number;
   data: Record<string, unknown>;
 }
 

@@ -39,6 +39,7 @@ interface ClaimedRow extends Claimed, Omit<SubscriptionForDelivery, 'id'>, Pick<
   event_type: string | null;
   event_workspace_id: string | null;
   event_created_at: Date | null;
+  event_sequence: number | null;
   event_data: Record<string, unknown> | null;
 }
 
@@ -203,7 +204,7 @@ export class DeliveryWorker {
         headers: row.headers, timeoutSeconds: row.timeoutSeconds, payloadFormat: row.payloadFormat, secretEncrypted: row.secretEncrypted, retryPolicy: row.retryPolicy,
       };
       const event: EventForDelivery | null = row.event_type
-        ? { id: row.event_id!, type: row.event_type, workspaceId: row.event_workspace_id!, createdAt: row.event_created_at!, data: row.event_data! }
+        ? { id: row.event_id!, type: row.event_type, sequence: row.event_sequence!, workspaceId: row.event_workspace_id!, createdAt: row.event_created_at!, data: row.event_data! }
         : null;
       let body: EncodedBody | Error | undefined;
       if (event) {
@@ -282,7 +283,7 @@ export class DeliveryWorker {
           s.timeout_seconds AS "timeoutSeconds", s.payload_format AS "payloadFormat",
           s.secret_encrypted AS "secretEncrypted", s.retry_policy AS "retryPolicy"
       )
-      SELECT c.*, e.type AS event_type, e.workspace_id AS event_workspace_id, e.created_at AS event_created_at, e.data AS event_data
+      SELECT c.*, e.type AS event_type, e.workspace_id AS event_workspace_id, e.created_at AS event_created_at, e.sequence AS event_sequence, e.data AS event_data
       FROM claimed c LEFT JOIN events e ON e.id = c.event_id`;
   }
 

@@ -249,6 +249,7 @@ export function scopeTests(worldOf: () => World): void {
           workspaceId: A.workspaceId,
           entityType: kind,
           entityId: A.ids[kind],
+          sequence: 1,
           data: { [kind]: { id: A.ids[kind], pipeline_id: A.ids.pipeline } },
         };
       };

@@ -217,7 +217,7 @@ export function tenantIsolationTests(worldOf: () => World): void {
           const subs = spaces.map((s) => subscribe(world.app.base, { authorization: `Bearer ${s.key}` }, `subscription { ${field.name} { ${subscriptionSelection(field)} } }`));
           try {
             await Promise.all(
-              subs.map((sub, i) => sub.ready(world.app.bus, { event: trigger.probe, workspaceId: spaces[i].workspaceId, entityType: trigger.entity, entityId: spaces[i].ids[trigger.entity], data: {} })),
+              subs.map((sub, i) => sub.ready(world.app.bus, { event: trigger.probe, workspaceId: spaces[i].workspaceId, entityType: trigger.entity, entityId: spaces[i].ids[trigger.entity], sequence: 1, data: {} })),
             );
             // One change per tenant; each waits until its own subscriber has it, so a misrouted copy would arrive before the next.
             for (const [i, s] of spaces.entries()) {
@@ -262,6 +262,7 @@ export function tenantIsolationTests(worldOf: () => World): void {
               workspaceId,
               entityType: trigger.entity,
               entityId: target.ids[trigger.entity],
+              sequence: 1,
               data: { contact: { id: target.ids.contact }, deal: { id: target.ids.deal, pipeline_id: target.ids.pipeline } },
             });
             try {

@@ -3,11 +3,12 @@ import { AppError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { recordEvent } from '../../webhooks/events.ts';
+import { activityLogged } from '../../webhooks/catalogue/activity.events.ts';
 import { builder } from '../builder.ts';
 import { actorOf, type Context } from '../context.ts';
 import { parseInput } from '../common/validation.ts';
 import { activityCreateInput, type ActivityCreateInput } from './activity.inputs.ts';
-import { activityRecord, ActivityType } from './activity.type.ts';
+import { ActivityType } from './activity.type.ts';
 import { zodInput } from '../common/zod-input.ts';
 
 const ActivityCreateInput = zodInput('ActivityCreateInput', activityCreateInput, 'An interaction that happened: a call, email, meeting, note or SMS, with whom and how it went.');
@@ -53,15 +54,7 @@ async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
       attendees: attendees.filter((a) => known.has(a)),
     },
   });
-  await recordEvent(tx, {
-    workspaceId: activity.workspaceId,
-    type: 'activity.logged',
-    entityType: 'activity',
-    entityId: activity.id,
-    contactId,
-    data: { activity: activityRecord(activity) },
-    actor: actorOf(ctx),
-  });
+  await recordEvent(tx, { ...activityLogged.build(activity), workspaceId: activity.workspaceId, contactId, actor: actorOf(ctx) });
   return activity;
 }
 

@@ -1,4 +1,3 @@
-import type { Activity } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import { ActivityOutcome, ActivityType as ActivityKind } from '../common/enums.ts';
 import { storedEnum } from '../common/stored-enum.ts';
@@ -41,21 +40,3 @@ export const ActivityType = builder.prismaObject('Activity', {
 });
 
 export const ActivityPage = pageType('ActivityPage', ActivityType);
-
-/** The snake_case record events and webhook payloads carry: the REST response shape. */
-export function activityRecord(a: Activity) {
-  return {
-    id: a.id,
-    type: a.type,
-    subject: a.subject,
-    description: a.description,
-    contact_id: a.contactId,
-    deal_id: a.dealId,
-    user_id: a.userId,
-    duration: a.duration,
-    outcome: a.outcome,
-    occurred_at: a.occurredAt.toISOString(),
-    attendees: a.attendees,
-    created_at: a.createdAt.toISOString(),
-  };
-}

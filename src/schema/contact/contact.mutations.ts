@@ -2,13 +2,13 @@ import { assertAllowed } from '../../auth/scopes.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { recordEvent } from '../../webhooks/events.ts';
+import { contactDeleted, contactMerged } from '../../webhooks/catalogue/contact.events.ts';
 import { builder } from '../builder.ts';
 import { actorOf, type Context } from '../context.ts';
 import { ErrorInfoType, type ErrorInfo } from '../common/error-info.type.ts';
 import { DeleteResult } from '../common/page.ts';
 import { issuesToDetails, parseInput } from '../common/validation.ts';
 import { bulkInput, contactCreateInput, contactUpdateInput, mergeInput } from './contact.inputs.ts';
-import { contactRecord } from './contact.record.ts';
 import { ContactType } from './contact.type.ts';
 import { createContact, emailTaken, updateContact } from './contact.write.ts';
 import { isUniqueViolation } from '../../db/errors.ts';
@@ -97,15 +97,7 @@ builder.mutationFields((t) => ({
         const contact = await tx.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
         if (!contact) throw notFound('Contact');
         await tx.contact.delete({ where: { id } });
-        await recordEvent(tx, {
-          workspaceId: contact.workspaceId,
-          type: 'contact.deleted',
-          entityType: 'contact',
-          entityId: id,
-          contactId: id,
-          data: { contact: contactRecord(contact) },
-          actor: actorOf(ctx),
-        });
+        await recordEvent(tx, { ...contactDeleted.build(contact), workspaceId: contact.workspaceId, contactId: id, actor: actorOf(ctx) });
         return { id, deleted: true as const };
       });
     },
@@ -158,12 +150,9 @@ builder.mutationFields((t) => ({
           data: { ...rest, customFields: customFields as Prisma.InputJsonObject, address: (address ?? undefined) as Prisma.InputJsonObject | undefined },
         });
         await recordEvent(tx, {
+          ...contactMerged.build({ contact: result, merged: secondary, strategy: input.merge_strategy }),
           workspaceId: ws,
-          type: 'contact.merged',
-          entityType: 'contact',
-          entityId: primary.id,
           contactId: primary.id,
-          data: { contact: contactRecord(result), merged_contact: contactRecord(secondary), merge_strategy: input.merge_strategy },
           actor: actorOf(ctx),
         });
         return result;

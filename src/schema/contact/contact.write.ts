@@ -4,10 +4,10 @@ import { Prisma, type Contact } from '../../db/generated/client/client.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { insertEventSql, recordEvent } from '../../webhooks/events.ts';
+import { contactCreated, contactStatusChanged, contactTagAdded, contactTagRemoved, contactUpdated } from '../../webhooks/catalogue/contact.events.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ContactCreateInput, ContactUpdateInput } from './contact.inputs.ts';
-import { contactRecord } from './contact.record.ts';
 import { applyCustomFields, droppedWarning } from './custom-fields.rules.ts';
 import { tagChanges } from './merge.rules.ts';
 
@@ -52,23 +52,15 @@ export async function createContact(db: Pick<Tx, 'user' | 'customFieldDefinition
     createdAt: now,
     updatedAt: now,
   };
-  const event = insertEventSql({
-    workspaceId: c.workspaceId,
-    type: 'contact.created',
-    entityType: 'contact',
-    entityId: c.id,
-    contactId: c.id,
-    data: { contact: contactRecord(c) },
-    actor: actorOf(ctx),
-  });
-  // A data-modifying WITH runs exactly once whether or not the outer statement reads it.
-  await db.$executeRaw`WITH contact AS (
+  const contactRow = Prisma.sql`contact AS (
       INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source, tags,
         assigned_to, engagement_score, custom_fields, address, created_at, updated_at)
       VALUES (${c.id}, ${c.workspaceId}, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, ${c.jobTitle}, ${c.status},
         ${c.source}, ${c.tags}::text[], ${c.assignedToId}, ${c.engagementScore}, ${JSON.stringify(c.customFields)}::jsonb,
-        ${c.address === null ? null : JSON.stringify(c.address)}::jsonb, ${now}, ${now}))
-    ${event.sql}`;
+        ${c.address === null ? null : JSON.stringify(c.address)}::jsonb, ${now}, ${now}))`;
+  // A data-modifying WITH runs exactly once whether or not the outer statement reads it.
+  const event = insertEventSql({ ...contactCreated.build(c), workspaceId: c.workspaceId, contactId: c.id, actor: actorOf(ctx) }, contactRow);
+  await db.$executeRaw(event.sql);
   return c;
 }
 
@@ -102,21 +94,17 @@ export async function updateContact(tx: Tx, ctx: Context, id: string, input: Con
   if (input.custom_fields) data.customFields = customFields;
   const after = await tx.contact.update({ where: { id }, data: data as Prisma.ContactUpdateInput });
 
-  const changed = Object.entries(FIELD_MAP)
+  const changed: (keyof typeof FIELD_MAP | 'custom_fields')[] = Object.entries(FIELD_MAP)
     .filter(([api, field]) => input[api as keyof typeof FIELD_MAP] !== undefined && JSON.stringify(before[field]) !== JSON.stringify(after[field]))
-    .map(([api]) => api);
+    .map(([api]) => api as keyof typeof FIELD_MAP);
   if (input.custom_fields && JSON.stringify(before.customFields) !== JSON.stringify(after.customFields)) changed.push('custom_fields');
   if (changed.length === 0) return after;
 
-  const record = contactRecord(after);
-  const base = { workspaceId: after.workspaceId, entityType: 'contact' as const, entityId: id, contactId: id, actor: actorOf(ctx) };
-  const previous = Object.fromEntries(changed.map((api) => [api, (contactRecord(before) as Record<string, unknown>)[api] ?? null]));
-  await recordEvent(tx, { ...base, type: 'contact.updated', data: { contact: record, changes: changed, previous: previous as Prisma.InputJsonObject } });
-  if (before.status !== after.status) {
-    await recordEvent(tx, { ...base, type: 'contact.status_changed', data: { contact: record, previous_status: before.status, status: after.status } });
-  }
+  const base = { workspaceId: after.workspaceId, contactId: id, actor: actorOf(ctx) };
+  await recordEvent(tx, { ...base, ...contactUpdated.build({ contact: after, before, changes: changed }) });
+  if (before.status !== after.status) await recordEvent(tx, { ...base, ...contactStatusChanged.build({ contact: after, previousStatus: before.status }) });
   const tags = tagChanges(before.tags, after.tags);
-  if (tags.added.length) await recordEvent(tx, { ...base, type: 'contact.tag_added', data: { contact: record, tags: tags.added } });
-  if (tags.removed.length) await recordEvent(tx, { ...base, type: 'contact.tag_removed', data: { contact: record, tags: tags.removed } });
+  if (tags.added.length) await recordEvent(tx, { ...base, ...contactTagAdded.build({ contact: after, tags: tags.added }) });
+  if (tags.removed.length) await recordEvent(tx, { ...base, ...contactTagRemoved.build({ contact: after, tags: tags.removed }) });
   return after;
 }

@@ -2,6 +2,7 @@ import { assertAllowed } from '../../auth/scopes.ts';
 import { newId } from '../../ids.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { recordEvent } from '../../webhooks/events.ts';
+import { noteCreated } from '../../webhooks/catalogue/note.events.ts';
 import { builder } from '../builder.ts';
 import { actorOf } from '../context.ts';
 import { pageType } from '../common/page.ts';
@@ -62,15 +63,7 @@ builder.mutationField('createNote', (t) =>
         const note = await tx.note.create({
           data: { id: newId('note'), workspaceId: contact.workspaceId, contactId: contact.id, content, createdBy: ctx.caller.userId },
         });
-        await recordEvent(tx, {
-          workspaceId: contact.workspaceId,
-          type: 'note.created',
-          entityType: 'note',
-          entityId: note.id,
-          contactId: contact.id,
-          data: { note: { id: note.id, contact_id: contact.id, content: note.content, created_at: note.createdAt.toISOString() } },
-          actor: actorOf(ctx),
-        });
+        await recordEvent(tx, { ...noteCreated.build(note), workspaceId: contact.workspaceId, contactId: contact.id, actor: actorOf(ctx) });
         return note;
       });
     },

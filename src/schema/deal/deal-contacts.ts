@@ -10,6 +10,7 @@ import { DeleteResult } from '../common/page.ts';
 import { offsetCursor, offsetFromCursor, parseLimit } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { recordDealEvent } from './deal.events.ts';
+import { dealContactAdded, dealContactRemoved } from '../../webhooks/catalogue/deal.events.ts';
 import { dealContactInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { assertContactExists, dealTransaction } from './deal.references.ts';
@@ -66,7 +67,7 @@ builder.mutationFields((t) => ({
           const key = { dealId_contactId: { dealId: deal.id, contactId: input.contact_id } };
           if (await tx.dealContact.findUnique({ where: key })) throw alreadyAssociated();
           const row = await tx.dealContact.create({ data: { dealId: deal.id, contactId: input.contact_id, role: input.role ?? null } });
-          await recordDealEvent(tx, ctx, 'deal.contact_added', deal, { contact_id: row.contactId, role: row.role }, { contactId: row.contactId });
+          await recordDealEvent(tx, ctx, dealContactAdded.build({ deal, contactId: row.contactId, role: row.role }), deal, { contactId: row.contactId });
           return row;
         });
       } catch (err) {
@@ -89,7 +90,7 @@ builder.mutationFields((t) => ({
         if (!row) throw notFound('Deal contact');
         await tx.dealContact.delete({ where: key });
         if (deal.contactId === row.contactId) deal = await updateDeal(tx, ctx, deal.id, { contact_id: null });
-        await recordDealEvent(tx, ctx, 'deal.contact_removed', deal, { contact_id: row.contactId, role: row.role }, { contactId: row.contactId });
+        await recordDealEvent(tx, ctx, dealContactRemoved.build({ deal, contactId: row.contactId, role: row.role }), deal, { contactId: row.contactId });
         return { id: row.contactId, deleted: true as const };
       });
     },

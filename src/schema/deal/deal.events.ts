@@ -1,27 +1,23 @@
 // Deal events go to the outbox in the transaction of the change. Each names the deal's
 // primary contact (or the associated one) so it shows on that contact's timeline.
 import type { Prisma } from '../../db/generated/client/client.ts';
-import { recordEvent, type EventName } from '../../webhooks/events.ts';
+import type { BuiltEvent } from '../../webhooks/catalogue/define.ts';
+import { recordEvent } from '../../webhooks/events.ts';
 import { actorOf, type Context } from '../context.ts';
-import { dealRecord, type DealWithStage } from './deal.record.ts';
+import type { DealWithStage } from './deal.record.ts';
 
-type DealEventName = Extract<EventName, `deal.${string}`>;
-
+/** `event` comes from a deal builder of the catalogue (src/webhooks/catalogue/deal.events.ts). */
 export async function recordDealEvent(
   tx: Prisma.TransactionClient,
   ctx: Context,
-  type: DealEventName,
+  event: BuiltEvent,
   deal: DealWithStage,
-  extra: Prisma.InputJsonObject = {},
-  opts: { contactId?: string | null; record?: Prisma.InputJsonObject } = {},
+  opts: { contactId?: string | null } = {},
 ): Promise<void> {
   await recordEvent(tx, {
+    ...event,
     workspaceId: deal.workspaceId,
-    type,
-    entityType: 'deal',
-    entityId: deal.id,
     contactId: opts.contactId !== undefined ? opts.contactId : deal.contactId,
-    data: { deal: opts.record ?? dealRecord(deal), ...extra },
     actor: actorOf(ctx),
   });
 }

@@ -3,6 +3,7 @@ import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import { recordDealEvent } from './deal.events.ts';
+import { dealDeleted } from '../../webhooks/catalogue/deal.events.ts';
 import { dealCreateInput, dealUpdateInput, moveStageInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { dealTransaction } from './deal.references.ts';
@@ -54,7 +55,7 @@ builder.mutationFields((t) => ({
       return dealTransaction(ctx, async (tx) => {
         const deal = await findDeal(tx, ctx, String(args.id));
         await tx.deal.delete({ where: { id: deal.id } });
-        await recordDealEvent(tx, ctx, 'deal.deleted', deal);
+        await recordDealEvent(tx, ctx, dealDeleted.build(deal), deal);
         return { id: deal.id, deleted: true as const };
       });
     },

@@ -1,6 +1,5 @@
 // The snake_case record of a deal, as events and webhook payloads carry it.
 import type { Deal, Prisma } from '../../db/generated/client/client.ts';
-import { calendarDay } from './deal.type.ts';
 
 export type DealWithStage = Deal & { stage: { name: string } };
 
@@ -19,7 +18,9 @@ export function dealRecord(d: DealWithStage) {
     probability: d.probability,
     owner_id: d.ownerId,
     contact_id: d.contactId,
-    expected_close_date: calendarDay(d.expectedCloseDate),
+    // YYYY-MM-DD of a date column (stored as UTC midnight); computed here rather than imported
+    // from deal.type.ts so the event catalogue does not load the GraphQL types.
+    expected_close_date: d.expectedCloseDate?.toISOString().slice(0, 10) ?? null,
     status: d.status,
     won_reason: d.wonReason,
     lost_reason: d.lostReason,

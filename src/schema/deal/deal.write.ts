@@ -6,6 +6,7 @@ import { newId } from '../../ids.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import { recordDealEvent } from './deal.events.ts';
+import { dealContactAdded, dealCreated, dealLost, dealStageChanged, dealUpdated, dealWon } from '../../webhooks/catalogue/deal.events.ts';
 import type { DealCreateInput, DealUpdateInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { dealRecord, withStageName, type DealWithStage } from './deal.record.ts';
@@ -38,7 +39,7 @@ export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
   });
   if (deal.contactId) await tx.dealContact.create({ data: { dealId: deal.id, contactId: deal.contactId, isPrimary: true } });
   await recordStageHistory(tx, ctx, deal.id, null, stage, null);
-  await recordDealEvent(tx, ctx, 'deal.created', deal);
+  await recordDealEvent(tx, ctx, dealCreated.build(deal), deal);
   return deal;
 }
 
@@ -73,9 +74,10 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
   if (!(await recordUpdate(tx, ctx, before, after))) return after;
   if (after.stageId !== before.stageId) await recordStageChange(tx, ctx, before, after, null);
   if (transition === 'won' || transition === 'lost') {
-    await recordDealEvent(tx, ctx, `deal.${transition}`, after, { previous_status: before.status });
+    const closed = transition === 'won' ? dealWon : dealLost;
+    await recordDealEvent(tx, ctx, closed.build({ deal: after, previousStatus: before.status }), after);
   }
-  if (added) await recordDealEvent(tx, ctx, 'deal.contact_added', after, { contact_id: added, role: null }, { contactId: added });
+  if (added) await recordDealEvent(tx, ctx, dealContactAdded.build({ deal: after, contactId: added, role: null }), after, { contactId: added });
   return after;
 }
 
@@ -113,12 +115,12 @@ const DERIVED = new Set(['updated_at', 'closed_at', 'stage_name']);
 
 /** Writes deal.updated with the changed fields; false when nothing changed. */
 async function recordUpdate(tx: Tx, ctx: Context, before: DealWithStage, after: DealWithStage): Promise<boolean> {
-  const previous: Record<string, unknown> = dealRecord(before);
-  const current: Record<string, unknown> = dealRecord(after);
-  const changes = Object.keys(current).filter((k) => !DERIVED.has(k) && JSON.stringify(previous[k]) !== JSON.stringify(current[k]));
+  const previous = dealRecord(before);
+  const current = dealRecord(after);
+  const fields = Object.keys(current) as (keyof typeof current)[];
+  const changes = fields.filter((k) => !DERIVED.has(k) && JSON.stringify(previous[k]) !== JSON.stringify(current[k]));
   if (changes.length === 0) return false;
-  const was = Object.fromEntries(changes.map((k) => [k, previous[k] ?? null])) as Prisma.InputJsonObject;
-  await recordDealEvent(tx, ctx, 'deal.updated', after, { changes, previous: was });
+  await recordDealEvent(tx, ctx, dealUpdated.build({ deal: after, before, changes }), after);
   return true;
 }
 
@@ -139,10 +141,18 @@ async function recordStageHistory(tx: Tx, ctx: Context, dealId: string, from: St
   });
 }
 
-/** The history entry and deal.stage_changed, whose deal record also names the previous stage. */
+/**
+ * The history entry and deal.stage_changed, whose deal record also names the previous stage, the
+ * pipeline and the owner (the record format shows names, and the event must carry them as they
+ * were at the change).
+ */
 async function recordStageChange(tx: Tx, ctx: Context, before: DealWithStage, after: DealWithStage, note: string | null) {
   const from = { id: before.stageId, name: before.stage.name };
   await recordStageHistory(tx, ctx, after.id, from, { id: after.stageId, name: after.stage.name }, note);
-  const record = { ...dealRecord(after), previous_stage_id: from.id, previous_stage_name: from.name };
-  await recordDealEvent(tx, ctx, 'deal.stage_changed', after, { changed_by: { ...actorOf(ctx) }, note }, { record });
+  const [pipeline, owner] = await Promise.all([
+    tx.pipeline.findUniqueOrThrow({ where: { id: after.pipelineId }, select: { name: true } }),
+    after.ownerId ? tx.user.findUnique({ where: { id: after.ownerId }, select: { name: true } }) : null,
+  ]);
+  const event = dealStageChanged.build({ deal: after, previousStage: from, pipelineName: pipeline.name, ownerName: owner?.name ?? null, changedBy: actorOf(ctx), note });
+  await recordDealEvent(tx, ctx, event, after);
 }

@@ -5,7 +5,7 @@ import type { PublishedEvent } from '../../webhooks/pubsub.ts';
 import { builder } from '../builder.ts';
 import '../contact/contact.type.ts';
 import '../deal/deal.type.ts';
-import { liveEvents, recordIn } from './live-events.ts';
+import { liveEvents, recordIn, SEQUENCE_FIELD } from './live-events.ts';
 
 const EVENT_NAME = '(a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists the names)';
 
@@ -16,6 +16,7 @@ const DealChangeType = builder.objectRef<PublishedEvent>('DealChange').implement
     event: t.exposeString('event', { description: `The event name, e.g. deal.stage_changed ${EVENT_NAME}` }),
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     deal_id: t.exposeID('entityId'),
+    sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),
     data: t.field({ type: 'EventData', description: 'The event\'s data, { deal, ... }, as it was at the time of the change', resolve: (e) => e.data }),
     deal: t.prismaField({
       type: 'Deal',
@@ -33,6 +34,7 @@ const ContactChangeType = builder.objectRef<PublishedEvent>('ContactChange').imp
     event: t.exposeString('event', { description: `The event name, e.g. contact.updated ${EVENT_NAME}` }),
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     contact_id: t.exposeID('entityId'),
+    sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),
     data: t.field({ type: 'EventData', description: 'The event\'s data, { contact, ... }, as it was at the time of the change', resolve: (e) => e.data }),
     contact: t.prismaField({
       type: 'Contact',

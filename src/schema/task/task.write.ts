@@ -2,12 +2,14 @@
 import type { Prisma, Task } from '../../db/generated/client/client.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { recordEvent, type EventName } from '../../webhooks/events.ts';
+import { recordEvent, type Actor } from '../../webhooks/events.ts';
+import type { BuiltEvent } from '../../webhooks/catalogue/define.ts';
+import { taskAssigned, taskCompleted, taskCreated, taskDeleted, taskUpdated, type TaskField } from '../../webhooks/catalogue/task.events.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ReminderInput, TaskCreateInput, TaskUpdateInput } from './task.inputs.ts';
 import { becameCompleted, changedFields, completedAtAfter, completion, newlyAssigned, notificationResets, reminderAt } from './task.rules.ts';
-import { loadTaskView, loadTaskViews, taskRecord, type TaskView } from './task.view.ts';
+import { loadTaskView, loadTaskViews, type TaskView } from './task.view.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -36,16 +38,8 @@ async function assertRelatedExists(tx: Tx, ctx: Context, type: string | null, id
 }
 
 /** Task events show on the timeline of the contact the task is about. */
-export async function recordTaskEvent(tx: Tx, view: TaskView, type: EventName, actor: ReturnType<typeof actorOf> | null, extra: Prisma.InputJsonObject = {}) {
-  await recordEvent(tx, {
-    workspaceId: view.workspaceId,
-    type,
-    entityType: 'task',
-    entityId: view.id,
-    contactId: view.relatedToType === 'contact' ? view.relatedToId : null,
-    data: { task: taskRecord(view), ...extra },
-    actor,
-  });
+export async function recordTaskEvent(tx: Tx, view: TaskView, event: BuiltEvent, actor: Actor | null) {
+  await recordEvent(tx, { ...event, workspaceId: view.workspaceId, contactId: view.relatedToType === 'contact' ? view.relatedToId : null, actor });
 }
 
 const reminderColumns = (r: ReminderInput | null) => ({ reminderType: r?.type ?? null, reminderBeforeMinutes: r?.before_minutes ?? null });
@@ -77,9 +71,9 @@ export async function createTask(tx: Tx, ctx: Context, input: TaskCreateInput): 
   });
   const view = await loadTaskView(tx, task);
   const actor = actorOf(ctx);
-  await recordTaskEvent(tx, view, 'task.created', actor);
-  if (newlyAssigned(null, task.assigneeId)) await recordTaskEvent(tx, view, 'task.assigned', actor, { previous_assignee_id: null });
-  if (becameCompleted(null, status)) await recordTaskEvent(tx, view, 'task.completed', actor);
+  await recordTaskEvent(tx, view, taskCreated.build(view), actor);
+  if (newlyAssigned(null, task.assigneeId)) await recordTaskEvent(tx, view, taskAssigned.build({ task: view, previousAssigneeId: null }), actor);
+  if (becameCompleted(null, status)) await recordTaskEvent(tx, view, taskCompleted.build({ task: view }), actor);
   return view;
 }
 
@@ -124,13 +118,10 @@ export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUp
   const [beforeView, view] = await loadTaskViews(tx, [before, after]);
   if (changes.length === 0) return view;
   const actor = actorOf(ctx);
-  const previous = taskRecord(beforeView) as Record<string, unknown>;
-  await recordTaskEvent(tx, view, 'task.updated', actor, {
-    changes,
-    previous: Object.fromEntries(changes.map((f) => [f, previous[f] ?? null])) as Prisma.InputJsonObject,
-  });
-  if (newlyAssigned(before.assigneeId, after.assigneeId)) await recordTaskEvent(tx, view, 'task.assigned', actor, { previous_assignee_id: before.assigneeId });
-  if (becameCompleted(before.status, after.status)) await recordTaskEvent(tx, view, 'task.completed', actor);
+  // changedFields names task record fields (its API_FIELDS).
+  await recordTaskEvent(tx, view, taskUpdated.build({ task: view, before: beforeView, changes: changes as TaskField[] }), actor);
+  if (newlyAssigned(before.assigneeId, after.assigneeId)) await recordTaskEvent(tx, view, taskAssigned.build({ task: view, previousAssigneeId: before.assigneeId }), actor);
+  if (becameCompleted(before.status, after.status)) await recordTaskEvent(tx, view, taskCompleted.build({ task: view }), actor);
   return view;
 }
 
@@ -142,7 +133,7 @@ export async function completeTask(tx: Tx, ctx: Context, id: string, note: strin
     data: { status: 'completed', completedAt: completedAtAfter(before, 'completed', new Date()), completionNote: note ?? null },
   });
   const view = await loadTaskView(tx, after);
-  await recordTaskEvent(tx, view, 'task.completed', actorOf(ctx), note ? { completion_note: note } : {});
+  await recordTaskEvent(tx, view, taskCompleted.build({ task: view, note }), actorOf(ctx));
   return view;
 }
 
@@ -150,6 +141,6 @@ export async function deleteTask(tx: Tx, ctx: Context, id: string): Promise<{ id
   const task = await lockTask(tx, ctx, id);
   const view = await loadTaskView(tx, task);
   await tx.task.delete({ where: { id } });
-  await recordTaskEvent(tx, view, 'task.deleted', actorOf(ctx));
+  await recordTaskEvent(tx, view, taskDeleted.build(view), actorOf(ctx));
   return { id, deleted: true };
 }

@@ -1,11 +1,12 @@
 // POST /v1/webhooks/:id/test: one sample per subscribed event, sent now through the same
-// guard and signing as real deliveries, and kept in the delivery log with test: true.
+// guard and signing as real deliveries, and kept in the delivery log with test: true. The
+// samples are built by the event catalogue's own builders, so they have the shape of real events.
 import type { WebhookSubscription } from '../../db/generated/client/client.ts';
 import { newId } from '../../ids.ts';
 import { attemptDelivery, UnreadableSecretError } from '../../webhooks/deliver.ts';
 import type { EventForDelivery } from '../../webhooks/payload.ts';
 import type { SendResult } from '../../webhooks/sender.ts';
-import { sampleData } from '../../webhooks/samples.ts';
+import { eventDefinition } from '../../webhooks/catalogue/index.ts';
 import { builder } from '../builder.ts';
 import { DeliveryStatus } from '../common/enums.ts';
 import type { Context } from '../context.ts';
@@ -41,10 +42,21 @@ async function testAttempt(ctx: Context, sub: WebhookSubscription, sample: Event
   }
 }
 
+/**
+ * Sequence 0: no real event has it (a record's first is 1), so a test send is recognisable and
+ * never shadows a real event in a receiver that keeps the highest sequence per record.
+ */
+const TEST_SEQUENCE = 0;
+
+/** The sample of an event name; names accepted in subscriptions but never emitted get a marker object. */
+function sampleData(event: string): Record<string, unknown> {
+  return eventDefinition(event)?.sample().data ?? { sample: true, event };
+}
+
 export function sendTestEvents(ctx: Context, sub: WebhookSubscription): Promise<TestResult[]> {
   return Promise.all(
     sub.events.map(async (event) => {
-      const sample = { id: newId('evt'), type: event, workspaceId: sub.workspaceId, createdAt: new Date(), data: sampleData(event) };
+      const sample = { id: newId('evt'), type: event, sequence: TEST_SEQUENCE, workspaceId: sub.workspaceId, createdAt: new Date(), data: sampleData(event) };
       const { requestBody, result } = await testAttempt(ctx, sub, sample);
       const now = new Date();
       const row = await ctx.prisma.webhookDelivery.create({

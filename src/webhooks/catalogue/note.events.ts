@@ -1,0 +1,16 @@
+// Note events: written for contact timelines only, never delivered.
+import { z } from 'zod';
+import type { Note } from '../../db/generated/client/client.ts';
+import { defineEvent } from './define.ts';
+import { NoteRecordSchema } from './records.ts';
+import { sampleNote } from './samples.ts';
+
+export const noteCreated = defineEvent({
+  name: 'note.created',
+  entityType: 'note',
+  description: 'A note was added to a contact (contact timelines only).',
+  timelineOnly: true,
+  data: z.object({ note: NoteRecordSchema }),
+  build: (note: Note) => ({ note: { id: note.id, contact_id: note.contactId, content: note.content, created_at: note.createdAt.toISOString() } }),
+  sampleInput: () => sampleNote(),
+});

@@ -1,0 +1,129 @@
+// The records events carry, as zod schemas of what the record functions (contactRecord,
+// dealRecord, taskRecord, activityRecord) answer. These are answers, not input rules: a value
+// here was checked when it was written, so the schemas say what is stored, not how to refuse it.
+import { z } from 'zod';
+import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../schema/activity/activity.inputs.ts';
+import { CONTACT_SOURCES, CONTACT_STATUSES } from '../../schema/contact/contact.inputs.ts';
+import { DEAL_STATUSES } from '../../schema/deal/deal.inputs.ts';
+import { RELATED_TYPES, REMINDER_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../../schema/task/task.inputs.ts';
+
+export const dateTime = z.iso.datetime().describe('ISO 8601 UTC date-time with milliseconds');
+const day = z.iso.date().describe('Calendar date, YYYY-MM-DD');
+const text = z.string();
+const optional = <T extends z.ZodType>(schema: T) => schema.nullable();
+
+export const ActorSchema = z
+  .object({
+    type: z.enum(['api_key', 'user', 'system']).describe('api_key: a key without a user; user: a user, through a key or the dashboard; system: the service itself (e.g. the task scheduler)'),
+    id: text,
+    name: text,
+  })
+  .describe('Who made the change');
+
+/** Custom field values, typed by their definition: text, date (YYYY-MM-DD) and select are strings. */
+export const CustomFieldValuesSchema = z
+  .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+  .describe('Custom field values by key, typed by their definition (text, date and select values are strings)');
+
+const AddressSchema = z
+  .object({ street: optional(text), city: optional(text), state: optional(text), zip: optional(text), country: optional(text) })
+  .describe('Postal address: every part, null where none was given');
+
+export const ContactRecordSchema = z
+  .object({
+    id: text,
+    first_name: text,
+    last_name: optional(text),
+    email: z.email(),
+    phone: optional(text).describe('E.164'),
+    company: optional(text),
+    job_title: optional(text),
+    status: z.enum(CONTACT_STATUSES),
+    source: z.enum(CONTACT_SOURCES),
+    tags: z.array(text),
+    assigned_to: optional(text).describe('User id'),
+    engagement_score: z.int(),
+    custom_fields: CustomFieldValuesSchema,
+    address: AddressSchema.nullable(),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .describe('A contact as the API answers it');
+
+export const DealRecordSchema = z
+  .object({
+    id: text,
+    title: text,
+    value: optional(z.number()),
+    currency: text.describe('ISO 4217 code'),
+    pipeline_id: text,
+    stage_id: text,
+    stage_name: text,
+    probability: optional(z.int()),
+    owner_id: optional(text).describe('User id'),
+    contact_id: optional(text).describe('The primary contact'),
+    expected_close_date: optional(day),
+    status: z.enum(DEAL_STATUSES),
+    won_reason: optional(text),
+    lost_reason: optional(text),
+    competitor: optional(text),
+    tags: z.array(text),
+    custom_fields: CustomFieldValuesSchema,
+    closed_at: optional(dateTime).describe('Set when the deal is won or lost; null while open'),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .describe('A deal as events carry it');
+
+export const TaskRecordSchema = z
+  .object({
+    id: text,
+    title: text,
+    description: optional(text),
+    status: z.enum(TASK_STATUSES),
+    priority: z.enum(TASK_PRIORITIES),
+    type: z.enum(TASK_TYPES),
+    assignee_id: optional(text),
+    assignee_name: optional(text),
+    due_date: optional(dateTime),
+    related_to: z
+      .object({ type: z.enum(RELATED_TYPES), id: text, name: optional(text).describe('Contact name or deal title; null for projects and records deleted since') })
+      .nullable(),
+    reminder: z
+      .object({ type: z.enum(REMINDER_TYPES), before_minutes: z.int(), remind_at: optional(dateTime), sent_at: optional(dateTime) })
+      .nullable(),
+    completion_note: optional(text),
+    completed_at: optional(dateTime),
+    created_by: optional(text).describe('User id'),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .describe('A task as the API answers it');
+
+export const ActivityRecordSchema = z
+  .object({
+    id: text,
+    type: z.enum(ACTIVITY_TYPES),
+    subject: optional(text),
+    description: optional(text),
+    contact_id: optional(text),
+    deal_id: optional(text),
+    user_id: optional(text),
+    duration: optional(z.int()).describe('Minutes'),
+    outcome: optional(z.enum(ACTIVITY_OUTCOMES)),
+    occurred_at: dateTime,
+    attendees: z.array(text).describe('Contact ids'),
+    created_at: dateTime,
+  })
+  .describe('An activity as the API answers it');
+
+export const NoteRecordSchema = z
+  .object({ id: text, contact_id: text, content: text.describe('Markdown'), created_at: dateTime })
+  .describe('A note on a contact');
+
+/** `previous` of an `*.updated` event: the changed fields' values before the change. */
+export const previousValues = <S extends z.ZodObject>(record: S) =>
+  record.partial().describe('The values of the changed fields before the change, by field name');
+
+export const changedFields = <S extends z.ZodObject>(record: S) =>
+  z.array(record.keyof()).describe('The fields that changed');

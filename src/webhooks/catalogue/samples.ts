@@ -1,0 +1,120 @@
+// Sample records for test sends: stored rows as the database would answer them, with obviously
+// fake values, fed to the same builders as real changes. Times are the moment of the send.
+import { Prisma, type Activity, type Contact, type Note, type User } from '../../db/generated/client/client.ts';
+import type { DealWithStage } from '../../schema/deal/deal.record.ts';
+import type { TaskView } from '../../schema/task/task.view.ts';
+import type { Actor } from '../events.ts';
+
+const WORKSPACE = 'ws_sample';
+
+export const SAMPLE_ACTOR: Actor = { type: 'api_key', id: 'key_sample', name: 'Sample key' };
+
+export function sampleContact(over: Partial<Contact> = {}): Contact {
+  const now = new Date();
+  return {
+    id: 'con_sample',
+    workspaceId: WORKSPACE,
+    firstName: 'Sample',
+    lastName: 'Contact',
+    email: 'sample@example.com',
+    phone: '+14155550100',
+    company: 'Example Inc',
+    jobTitle: 'Buyer',
+    status: 'lead',
+    source: 'api',
+    tags: ['sample'],
+    assignedToId: 'usr_sample',
+    engagementScore: 0,
+    customFields: { industry: 'Retail' },
+    address: { street: '1 Example Street', city: 'Springfield', country: 'US' },
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+}
+
+export function sampleDeal(over: Partial<DealWithStage> = {}): DealWithStage {
+  const now = new Date();
+  return {
+    id: 'deal_sample',
+    workspaceId: WORKSPACE,
+    title: 'Sample deal',
+    pipelineId: 'pipe_sample',
+    stageId: 'stg_sample',
+    stage: { name: 'Qualified' },
+    value: new Prisma.Decimal(1000),
+    currency: 'USD',
+    probability: 40,
+    ownerId: 'usr_sample',
+    contactId: 'con_sample',
+    expectedCloseDate: new Date(Date.UTC(now.getUTCFullYear() + 1, 0, 31)),
+    status: 'open',
+    customFields: {},
+    tags: ['sample'],
+    wonReason: null,
+    lostReason: null,
+    competitor: null,
+    closedAt: null,
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+}
+
+/** Only what a task view reads of its assignee. */
+const sampleAssignee = { id: 'usr_sample', name: 'Sample User' } as User;
+
+export function sampleTask(over: Partial<TaskView> = {}): TaskView {
+  const now = new Date();
+  const due = new Date(now.getTime() + 86_400_000);
+  return {
+    id: 'task_sample',
+    workspaceId: WORKSPACE,
+    title: 'Sample task',
+    description: 'Call back about the sample deal',
+    status: 'pending',
+    priority: 'medium',
+    type: 'call',
+    assigneeId: sampleAssignee.id,
+    assignee: sampleAssignee,
+    dueDate: due,
+    relatedToType: 'contact',
+    relatedToId: 'con_sample',
+    relatedName: 'Sample Contact',
+    reminderType: 'email',
+    reminderBeforeMinutes: 30,
+    reminderAt: new Date(due.getTime() - 30 * 60_000),
+    reminderSentAt: null,
+    overdueNotifiedAt: null,
+    completionNote: null,
+    completedAt: null,
+    createdBy: 'usr_sample',
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+}
+
+export function sampleActivity(): Activity {
+  const now = new Date();
+  return {
+    id: 'act_sample',
+    workspaceId: WORKSPACE,
+    type: 'call',
+    subject: 'Sample call',
+    description: null,
+    contactId: 'con_sample',
+    dealId: 'deal_sample',
+    userId: 'usr_sample',
+    duration: 5,
+    outcome: 'connected',
+    occurredAt: now,
+    attendees: [],
+    createdAt: now,
+  };
+}
+
+export function sampleNote(): Note {
+  const now = new Date();
+  return { id: 'note_sample', workspaceId: WORKSPACE, contactId: 'con_sample', content: 'Sample **note**', createdBy: 'usr_sample', createdAt: now, updatedAt: now };
+}
