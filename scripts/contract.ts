@@ -12,17 +12,10 @@ import { projectRoot } from '../src/project-root.ts';
 import { buildOpenApi } from '../src/rest/openapi.ts';
 import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
+import { eventSchemaFiles } from '../src/webhooks/catalogue/envelopes.ts';
 
 const DIR = path.join(projectRoot, 'contract');
 const EVENTS_DIR = 'events';
-
-/**
- * The event catalogue's JSON Schemas, by file name (`contact.created.json`), written to
- * contract/events/. Empty until the catalogue exports them; then this returns its function's result.
- */
-function eventSchemas(): Record<string, object> {
-  return {};
-}
 
 const json = (value: unknown) => JSON.stringify(value, null, 2) + '\n';
 
@@ -31,7 +24,7 @@ function generate(): Map<string, string> {
   const files = new Map<string, string>();
   files.set('openapi.json', json(buildOpenApi(schema, loadOperations(schema))));
   files.set('schema.graphql', printSchema(lexicographicSortSchema(schema)) + '\n');
-  for (const [name, eventSchema] of Object.entries(eventSchemas()).sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [name, eventSchema] of Object.entries(eventSchemaFiles()).sort(([a], [b]) => a.localeCompare(b))) {
     files.set(`${EVENTS_DIR}/${name}`, json(eventSchema));
   }
   return files;
