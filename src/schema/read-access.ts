@@ -43,6 +43,7 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   Webhook: 'webhooks',
   WebhookDelivery: 'webhooks',
   WebhookTestResult: 'webhooks',
+  DeliveryAttempt: 'webhooks',
   // A live event's envelope is the subscriber's; its data needs the event's resource (below).
   LiveEvent: null,
   User: null,

@@ -150,6 +150,7 @@ export function scopeTests(worldOf: () => World): void {
       Webhook: 'webhooks',
       WebhookDelivery: 'webhooks',
       WebhookTestResult: 'webhooks',
+      DeliveryAttempt: 'webhooks',
       User: null,
       DeleteResult: null,
       LiveEvent: null,
