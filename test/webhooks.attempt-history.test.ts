@@ -5,6 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { receiver, until, type Behaviour, type Receiver } from './helpers/receiver.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
+import { MOST_ATTEMPTS_KEPT } from '../src/webhooks/attempt-log.ts';
+import { LIST_SIZES } from '../src/http/graphql-cost.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
@@ -119,6 +121,16 @@ describe('attempt history', () => {
     expect(entry.request_body).toBeNull();
     expect(entry.attempt_history).toEqual([expect.objectContaining({ kind: 'first', response_code: 500, error: 'receiver answered 500' })]);
     expect(JSON.stringify(entry)).not.toContain(REPLY);
+  });
+});
+
+describe('bounds', () => {
+  it('a history holds at most 1 + the largest max_retries accepted + 1 attempts, as the cost analysis counts it', async () => {
+    const rc = await listen();
+    const most = MOST_ATTEMPTS_KEPT - 2;
+    expect((await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], retry_policy: { max_retries: most } })).status).toBe(201);
+    expect((await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], retry_policy: { max_retries: most + 1 } })).status).toBe(400);
+    expect(LIST_SIZES['WebhookDelivery.attempt_history']).toBe(MOST_ATTEMPTS_KEPT);
   });
 });
 

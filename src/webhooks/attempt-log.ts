@@ -8,6 +8,13 @@ export const ATTEMPT_KINDS = ['first', 'retry', 'redelivery', 'test'] as const;
 export type AttemptKind = (typeof ATTEMPT_KINDS)[number];
 
 /**
+ * The most attempts one delivery can keep: attempts are numbered (the primary key holds one per
+ * number), a delivery is claimed at most 1 + max_retries times (max_retries is at most 10), and
+ * once more to end it when every allowed claim ran out without an outcome.
+ */
+export const MOST_ATTEMPTS_KEPT = 1 + 10 + 1;
+
+/**
  * Inserts one attempt per row of `cte`, a CTE over updated delivery rows with the columns
  * id, attempts, test, redelivery, last_attempt_at (set when the attempt was claimed), status
  * (the delivery's status after the attempt), response_code, response_time_ms and error
