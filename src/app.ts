@@ -20,6 +20,7 @@ import { dashboardPages } from './http/dashboard.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
 import { apiDocs, openApiDocument } from './http/docs.ts';
 import { sendFailure } from './http/failure.ts';
+import { graphiqlRoutes } from './http/graphiql.ts';
 import { asJsonForYoga, createGraphqlHandler } from './http/graphql.ts';
 import { DEFAULT_GRAPHQL_LIMITS } from './http/graphql-limits.ts';
 import { redirectPlainHttp } from './http/https.ts';
@@ -94,7 +95,6 @@ export function buildApp(deps: AppDeps) {
   const yoga = createGraphqlHandler({
     schema,
     contextOf,
-    graphiql: config.graphiql,
     introspection: config.graphqlIntrospection ?? true,
     limits: graphqlLimits,
     answers,
@@ -103,18 +103,18 @@ export function buildApp(deps: AppDeps) {
     plugins: [liveStreamsPlugin(watch)],
   });
   const sessionGuard = authenticateSession(sessions, limits, metrics);
-  // The GraphiQL page itself needs no key; the queries it sends do.
-  const graphiqlPage = (req: Request) => config.graphiql && req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html';
+  // The GraphiQL page and its files need no key; the queries it sends do.
+  if (config.graphiql) app.use(graphiqlRoutes());
   app.use(
     '/graphql',
     cookieParser(),
-    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
+    (req: Request, res: Response, next: NextFunction) => (usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
     // As on REST, a body that is not JSON is a 415 with an error the client can read; it is
     // parsed here too (same size and depth limits), and yoga takes the parsed body as it is.
     requireJson,
     parseJson,
     bodyErrors,
-    (req: Request, res: Response, next: NextFunction) => (graphiqlPage(req) ? next() : refuseNonUtf8Query(req, res, () => asJsonForYoga(req, res, next))),
+    (req: Request, res: Response, next: NextFunction) => refuseNonUtf8Query(req, res, () => asJsonForYoga(req, res, next)),
     (req: Request, res: Response) => yoga(req, res),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.

@@ -2,6 +2,7 @@
 // request, a different request with the key is a 422, a request still running a 409, keys are
 // per API key, and a 5xx (or a stored 409) leaves the key free for a retry.
 import { randomUUID } from 'node:crypto';
+import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ABANDONED_AFTER_MS, RETENTION_MS } from '../src/http/idempotency-store.ts';
 import { requestHash } from '../src/http/idempotency.ts';
@@ -11,10 +12,13 @@ let app: TestApp;
 let ws: TestWorkspace;
 let api: Client;
 let keyId: string;
+/** The app's access log lines, to find which request id a replay was logged under. */
+const logLines: Array<Record<string, unknown>> = [];
 
 beforeAll(async () => {
   // A database of its own: one test installs a trigger that fails some inserts.
-  app = await startTestApp({ isolated: true });
+  const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
+  app = await startTestApp({ isolated: true, logger });
   ws = await app.workspace();
   ({ id: keyId, api } = await ws.addKey({ name: 'idempotent client' }));
 });
@@ -43,6 +47,32 @@ describe('replay', () => {
     const reordered = await api('POST', '/api/v1/contacts', { email: body.email, first_name: 'Ada' }, withKey(key));
     expect(reordered.body.data.id).toBe(first.body.data.id);
     expect(await contactsWithEmail(body.email)).toBe(1);
+  });
+
+  it('a replay answers the first call\'s request id in X-Request-Id, as in its meta, and is logged under it', async () => {
+    const key = newKey();
+    const body = { first_name: 'Ids', email: uniqueEmail('ids') };
+    const first = await api('POST', '/v1/contacts', body, { ...withKey(key), 'x-request-id': 'first-call' });
+    expect(first.headers.get('x-request-id')).toBe('first-call');
+    expect(first.body.meta.request_id).toBe('first-call');
+    for (const retryHeaders of [{ 'x-request-id': 'the-retry' }, {}] as Array<Record<string, string>>) {
+      const again = await api('POST', '/v1/contacts', body, { ...withKey(key), ...retryHeaders });
+      expect(again.headers.get('idempotent-replayed')).toBe('true');
+      expect(again.body.meta.request_id).toBe('first-call');
+      expect(again.headers.get('x-request-id')).toBe('first-call');
+    }
+    // A stored client error is replayed with its id too.
+    const invalidKey = newKey();
+    const invalid = await api('POST', '/v1/contacts', { first_name: 'No email' }, withKey(invalidKey));
+    const invalidAgain = await api('POST', '/v1/contacts', { first_name: 'No email' }, withKey(invalidKey));
+    expect(invalidAgain.headers.get('x-request-id')).toBe(invalid.body.meta.request_id);
+    expect(invalidAgain.body.meta.request_id).toBe(invalid.body.meta.request_id);
+    // The access log names each replay by the id its client saw, and the retry's own id beside it.
+    await expect.poll(() => logLines.filter((l) => l.msg === 'request' && l.retryRequestId === 'the-retry').length).toBe(1);
+    const replays = logLines.filter((l) => l.msg === 'request' && l.retryRequestId !== undefined && l.requestId === 'first-call');
+    expect(replays).toHaveLength(2);
+    expect(replays.map((l) => l.retryRequestId)).toContain('the-retry');
+    expect(logLines.filter((l) => l.msg === 'request' && l.requestId === 'first-call' && l.retryRequestId === undefined)).toHaveLength(1);
   });
 
   it('a PUT is replayed too, and the same key on another path is a 422', async () => {

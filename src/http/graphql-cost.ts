@@ -38,6 +38,7 @@ import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { MAX_STAGES } from '../schema/pipeline/pipeline.inputs.ts';
 import { BULK_MAX } from '../schema/contact/contact.inputs.ts';
 import { ACCEPTED_EVENTS } from '../webhooks/event-names.ts';
+import { MOST_ATTEMPTS_KEPT } from '../webhooks/attempt-log.ts';
 
 /**
  * How many items the lists of objects that take no `limit` can hold. Where a rule caps the list, its
@@ -51,6 +52,7 @@ export const LIST_SIZES: Record<string, number> = {
   'Mutation.testWebhook': ACCEPTED_EVENTS.length,
   'Deal.contacts': 25,
   'Deal.stage_history': 25,
+  'WebhookDelivery.attempt_history': MOST_ATTEMPTS_KEPT,
   /** API_KEYS_SHOWN (src/schema/api-key/api-key.queries.ts). */
   'Query.apiKeys': 200,
   /** MAX_CUSTOM_FIELDS (src/schema/custom-field/custom-field.mutations.ts). */

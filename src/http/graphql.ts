@@ -114,7 +114,6 @@ export function asJsonForYoga(req: Request, res: Response, next: () => void): vo
 export function createGraphqlHandler(opts: {
   schema: GraphQLSchema;
   contextOf: (caller: Caller, requestId: string) => Context;
-  graphiql: boolean;
   /** Whether `__schema` / `__type` may be queried (config GRAPHQL_INTROSPECTION). */
   introspection: boolean;
   limits: GraphqlLimits;
@@ -129,7 +128,8 @@ export function createGraphqlHandler(opts: {
     // A copy whose resolvers count the answer's bytes (response-budget.ts); REST keeps the original.
     schema: withResponseBudget(opts.schema, opts.limits.maxResponseBytes),
     graphqlEndpoint: '/graphql',
-    graphiql: opts.graphiql ? { title: 'CRM GraphQL', headers: JSON.stringify({ Authorization: 'Bearer crm_live_...' }) } : false,
+    // GraphiQL is served from installed files by graphiql.ts (yoga's own page loads a CDN).
+    graphiql: false,
     landingPage: false,
     // Any origin may call with an API key; none may read answers sent with the dashboard's
     // cookie (the dashboard itself is same-origin).

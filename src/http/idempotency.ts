@@ -72,6 +72,7 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
       case 'in_flight':
         return sendError(res, new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry once it has finished'));
       case 'replay':
+        replayRequestId(res, claim.body);
         res.setHeader('Idempotent-Replayed', 'true');
         res.status(claim.status).type('application/json').send(claim.body);
         return;
@@ -80,6 +81,24 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
         return next();
     }
   };
+}
+
+/**
+ * A replay is the first answer byte for byte, `meta.request_id` included, so its `X-Request-Id`
+ * (and the access log's request id) is the first call's too: one id names the answer wherever the
+ * client reads it. The retry's own id is kept for the log, to find the retry by the id it sent.
+ */
+function replayRequestId(res: Response, body: string): void {
+  res.locals.retryRequestId = res.locals.requestId;
+  let first: unknown;
+  try {
+    first = (JSON.parse(body) as { meta?: { request_id?: unknown } } | null)?.meta?.request_id;
+  } catch {
+    return; // every stored answer is JSON; without an id to name, the retry's stays
+  }
+  if (typeof first !== 'string') return;
+  res.locals.requestId = first;
+  res.setHeader('X-Request-Id', first);
 }
 
 /**

@@ -7,6 +7,8 @@ declare module 'express-serve-static-core' {
   interface Locals {
     /** The route pattern that answered (`/v1/contacts/:id`), set by routers that match paths themselves. */
     route?: string;
+    /** On an idempotent replay, the retry's own request id (`requestId` is then the first call's). */
+    retryRequestId?: string;
   }
 }
 
@@ -55,6 +57,8 @@ export function observeRequests(logger: Logger, metrics: Metrics) {
           keyId: caller?.keyId ?? undefined,
           userId: caller?.user?.id,
           ...(aborted && { aborted }),
+          // A replayed answer is logged under the first call's id, with the retry's own id beside it.
+          ...(res.locals.retryRequestId !== undefined && { retryRequestId: res.locals.retryRequestId }),
         },
         'request',
       );

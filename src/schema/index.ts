@@ -25,6 +25,7 @@ import './user/user.mutations.ts';
 // Webhooks
 import './webhook/webhook.queries.ts';
 import './webhook/webhook.mutations.ts';
+import './webhook/delivery-attempts.ts';
 // Dashboard users only: API keys and custom field definitions
 import './api-key/api-key.queries.ts';
 import './api-key/api-key.mutations.ts';

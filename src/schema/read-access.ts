@@ -45,6 +45,7 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   RetryPolicy: 'webhooks',
   WebhookDelivery: 'webhooks',
   WebhookTestResult: 'webhooks',
+  DeliveryAttempt: 'webhooks',
   // A live event's envelope is the subscriber's; its data needs the event's resource (below).
   LiveEvent: null,
   User: null,

@@ -15,6 +15,7 @@ import { DEFAULT_RETRY_POLICY, nextStep, shouldDisable, type NextStep, type Retr
 import type { SendResult } from './sender.ts';
 import { createOwnerNotifier, type DisabledSubscription, type OwnerNotifier } from './notify.ts';
 import { storableOrNull } from './stored-text.ts';
+import { insertAttemptsFrom } from './attempt-log.ts';
 import type { OutboundLimits } from './outbound-limits.ts';
 
 /** Extra lease beyond the receiver timeout, for recording the outcome. */
@@ -385,13 +386,19 @@ export class DeliveryWorker {
     }
   }
 
-  private async recordUnsaveable({ claim }: Outcome, cause: unknown): Promise<void> {
+  private async recordUnsaveable({ claim, result }: Outcome, cause: unknown): Promise<void> {
     this.opts.logger.error({ err: cause, deliveryId: claim.id, subscriptionId: claim.subscription_id }, 'a webhook delivery outcome could not be recorded; the delivery is marked failed');
+    const error = 'the outcome of this attempt could not be recorded; see the service log';
     try {
-      await this.opts.prisma.webhookDelivery.updateMany({
-        where: { id: claim.id, status: 'pending', attempts: claim.attempts },
-        data: { status: 'failed', lockedUntil: null, nextAttemptAt: null, responseBody: null, error: 'the outcome of this attempt could not be recorded; see the service log' },
-      });
+      // Only numbers of the outcome are kept: whatever text it held may be what could not be saved.
+      await this.opts.prisma.$executeRaw`
+        WITH failed AS (
+          UPDATE webhook_deliveries SET
+            status = 'failed', locked_until = NULL, next_attempt_at = NULL, response_body = NULL,
+            response_code = ${result.statusCode}::int, response_time_ms = ${result.responseTimeMs}::int, error = ${error}, updated_at = now()
+          WHERE id = ${claim.id} AND status = 'pending' AND attempts = ${claim.attempts}
+          RETURNING id, attempts, test, redelivery, last_attempt_at, status, response_code, response_time_ms, error
+        ) ${insertAttemptsFrom('failed')}`;
       this.opts.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
     } catch (err) {
       // The database is unreachable: the lease runs out and the attempt count bounds what follows.
@@ -424,17 +431,21 @@ export class DeliveryWorker {
       entry.results.push(o.result.ok);
       bySub.set(o.sub.id, entry);
     }
+    // The delivery rows, and (as a CTE of the same statement) the attempt history: see attempt-log.ts.
     const recordDeliveries = Prisma.sql`
-      UPDATE webhook_deliveries d SET
-        status = v.status, locked_until = NULL, request_body = COALESCE(v.request_body, d.request_body),
-        response_code = v.response_code, response_time_ms = v.response_time_ms, response_body = v.response_body,
-        error = v.error, delivered_at = COALESCE(v.delivered_at, d.delivered_at), next_attempt_at = v.next_attempt_at, updated_at = now()
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
-        id text, attempts int, status text, request_body text, response_code int, response_time_ms int, response_body text,
-        error text, delivered_at timestamptz, next_attempt_at timestamptz)
-      -- Only while the claim is still ours: once its lease ran out another worker may have
-      -- claimed the delivery again (the attempt count moved on), and that claim is left alone.
-      WHERE d.id = ANY(${rows.map((r) => r.id)}::text[]) AND d.id = v.id AND d.attempts = v.attempts`;
+      recorded AS (
+        UPDATE webhook_deliveries d SET
+          status = v.status, locked_until = NULL, request_body = COALESCE(v.request_body, d.request_body),
+          response_code = v.response_code, response_time_ms = v.response_time_ms, response_body = v.response_body,
+          error = v.error, delivered_at = COALESCE(v.delivered_at, d.delivered_at), next_attempt_at = v.next_attempt_at, updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS v(
+          id text, attempts int, status text, request_body text, response_code int, response_time_ms int, response_body text,
+          error text, delivered_at timestamptz, next_attempt_at timestamptz)
+        -- Only while the claim is still ours: once its lease ran out another worker may have
+        -- claimed the delivery again (the attempt count moved on), and that claim is left alone.
+        WHERE d.id = ANY(${rows.map((r) => r.id)}::text[]) AND d.id = v.id AND d.attempts = v.attempts
+        RETURNING d.id, d.attempts, d.test, d.redelivery, d.last_attempt_at, d.status, d.response_code, d.response_time_ms, d.error
+      )`;
     const disabled: DisabledSubscription[] = [];
     const counted = [...bySub.values()];
     if (counted.every(({ results }) => results.at(-1) === true)) {
@@ -443,12 +454,12 @@ export class DeliveryWorker {
       // recording at once do not queue on a subscription's row.
       const cleared = JSON.stringify(counted.map(({ sub }) => sub.id));
       await this.opts.prisma.$executeRaw`
-        WITH recorded AS (${recordDeliveries} RETURNING d.id)
+        WITH ${recordDeliveries}, logged AS (${insertAttemptsFrom('recorded')})
         UPDATE webhook_subscriptions SET consecutive_failures = 0, updated_at = now()
         WHERE id IN (SELECT jsonb_array_elements_text(${cleared}::jsonb)) AND consecutive_failures <> 0`;
     } else {
       await this.opts.prisma.$transaction(async (tx) => {
-        await tx.$executeRaw(recordDeliveries);
+        await tx.$executeRaw`WITH ${recordDeliveries} ${insertAttemptsFrom('recorded')}`;
         for (const { sub, results } of counted) {
           const off = await this.countFailures(tx, sub, results, new Date(now));
           if (off) disabled.push(off);

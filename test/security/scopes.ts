@@ -155,6 +155,7 @@ export function scopeTests(worldOf: () => World): void {
       RetryPolicy: 'webhooks',
       WebhookDelivery: 'webhooks',
       WebhookTestResult: 'webhooks',
+      DeliveryAttempt: 'webhooks',
       User: null,
       NotificationPreferences: null,
       // Who caused a change (a key's or user's name) and what was wrong with the caller's own request.

@@ -6,6 +6,15 @@ import { formatDateTime } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
 import { useQuery } from '../lib/use-query.ts';
 
+interface Attempt {
+  attempt: number;
+  kind: string;
+  attempted_at: string;
+  response_code: number | null;
+  response_time_ms: number;
+  error: string | null;
+}
+
 interface Delivery {
   id: string;
   event: string;
@@ -18,9 +27,29 @@ interface Delivery {
   error: string | null;
   next_attempt_at: string | null;
   created_at: string;
+  attempt_history: Attempt[];
 }
 
-const FIELDS = 'id event status test attempts response_code response_time_ms response_body error next_attempt_at created_at';
+const FIELDS =
+  'id event status test attempts response_code response_time_ms response_body error next_attempt_at created_at attempt_history { attempt kind attempted_at response_code response_time_ms error }';
+
+/** The attempt count; with more than one attempt, each one's time, kind, answer and duration on demand. */
+function Attempts({ d }: { d: Delivery }) {
+  if (d.attempt_history.length < 2) return <>{d.attempts}</>;
+  return (
+    <details>
+      <summary>{d.attempts}</summary>
+      <ol class="attempts">
+        {d.attempt_history.map((a) => (
+          <li key={a.attempt} value={a.attempt}>
+            {formatDateTime(a.attempted_at)} ({a.kind}): {a.response_code ?? 'no answer'}
+            {a.error && a.response_code === null ? ` — ${a.error}` : ''}, {a.response_time_ms} ms
+          </li>
+        ))}
+      </ol>
+    </details>
+  );
+}
 const PENDING_REFRESH_MS = 2000;
 
 export function DeliveryLog({ webhookId, version }: { webhookId: string; version: number }) {
@@ -97,7 +126,9 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
               </td>
               <td>{d.response_code ?? (d.error ? <span class="error-text">{d.error}</span> : '—')}</td>
               <td>{d.response_time_ms != null ? `${d.response_time_ms} ms` : '—'}</td>
-              <td>{d.attempts}</td>
+              <td>
+                <Attempts d={d} />
+              </td>
               <td>
                 {d.response_body ? (
                   <details>

@@ -15,7 +15,7 @@ interface Header {
 }
 
 const HEADERS: Record<string, Header> = {
-  'X-Request-Id': { description: 'The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one.', required: true, schema: { type: 'string' } },
+  'X-Request-Id': { description: 'The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one; on an idempotent replay, the first call\'s, as the replayed body holds it.', required: true, schema: { type: 'string' } },
   'X-API-Version': { description: 'The API version that answered.', required: true, schema: { type: 'string', const: 'v1' } },
   'X-RateLimit-Limit': { description: "Requests per minute of the key's plan.", required: true, schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the bucket.', required: true, schema: { type: 'integer' } },

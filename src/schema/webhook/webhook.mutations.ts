@@ -150,6 +150,6 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
   }
   await assertOutboundRoom(ctx, 'redeliver', sub, 1);
   return ctx.prisma.webhookDelivery.create({
-    data: { id: newId('dlv'), workspaceId: sub.workspaceId, subscriptionId: sub.id, eventId: log.eventId, event: log.event, nextAttemptAt: new Date() },
+    data: { id: newId('dlv'), workspaceId: sub.workspaceId, subscriptionId: sub.id, eventId: log.eventId, event: log.event, redelivery: true, nextAttemptAt: new Date() },
   });
 }

@@ -7,6 +7,7 @@ import { attemptDelivery, UnreadableSecretError } from '../../webhooks/deliver.t
 import type { EventForDelivery } from '../../webhooks/payload.ts';
 import type { SendResult } from '../../webhooks/sender.ts';
 import { eventDefinition } from '../../webhooks/catalogue/index.ts';
+import { storableOrNull } from '../../webhooks/stored-text.ts';
 import { builder } from '../builder.ts';
 import { DeliveryStatus } from '../common/enums.ts';
 import type { Context } from '../context.ts';
@@ -57,8 +58,11 @@ export function sendTestEvents(ctx: Context, sub: WebhookSubscription): Promise<
   return Promise.all(
     sub.events.map(async (event) => {
       const sample = { id: newId('evt'), type: event, sequence: TEST_SEQUENCE, workspaceId: sub.workspaceId, createdAt: new Date(), data: sampleData(event) };
+      const attemptedAt = new Date();
       const { requestBody, result } = await testAttempt(ctx, sub, sample);
       const now = new Date();
+      const error = storableOrNull(result.error);
+      // The log entry and its one attempt are created together (one transaction).
       const row = await ctx.prisma.webhookDelivery.create({
         data: {
           id: newId('dlv'),
@@ -68,13 +72,16 @@ export function sendTestEvents(ctx: Context, sub: WebhookSubscription): Promise<
           test: true,
           status: result.ok ? 'delivered' : 'failed',
           attempts: 1,
-          lastAttemptAt: now,
+          lastAttemptAt: attemptedAt,
           deliveredAt: result.ok ? now : null,
           requestBody,
           responseCode: result.statusCode,
           responseTimeMs: result.responseTimeMs,
           responseBody: result.responseBody,
-          error: result.error,
+          error,
+          attemptHistory: {
+            create: { attempt: 1, kind: 'test', attemptedAt, delivered: result.ok, responseCode: result.statusCode, responseTimeMs: result.responseTimeMs, error },
+          },
         },
       });
       return { event, delivery_id: row.id, status: row.status as TestResult['status'], response_code: result.statusCode, response_time_ms: result.responseTimeMs, error: result.error };
