@@ -173,7 +173,6 @@ describe('the document as a client generator reads it', () => {
   it('describes every operation, tag and server', () => {
     for (const { path, method, op } of operations()) expect(op.description, `${method} ${path}`).toMatch(/\S/);
     for (const tag of doc.tags) expect(tag.description, tag.name).toMatch(/\S/);
-    expect(doc.paths['/v1/tasks/{id}'].delete.description).toMatch(/^Deletes the task with this id/);
     expect(doc.servers).toEqual([expect.objectContaining({ url: '/', description: expect.any(String) })]);
   });
 

@@ -75,17 +75,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: 'Subscriptions that receive signed events, their delivery logs, test sends and redeliveries.',
 };
 
-const singular = (plural: string) => plural.replace(/ies$/, 'y').replace(/s$/, '');
-
-/**
- * The operation's description: its GraphQL root field's. Reading or deleting one record by id
- * needs no more words than that, so those may go without; any other operation must have one.
- */
+/** The operation's description: its GraphQL root field's, which every root field has (the schema linter checks). */
 function descriptionOf(route: RestRoute, op: Operation): string {
   if (op.rootField.description) return op.rootField.description;
-  const noun = singular(route.path.split('/')[1]);
-  if (/^\/\w+\/:id$/.test(route.path) && route.method === 'GET') return `The ${noun} with this id; 404 when the workspace has none.`;
-  if (/^\/\w+\/:id$/.test(route.path) && route.method === 'DELETE') return `Deletes the ${noun} with this id; 404 when the workspace has none.`;
   throw new Error(`Route ${route.method} ${route.path}: give the root field ${op.rootField.name} a description (the operation's)`);
 }
 
