@@ -42,11 +42,14 @@ const blocks = DOCUMENTS.flatMap((doc) => tsBlocks(doc, fs.readFileSync(path.joi
 const workDir = fs.mkdtempSync(path.join(projectRoot, 'node_modules', '.doc-code-'));
 afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
 
-/** Runs the project's tsc on `files` (name → text) with tsconfig.json's settings; returns its report. */
+/**
+ * Runs the project's tsc on `files` (name → text) with tsconfig.json's settings; returns its report.
+ * The files sit under node_modules (to resolve the project's packages), which the project excludes.
+ */
 async function typeCheck(files: Record<string, string>): Promise<{ ok: boolean; report: string }> {
   const dir = fs.mkdtempSync(path.join(workDir, 'run-'));
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: path.join(projectRoot, 'tsconfig.json'), include: Object.keys(files) }));
+  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: path.join(projectRoot, 'tsconfig.json'), include: Object.keys(files), exclude: [] }));
   const tsc = path.join(projectRoot, 'node_modules/.bin/tsc');
   try {
     await promisify(execFile)(tsc, ['-p', dir, '--noEmit', '--pretty', 'false'], { cwd: dir });
