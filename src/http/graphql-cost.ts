@@ -20,6 +20,8 @@
 import {
   getIntrospectionQuery,
   getNamedType,
+  getOperationAST,
+  getVariableValues,
   parse,
   getNullableType,
   GraphQLError,
@@ -116,6 +118,13 @@ export type CostResult = { cost: number } | { error: GraphQLError } | { invalidV
  * declared types are left to execution, which refuses them before any resolver runs.
  */
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): CostResult {
+  // graphql-query-complexity coerces the variables with no cap on errors: a list variable of 10^5
+  // items of the wrong type would build 10^5 GraphQLErrors (each with its stack) and exhaust the
+  // heap. Whether they fit is known from the first error; execution names up to 50 of them.
+  const operation = getOperationAST(document, operationName);
+  if (operation?.variableDefinitions?.length && getVariableValues(schema, operation.variableDefinitions, variables ?? {}, { maxErrors: 1 }).errors) {
+    return { invalidVariables: true };
+  }
   try {
     const cost = getComplexity({
       schema,
