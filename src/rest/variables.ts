@@ -134,6 +134,41 @@ function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): 
 }
 
 /**
+ * Adds to `details`, under keyOf(path), each part of `value` that does not fit `type`: a single value
+ * where a list goes (when `lists`: JSON bodies must say lists as lists), and what GraphQL's
+ * coercion refuses. Returns true when it stopped at MAX_DETAILS.
+ */
+function typeProblems(schema: GraphQLSchema, value: unknown, type: GraphQLInputType, keyOf: (parts: string[]) => string, details: ErrorDetails, lists: boolean): boolean {
+  let capped = false;
+  const singles: string[][] = [];
+  if (lists) {
+    capped = stoppedEarly(() => notListed(value, type, [], singles));
+    for (const path of singles) (details[keyOf(path)] ??= []).push('must be a list');
+  }
+  // GraphQL reads a single value as a list of one: what it finds inside is no news to a client
+  // told the value must be a list (`stages: {}` is not also missing `stages.name`).
+  const inSingle = (path: readonly (string | number)[]) => singles.some((single) => single.every((part, i) => String(path[i]) === part));
+  return (
+    stoppedEarly(() =>
+      coerceInputValue(value, type, (path, invalid, error) => {
+        if (singles.length && inSingle(path)) return;
+        const { problem, field } = problemOf(error, schema, invalid);
+        const key = keyOf([...path, ...(field ? [field] : [])].map(String));
+        if (!details[key]?.includes(problem)) (details[key] ??= []).push(problem);
+        if (Object.keys(details).length >= MAX_DETAILS) throw ENOUGH;
+      }),
+    ) || capped
+  );
+}
+
+/** The parts of one JSON body value that do not fit `type` (its unknown keys ignored), in the API's words (`_` for the value itself); null when it fits. */
+export function valueProblems(schema: GraphQLSchema, type: GraphQLInputType, value: unknown): ErrorDetails | null {
+  const details: ErrorDetails = {};
+  typeProblems(schema, prune(value, type), type, (parts) => (parts.length ? parts.join('.') : '_'), details, true);
+  return Object.keys(details).length ? details : null;
+}
+
+/**
  * Makes a route's variables fit its operation: unknown keys dropped, query text typed (for the
  * variables named in `fromQueryString`), then every value checked against its GraphQL type. The
  * field names in errors leave out `input.` and `filter.`: a REST client sent those fields bare.
@@ -154,20 +189,7 @@ export function restVariables(schema: GraphQLSchema, operation: OperationDefinit
       values[name] = value;
       const keyOf = (parts: string[]) => (name === 'input' || name === 'filter' ? (parts.length ? parts.join('.') : name === 'input' ? '_' : 'filter') : snakeCase(name));
       const before = Object.keys(details).length;
-      let capped = false;
-      const singles: string[][] = [];
-      if (!fromQueryString.includes(name)) {
-        capped = stoppedEarly(() => notListed(value, type, [], singles));
-        for (const path of singles) (details[keyOf(path)] ??= []).push('must be a list');
-      }
-      capped ||= stoppedEarly(() =>
-        coerceInputValue(value, type, (path, invalid, error) => {
-          const { problem, field } = problemOf(error, schema, invalid);
-          const key = keyOf([...path, ...(field ? [field] : [])].map(String));
-          if (!details[key]?.includes(problem)) (details[key] ??= []).push(problem);
-          if (Object.keys(details).length >= MAX_DETAILS) throw ENOUGH;
-        }),
-      );
+      const capped = typeProblems(schema, value, type, keyOf, details, !fromQueryString.includes(name));
       if (capped) break;
       // The rules' own findings on the same value, so one answer names every field at fault, as
       // the resolver would have (GraphQL stops at the type of each field).
