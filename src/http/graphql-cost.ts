@@ -20,6 +20,8 @@
 import {
   getIntrospectionQuery,
   getNamedType,
+  getOperationAST,
+  getVariableValues,
   parse,
   getNullableType,
   GraphQLError,
@@ -113,11 +115,35 @@ const MAX_EXPANDED_FIELDS = 10_000;
 
 export type CostResult = { cost: number } | { error: GraphQLError } | { invalidVariables: true };
 
+/** Variables coerced by graphql-js stop at 50 errors, as execution's do. */
+const MAX_VARIABLE_ERRORS = 50;
+
+/**
+ * Why the variables do not fit the operation's declared types (undefined when they do), as
+ * execution would say it but in graphql-js's words: it writes at most 10 items of a list into a
+ * message, where the executor's inspect writes them all (a 1 MiB list came back as a 1 MiB message).
+ */
+export function variableErrors(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+  operationName?: string | null,
+  options: { maxErrors?: number; hideSuggestions?: boolean } = {},
+): readonly GraphQLError[] | undefined {
+  const operation = getOperationAST(document, operationName);
+  if (!operation?.variableDefinitions?.length) return undefined;
+  return getVariableValues(schema, operation.variableDefinitions, variables ?? {}, { maxErrors: MAX_VARIABLE_ERRORS, ...options }).errors;
+}
+
 /**
  * The cost of the document's operations with these variables. Variables that do not fit their
  * declared types are left to execution, which refuses them before any resolver runs.
  */
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): CostResult {
+  // graphql-query-complexity coerces the variables with no cap on errors: a list variable of 10^5
+  // items of the wrong type would build 10^5 GraphQLErrors (each with its stack) and exhaust the
+  // heap. Whether they fit is known from the first error; execution names up to 50 of them.
+  if (variableErrors(schema, document, variables, operationName, { maxErrors: 1 })) return { invalidVariables: true };
   try {
     const cost = getComplexity({
       schema,

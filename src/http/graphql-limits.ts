@@ -10,7 +10,8 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ASTNode, type ExecutionArgs, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { costLimitOf, operationCost } from './graphql-cost.ts';
+import { costLimitOf, operationCost, variableErrors } from './graphql-cost.ts';
+import { withCode } from './graphql-variable-errors.ts';
 import { admit, releasedElsewhere } from './answer-admission.ts';
 import type { AnswerPool } from './answer-pool.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
@@ -89,10 +90,16 @@ type BeforeRun = { args: ExecutionArgs; setResultAndStopExecution: (result: { er
  * them recursively) or whose cost with these variables is over the limit; returns the cost of one
  * that may run (undefined when its variables are left to execution to refuse).
  */
-const refuseExpensive = (maxCost: number) => ({ args, setResultAndStopExecution }: BeforeRun): number | undefined => {
+const refuseExpensive = (maxCost: number, hideSuggestions: boolean) => ({ args, setResultAndStopExecution }: BeforeRun): number | undefined => {
   if (nestedDeeperThan(args.variableValues)) return void setResultAndStopExecution({ errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)] });
-  const cost = operationCost(args.schema, args.document, args.variableValues as Record<string, unknown> | undefined, args.operationName);
+  const variables = args.variableValues as Record<string, unknown> | undefined;
+  const cost = operationCost(args.schema, args.document, variables, args.operationName);
   if ('error' in cost) return void setResultAndStopExecution({ errors: [refusal(cost.error.message)] });
+  if ('invalidVariables' in cost) {
+    const errors = variableErrors(args.schema, args.document, variables, args.operationName, { hideSuggestions });
+    // As execution would answer them: coded, with details, and the status of a variables error.
+    if (errors) return void setResultAndStopExecution({ errors: errors.map((e) => withCode(e, { http: { status: 400 } })) });
+  }
   if (!('cost' in cost)) return undefined;
   const limit = costLimitOf(args.schema, args.document, maxCost);
   if (cost.cost > limit) {
@@ -112,8 +119,8 @@ const refuseExpensive = (maxCost: number) => ({ args, setResultAndStopExecution 
  * The cost check, then for a query or mutation a reservation in the answer pool (answer-admission.ts):
  * it waits for room, or is refused with 503 service_unavailable and Retry-After.
  */
-const checkAndAdmit = (limits: GraphqlLimits, pool: AnswerPool | undefined) => {
-  const check = refuseExpensive(limits.maxCost);
+const checkAndAdmit = (limits: GraphqlLimits, pool: AnswerPool | undefined, hideSuggestions: boolean) => {
+  const check = refuseExpensive(limits.maxCost, hideSuggestions);
   return (run: BeforeRun) => {
     const cost = check(run);
     if (cost === undefined || !pool) return;
@@ -167,6 +174,6 @@ export function graphqlLimitPlugins(limits: GraphqlLimits, opts: { introspection
     // The parser counts tokens as it goes and stops at the limit; there is no validation context yet, so it throws.
     maxTokensPlugin({ n: limits.maxTokens, onReject: [(_ctx, err) => { throw limitError(err); }] }),
     { onValidate: ({ addValidationRule }) => rules.forEach((rule) => addValidationRule(rule)) },
-    { onExecute: checkAndAdmit(limits, opts.pool), onSubscribe: (run) => void refuseExpensive(limits.maxCost)(run) },
+    { onExecute: checkAndAdmit(limits, opts.pool, !opts.introspection), onSubscribe: (run) => void refuseExpensive(limits.maxCost, !opts.introspection)(run) },
   ];
 }

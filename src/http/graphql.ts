@@ -16,37 +16,12 @@ import type { AnswerPool } from './answer-pool.ts';
 import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './graphql-telemetry.ts';
 import { storableInputPlugin } from './storable-input.ts';
+import { withCode } from './graphql-variable-errors.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
 export type SocketContext = { req: IncomingMessage; caller: Caller; requestId: string };
 type ServerContext = HttpContext | SocketContext;
-
-/**
- * Where a variable's value does not fit its type, as `details`: the path inside the variable
- * (`scope` of `Variable "$input" got invalid value "root" at "input.scope"; ...`), or the variable.
- */
-function variableDetails(message: string): Record<string, string[]> | undefined {
-  const m = /^Variable "\$(\w+)" got invalid value .*?(?: at "([^"]+)")?; (.*)$/s.exec(message);
-  if (!m) return undefined;
-  const [, variable, at, problem] = m;
-  const missing = /^Field "(\w+)" of required type "[^"]+" was not provided\.$/.exec(problem);
-  const path = [at ? at.split('.').slice(1).join('.') : '', missing?.[1] ?? ''].filter(Boolean).join('.') || variable;
-  return { [path]: [missing ? 'is required' : problem] };
-}
-
-/** A document or variables error (syntax, unknown field, wrong variable type) is the client's: a coded validation error. */
-function withCode(error: GraphQLError): GraphQLError {
-  if (typeof error.extensions?.code === 'string') return error;
-  const details = variableDetails(error.message);
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    path: error.path,
-    extensions: { ...error.extensions, code: 'validation_error', status: 400, ...(details ? { details } : {}) },
-  });
-}
 
 function maskError(error: unknown): Error {
   if (error instanceof GraphQLError) {

@@ -52,11 +52,17 @@ export function parseStrictJson(text: string, what = 'The request body'): unknow
   if (value === null || typeof value !== 'object') return checkedScalar(text, value);
   let unsafe = false;
   let checked: unknown;
+  // One NumberLiteral per distinct literal: a body of 10^5 copies of `1` holds one, not 10^5.
+  const literals = new Map<string, NumberLiteral>();
   try {
     checked = parseLossless(text, null, (literal: string) => {
-      const reason = getUnsafeNumberReason(literal);
-      if (reason) unsafe = true;
-      return new NumberLiteral(literal, reason);
+      let number = literals.get(literal);
+      if (!number) {
+        const reason = getUnsafeNumberReason(literal);
+        if (reason) unsafe = true;
+        literals.set(literal, (number = new NumberLiteral(literal, reason)));
+      }
+      return number;
     });
   } catch (err) {
     const duplicate = /^Duplicate key '(.*)' encountered/s.exec((err as Error).message);

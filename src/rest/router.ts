@@ -5,7 +5,7 @@
 // is written; the answer's exact JSON size is counted before it is serialized: over the per-answer
 // budget it is refused, over its reservation it must find room in the pool or is refused with 503.
 import type { NextFunction, Request, Response } from 'express';
-import { getNamedType, isObjectType, type DocumentNode, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import { getNamedType, isObjectType, type DocumentNode, type GraphQLInputType, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { AppError, internalError, validationError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
@@ -16,6 +16,7 @@ import { sendData, sendError } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
 import { toAppError } from './errors.ts';
 import { restVariables } from './variables.ts';
+import { answerUnfitRows, rowTypeOf, setAsideUnfitRows } from './bulk-rows.ts';
 import { operationCost } from '../http/graphql-cost.ts';
 import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
 import { ANSWER_WRITE_DEADLINE_MS } from '../http/answer-admission.ts';
@@ -35,6 +36,8 @@ interface CompiledRoute extends RestRoute {
   estimate: (variables: Record<string, unknown>) => number;
   /** The request's values as the operation's typed variables, or a 400 naming each field that does not fit. */
   typed: (variables: Record<string, unknown>) => Record<string, unknown>;
+  /** For a route with `rows`: the type of one row. */
+  rowType?: GraphQLInputType;
 }
 
 /**
@@ -76,7 +79,7 @@ function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   const run = (variables: Record<string, unknown>, ctx: Context) => compiled.query(undefined, ctx, variables) as ExecutionResult | Promise<ExecutionResult>;
-  return { ...route, pattern, paramNames, run, field, selectable, estimate: estimator(schema, document, maxResponseBytes), typed: restVariables(schema, op, { input: route.body, filter: route.query }) };
+  return { ...route, pattern, paramNames, run, field, selectable, estimate: estimator(schema, document, maxResponseBytes), typed: restVariables(schema, op, { input: route.body, filter: route.query }), rowType: route.rows ? rowTypeOf(schema, op, route.rows.field) : undefined };
 }
 
 /** A path parameter as text; broken percent-encoding (`%ZZ`, bytes that are not UTF-8) is the client's error. */
@@ -168,7 +171,8 @@ export function restRouter(opts: RestOptions) {
       const fields = parseFields(route, req.query.fields);
       const given = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
       refuseUnstorable(given);
-      const variableValues = route.typed(given);
+      const aside = route.rows && route.rowType ? setAsideUnfitRows(opts.schema, route.rowType, given.input, route.rows.field, route.rows.max) : null;
+      const variableValues = route.typed(aside ? { ...given, input: aside.body } : given);
       const ctx = opts.contextFor(req, res);
       const reserving = answers.reserve(route.estimate(variableValues));
       const reservation = reserving instanceof Promise ? await reserving : reserving;
@@ -178,6 +182,7 @@ export function restRouter(opts: RestOptions) {
       const failure = result.errors?.find((e) => !(e.originalError instanceof Redacted));
       if (failure) throw toAppError(failure);
       const value = (result.data as Record<string, any>)[route.field];
+      if (aside) answerUnfitRows(value, aside);
       const bytes = jsonBytes(value);
       if (bytes > maxResponseBytes) {
         throw new AppError('validation_error', `The answer would be larger than ${maxResponseBytes} bytes; ask for a smaller limit or fewer fields`);

@@ -8,7 +8,7 @@ import { validationError } from '../errors.ts';
 import { sortValues } from './variables.ts';
 import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { activityCreateInput, activityFilter } from '../schema/activity/activity.inputs.ts';
-import { bulkInput, contactCreateInput, contactFilter, contactUpdateInput, mergeInput, noteInput, searchInput } from '../schema/contact/contact.inputs.ts';
+import { BULK_MAX, bulkInput, contactCreateInput, contactFilter, contactUpdateInput, mergeInput, noteInput, searchInput } from '../schema/contact/contact.inputs.ts';
 import { dealContactInput, dealCreateInput, dealFilter, dealUpdateInput, moveStageInput } from '../schema/deal/deal.inputs.ts';
 import { pipelineCreateInput, pipelineUpdateInput, stageCreateInput, stageUpdateInput } from '../schema/pipeline/pipeline.inputs.ts';
 import { taskCompleteInput, taskCreateInput, taskFilter, taskUpdateInput } from '../schema/task/task.inputs.ts';
@@ -43,6 +43,8 @@ export interface RestRoute {
   list?: boolean;
   /** Honours `?fields=a,b` (id is always kept). */
   fields?: boolean;
+  /** A body list whose rows succeed or fail alone, up to `max` of them: a row not of its type fails as a row (bulk-rows.ts). */
+  rows?: { field: string; max: number };
 }
 
 const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'fields'];
@@ -79,7 +81,7 @@ export const routes: RestRoute[] = [
   // Contacts
   { method: 'GET', path: '/contacts', operation: 'ListContacts', variables: page(undefined, true), query: contactFilter, list: true, fields: true },
   { method: 'GET', path: '/contacts/search', operation: 'SearchContacts', variables: page((r) => ({ q: text(r.query.q) ?? '' })), query: searchInput, list: true, fields: true },
-  { method: 'POST', path: '/contacts/bulk', operation: 'BulkCreateContacts', variables: body, body: bulkInput, status: (d: { failed: number }) => (d.failed ? 207 : 201), statuses: [201, 207] },
+  { method: 'POST', path: '/contacts/bulk', operation: 'BulkCreateContacts', variables: body, body: bulkInput, rows: { field: 'contacts', max: BULK_MAX }, status: (d: { failed: number }) => (d.failed ? 207 : 201), statuses: [201, 207] },
   { method: 'POST', path: '/contacts/merge', operation: 'MergeContacts', variables: body, body: mergeInput, errors: [404, 422] },
   { method: 'POST', path: '/contacts', operation: 'CreateContact', variables: body, body: contactCreateInput, status: 201, errors: [409, 422] },
   { method: 'GET', path: '/contacts/:id', operation: 'GetContact', variables: id, fields: true },

@@ -36,16 +36,39 @@ function prune(value: unknown, type: GraphQLInputType): unknown {
 
 const NUMBER = /^\s*-?\d+(\.\d+)?\s*$/;
 
+/**
+ * Fields at fault one answer names at most, as graphql-js stops at 50 variable errors: a body of
+ * 10^5 list items of the wrong type is refused with a short answer, not 10^5 errors built (each
+ * with its stack) and sent back.
+ */
+export const MAX_DETAILS = 50;
+
+/** Thrown out of a walk over a value once MAX_DETAILS fields are at fault. */
+const ENOUGH = Symbol('enough details');
+
 /** A single value where a JSON body must hold a list (GraphQL would take it as a list of one). */
 function notListed(value: unknown, type: GraphQLInputType, path: string[], found: string[][]): void {
   const inner = isNonNullType(type) ? type.ofType : type;
   if (value === null || value === undefined) return;
   if (isListType(inner)) {
-    if (!Array.isArray(value)) found.push(path);
-    else value.forEach((v, i) => notListed(v, inner.ofType, [...path, String(i)], found));
+    if (!Array.isArray(value)) {
+      found.push(path);
+      if (found.length >= MAX_DETAILS) throw ENOUGH;
+    } else value.forEach((v, i) => notListed(v, inner.ofType, [...path, String(i)], found));
   } else if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
     const fields = inner.getFields();
     for (const [key, v] of Object.entries(value)) if (Object.hasOwn(fields, key)) notListed(v, fields[key].type, [...path, key], found);
+  }
+}
+
+/** Runs a walk that may stop early with ENOUGH; true when it did. */
+function stoppedEarly(walk: () => void): boolean {
+  try {
+    walk();
+    return false;
+  } catch (err) {
+    if (err === ENOUGH) return true;
+    throw err;
   }
 }
 
@@ -80,6 +103,9 @@ const EXPECTED: Record<string, string> = {
   String: 'must be text',
   ID: 'must be an id',
   Boolean: 'must be true or false',
+  CustomFieldValues: 'must be a JSON object',
+  WebhookHeaders: 'must be a JSON object',
+  WebhookFilters: 'must be a JSON object',
 };
 
 const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -108,6 +134,41 @@ function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): 
 }
 
 /**
+ * Adds to `details`, under keyOf(path), each part of `value` that does not fit `type`: a single value
+ * where a list goes (when `lists`: JSON bodies must say lists as lists), and what GraphQL's
+ * coercion refuses. Returns true when it stopped at MAX_DETAILS.
+ */
+function typeProblems(schema: GraphQLSchema, value: unknown, type: GraphQLInputType, keyOf: (parts: string[]) => string, details: ErrorDetails, lists: boolean): boolean {
+  let capped = false;
+  const singles: string[][] = [];
+  if (lists) {
+    capped = stoppedEarly(() => notListed(value, type, [], singles));
+    for (const path of singles) (details[keyOf(path)] ??= []).push('must be a list');
+  }
+  // GraphQL reads a single value as a list of one: what it finds inside is no news to a client
+  // told the value must be a list (`stages: {}` is not also missing `stages.name`).
+  const inSingle = (path: readonly (string | number)[]) => singles.some((single) => single.every((part, i) => String(path[i]) === part));
+  return (
+    stoppedEarly(() =>
+      coerceInputValue(value, type, (path, invalid, error) => {
+        if (singles.length && inSingle(path)) return;
+        const { problem, field } = problemOf(error, schema, invalid);
+        const key = keyOf([...path, ...(field ? [field] : [])].map(String));
+        if (!details[key]?.includes(problem)) (details[key] ??= []).push(problem);
+        if (Object.keys(details).length >= MAX_DETAILS) throw ENOUGH;
+      }),
+    ) || capped
+  );
+}
+
+/** The parts of one JSON body value that do not fit `type` (its unknown keys ignored), in the API's words (`_` for the value itself); null when it fits. */
+export function valueProblems(schema: GraphQLSchema, type: GraphQLInputType, value: unknown): ErrorDetails | null {
+  const details: ErrorDetails = {};
+  typeProblems(schema, prune(value, type), type, (parts) => (parts.length ? parts.join('.') : '_'), details, true);
+  return Object.keys(details).length ? details : null;
+}
+
+/**
  * Makes a route's variables fit its operation: unknown keys dropped, query text typed (for the
  * variables named in `fromQueryString`), then every value checked against its GraphQL type. The
  * field names in errors leave out `input.` and `filter.`: a REST client sent those fields bare.
@@ -128,16 +189,8 @@ export function restVariables(schema: GraphQLSchema, operation: OperationDefinit
       values[name] = value;
       const keyOf = (parts: string[]) => (name === 'input' || name === 'filter' ? (parts.length ? parts.join('.') : name === 'input' ? '_' : 'filter') : snakeCase(name));
       const before = Object.keys(details).length;
-      if (!fromQueryString.includes(name)) {
-        const singles: string[][] = [];
-        notListed(value, type, [], singles);
-        for (const path of singles) (details[keyOf(path)] ??= []).push('must be a list');
-      }
-      coerceInputValue(value, type, (path, invalid, error) => {
-        const { problem, field } = problemOf(error, schema, invalid);
-        const key = keyOf([...path, ...(field ? [field] : [])].map(String));
-        if (!details[key]?.includes(problem)) (details[key] ??= []).push(problem);
-      });
+      const capped = typeProblems(schema, value, type, keyOf, details, !fromQueryString.includes(name));
+      if (capped) break;
       // The rules' own findings on the same value, so one answer names every field at fault, as
       // the resolver would have (GraphQL stops at the type of each field).
       const rule = rules[name];

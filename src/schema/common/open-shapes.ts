@@ -2,10 +2,12 @@
 // value — which a GraphQL object type cannot express. Each is a named scalar that says what it
 // holds, instead of a bare JSONObject, and carries the JSON Schema the API reference gives it
 // (src/rest/openapi/response.ts), so both documents describe the same shape.
-import { GraphQLScalarType, type ValueNode } from 'graphql';
+import { GraphQLError, GraphQLScalarType, type ValueNode } from 'graphql';
 import { JSONObjectResolver } from 'graphql-scalars';
 /** A JSON Schema (2020-12) object, as the API reference embeds it. */
 type JsonSchema = { [keyword: string]: unknown };
+
+const kindOf = (v: unknown) => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'string' ? 'text' : `a ${typeof v}`);
 
 function openShape(name: string, description: string, jsonSchema: JsonSchema) {
   return new GraphQLScalarType<Record<string, unknown>, Record<string, unknown>>({
@@ -13,7 +15,12 @@ function openShape(name: string, description: string, jsonSchema: JsonSchema) {
     description,
     // Read and written like JSONObject: an object, never an array or a primitive.
     serialize: (v) => JSONObjectResolver.serialize(v) as Record<string, unknown>,
-    parseValue: (v) => JSONObjectResolver.parseValue(v) as Record<string, unknown>,
+    parseValue: (v) => {
+      // Named by kind, not spelled out: graphql-scalars writes the value into its message, and a
+      // list of 10^5 objects would come back as 10^5 "[object Object]" (in the message and again in details).
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new GraphQLError(`${name} cannot represent a non-object value: ${kindOf(v)}`);
+      return JSONObjectResolver.parseValue(v) as Record<string, unknown>;
+    },
     parseLiteral: (node: ValueNode, vars) => JSONObjectResolver.parseLiteral(node, vars) as Record<string, unknown>,
     extensions: { jsonSchema: { description, ...jsonSchema } },
   });

@@ -25,21 +25,45 @@ export function isDatabaseText(text: string): boolean {
 
 /** The path (`a.b.0`) of the first string, or object key, in `value` that cannot be stored; null when all can. */
 export function unstorablePath(value: unknown, prefix: string[] = []): string | null {
-  // A stack, not recursion: a deeply nested value must not overflow the call stack.
-  const stack: { value: unknown; path: string[] }[] = [{ value, path: prefix }];
-  while (stack.length) {
-    const { value: item, path } = stack.pop()!;
-    if (typeof item === 'string') {
-      if (!isStorable(item)) return path.join('.') || '_';
+  if (typeof value === 'string') return isStorable(value) ? null : prefix.join('.') || '_';
+  if (typeof value !== 'object' || value === null) return null;
+  // Depth first with one frame per open object or list, not one entry per value, and no recursion:
+  // a deeply nested value must not overflow the call stack, and a list of 10^5 items (a 1 MiB body
+  // holds that many) must cost no more memory than its nesting does.
+  const frames: Frame[] = [frameOf(value)];
+  const path = [...prefix];
+  while (frames.length) {
+    const frame = frames[frames.length - 1];
+    if (frame.next === frame.size) {
+      frames.pop();
+      if (frames.length) path.pop();
       continue;
     }
-    if (typeof item !== 'object' || item === null) continue;
-    for (const [key, child] of Array.isArray(item) ? item.entries() : Object.entries(item)) {
-      if (typeof key === 'string' && !isStorable(key)) return [...path, '_key'].join('.');
-      stack.push({ value: child, path: [...path, String(key)] });
+    const index = frame.next++;
+    const key = frame.keys?.[index];
+    if (key !== undefined && !isStorable(key)) return [...path, '_key'].join('.');
+    const child = key !== undefined ? (frame.item as Record<string, unknown>)[key] : (frame.item as unknown[])[index];
+    if (typeof child === 'string') {
+      if (!isStorable(child)) return [...path, key ?? String(index)].join('.');
+    } else if (typeof child === 'object' && child !== null) {
+      frames.push(frameOf(child));
+      path.push(key ?? String(index));
     }
   }
   return null;
+}
+
+/** An object or list being walked: its keys (none for a list, walked by index), and the next to visit. */
+interface Frame {
+  item: object;
+  keys: string[] | null;
+  size: number;
+  next: number;
+}
+
+function frameOf(item: object): Frame {
+  const keys = Array.isArray(item) ? null : Object.keys(item);
+  return { item, keys, size: keys ? keys.length : (item as unknown[]).length, next: 0 };
 }
 
 /** Throws a 400 validation_error naming the first unstorable string of `value`. */
