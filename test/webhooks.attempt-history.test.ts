@@ -1,48 +1,21 @@
 // Every attempt of a delivery is kept: retries, redeliveries and test sends each leave their
 // time, code, error and duration in the log entry's attempt_history (REST and GraphQL), which a
 // page of entries loads in one query, and which carries nothing of a receiver's reply.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { receiver, until, type Behaviour, type Receiver } from './helpers/receiver.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { gql, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { deliveryWorld } from './helpers/delivery-world.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
 import { MOST_ATTEMPTS_KEPT } from '../src/webhooks/attempt-log.ts';
 import { LIST_SIZES } from '../src/http/graphql-cost.ts';
 
+const statements: string[] = [];
+const world = deliveryWorld({ onQuery: (e) => statements.push(e.query) });
+const { listen, subscribe, logs, drive } = world;
 let app: TestApp;
 let ws: TestWorkspace;
 let worker: DeliveryWorker;
-const receivers: Receiver[] = [];
-const statements: string[] = [];
-
-beforeAll(async () => {
-  // Its own schema on PostgreSQL: this file's worker must not pick up other files' deliveries.
-  app = await startTestApp({ isolated: true, onQuery: (e) => statements.push(e.query) });
-  ws = await app.workspace();
-  worker = app.worker();
-});
-afterAll(async () => {
-  await app.close();
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-async function listen(behaviour?: Behaviour) {
-  const r = await receiver(behaviour);
-  receivers.push(r);
-  return r;
-}
-async function subscribe(url: string, body: Record<string, unknown> = {}) {
-  const r = await ws.api('POST', '/v1/webhooks', { url, events: ['contact.created'], ...body });
-  expect(r.status).toBe(201);
-  return r.body.data as { id: string };
-}
+beforeAll(() => ({ app, ws, worker } = world));
 const newContact = () => ws.api('POST', '/v1/contacts', { first_name: 'Attempt', email: uniqueEmail('attempt') });
-const logs = async (id: string, api = ws.api) => (await api('GET', `/v1/webhooks/${id}/logs?limit=100`)).body.data as any[];
-async function drive<T>(done: () => T | Promise<T>, ms = 20_000): Promise<T> {
-  return until(async () => {
-    await worker.runOnce();
-    return done();
-  }, ms, 100);
-}
 
 /** A reply body that must never show up in an attempt. */
 const REPLY = 'receiver-reply-with-contact-data';

@@ -2,45 +2,17 @@
 // redirects, Retry-After, auto-disable and resume, test sends and redelivery.
 import crypto from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { receiver, until, type Behaviour, type Receiver } from './helpers/receiver.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { deliveryWorld } from './helpers/delivery-world.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
 
+const world = deliveryWorld();
+const { listen, subscribe, logs, drive } = world;
 let app: TestApp;
 let ws: TestWorkspace;
 let worker: DeliveryWorker;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
-  app = await startTestApp({ isolated: true });
-  ws = await app.workspace();
-  worker = app.worker();
-});
-afterAll(async () => {
-  await app.close();
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-async function listen(behaviour?: Behaviour) {
-  const r = await receiver(behaviour);
-  receivers.push(r);
-  return r;
-}
-async function subscribe(url: string, body: Record<string, unknown>) {
-  const r = await ws.api('POST', '/v1/webhooks', { url, ...body });
-  expect(r.status).toBe(201);
-  return r.body.data;
-}
-/** Runs the worker until `done` holds (each pass sends whatever is due). */
-async function drive<T>(done: () => T | Promise<T>, ms = 15_000): Promise<T> {
-  return until(async () => {
-    await worker.runOnce();
-    return done();
-  }, ms, 100);
-}
-const logs = async (id: string) => (await ws.api('GET', `/v1/webhooks/${id}/logs?limit=100`)).body.data as any[];
+beforeAll(() => ({ app, ws, worker } = world));
 
 describe('delivery', () => {
   it('signs the raw body, sends envelope A, custom headers and the Standard Webhooks headers', async () => {

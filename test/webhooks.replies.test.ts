@@ -4,46 +4,19 @@
 // delivery stays pending past its last allowed attempt.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { receiver, until, type Behaviour, type Receiver } from './helpers/receiver.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { until, type Behaviour } from './helpers/receiver.ts';
+import { deliveryWorld } from './helpers/delivery-world.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
 
+const world = deliveryWorld();
+const { listen, subscribe, logs, drive } = world;
 let app: TestApp;
 let ws: TestWorkspace;
 let worker: DeliveryWorker;
-const receivers: Receiver[] = [];
-
-beforeAll(async () => {
-  // Its own schema on PostgreSQL: this file's worker must not pick up other files' deliveries.
-  app = await startTestApp({ isolated: true });
-  ws = await app.workspace();
-  worker = app.worker();
-});
-afterAll(async () => {
-  await app.close();
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-async function listen(behaviour?: Behaviour) {
-  const r = await receiver(behaviour);
-  receivers.push(r);
-  return r;
-}
-async function subscribe(url: string, body: Record<string, unknown> = {}) {
-  const r = await ws.api('POST', '/v1/webhooks', { url, events: ['contact.created'], ...body });
-  expect(r.status).toBe(201);
-  return r.body.data as { id: string };
-}
+beforeAll(() => ({ app, ws, worker } = world));
 const newContact = () => ws.api('POST', '/v1/contacts', { first_name: 'Reply', email: uniqueEmail('reply') });
-const logs = async (id: string) => (await ws.api('GET', `/v1/webhooks/${id}/logs?limit=100`)).body.data as any[];
-/** Runs the worker until `done` holds. */
-async function drive<T>(done: () => T | Promise<T>, ms = 20_000): Promise<T> {
-  return until(async () => {
-    await worker.runOnce();
-    return done();
-  }, ms, 100);
-}
 /** One event to one subscription answered by `behaviour`; resolves to its recorded log entry once it left `pending`. */
 async function deliverOnce(behaviour: Behaviour, settings: Record<string, unknown> = {}) {
   const rc = await listen(behaviour);

@@ -2,16 +2,19 @@ import type { GraphQLError } from 'graphql';
 import { AppError, internalError, isErrorCode, validationError, type ErrorDetails } from '../errors.ts';
 
 /** What a value of each GraphQL input type a route's variables use must be, in the API's words. */
-const EXPECTED: Record<string, string> = {
+export const EXPECTED: Record<string, string> = {
   Int: `must be an integer from ${-(2 ** 31)} to ${2 ** 31 - 1}`,
   Float: 'must be a number',
   String: 'must be text',
   ID: 'must be an id',
   Boolean: 'must be true or false',
-  JSONObject: 'must be a JSON object',
+  // Objects with free keys (src/schema/common/open-shapes.ts).
+  CustomFieldValues: 'must be a JSON object',
+  WebhookHeaders: 'must be a JSON object',
+  WebhookFilters: 'must be a JSON object',
 };
 
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+export const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**
  * A variable GraphQL could not coerce (a REST parameter of the wrong type or out of range) as the

@@ -19,6 +19,7 @@ import {
 import type { z } from 'zod';
 import { validationError, type ErrorDetails } from '../errors.ts';
 import { issuesToDetails } from '../schema/common/validation.ts';
+import { EXPECTED, snakeCase } from './errors.ts';
 
 /** Values of a body or query the input type has no field for are dropped, at every depth. */
 function prune(value: unknown, type: GraphQLInputType): unknown {
@@ -97,18 +98,7 @@ export function sortValues(text: string | undefined): string[] | undefined {
     .map((s) => (s.startsWith('-') ? `${s.slice(1)}_desc` : `${s}_asc`));
 }
 
-const EXPECTED: Record<string, string> = {
-  Int: `must be an integer from ${-(2 ** 31)} to ${2 ** 31 - 1}`,
-  Float: 'must be a number',
-  String: 'must be text',
-  ID: 'must be an id',
-  Boolean: 'must be true or false',
-  CustomFieldValues: 'must be a JSON object',
-  WebhookHeaders: 'must be a JSON object',
-  WebhookFilters: 'must be a JSON object',
-};
 
-const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /** One coercion failure in the API's words, from what GraphQL reports about it. */
 function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): { problem: string; field?: string } {
