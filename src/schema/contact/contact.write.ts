@@ -8,21 +8,12 @@ import { contactCreated, contactStatusChanged, contactTagAdded, contactTagRemove
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ContactCreateInput, ContactUpdateInput } from './contact.inputs.ts';
-import { applyCustomFields, droppedWarning } from './custom-fields.rules.ts';
+import { customFieldsFor } from './custom-fields.values.ts';
 import { tagChanges } from './merge.rules.ts';
 
 type Tx = Prisma.TransactionClient;
 
 export const emailTaken = () => new AppError('conflict', 'A contact with this email already exists in the workspace', { email: ['is already taken'] });
-
-async function customFieldsFor(tx: Pick<Tx, 'customFieldDefinition'>, ctx: Context, input: Record<string, unknown> | undefined, existing?: Record<string, unknown>) {
-  if (!input) return existing;
-  const defs = await tx.customFieldDefinition.findMany({ where: { workspaceId: ctx.caller.accountId } });
-  const { values, dropped, errors } = applyCustomFields(defs, input, existing);
-  if (Object.keys(errors).length) throw validationError(errors);
-  if (dropped.length) ctx.warnings.push(droppedWarning(dropped));
-  return values;
-}
 
 /**
  * Creates a contact and its contact.created event in one SQL statement: atomic without a
@@ -47,7 +38,7 @@ export async function createContact(db: Pick<Tx, 'user' | 'customFieldDefinition
     tags: input.tags ?? [],
     assignedToId: input.assigned_to ?? null,
     engagementScore: 0,
-    customFields: (customFields ?? {}) as Prisma.JsonObject,
+    customFields: customFields as Prisma.JsonObject,
     address: input.address ?? null,
     createdAt: now,
     updatedAt: now,

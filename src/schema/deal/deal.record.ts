@@ -33,4 +33,3 @@ export function dealRecord(d: DealWithStage) {
   };
 }
 
-export type DealRecord = ReturnType<typeof dealRecord>;

@@ -1,9 +1,8 @@
 // Checks of what a deal body refers to. An id that is well-formed but names nothing in the
 // workspace is a business-rule error (422), not a missing resource (404).
 import type { Prisma } from '../../db/generated/client/client.ts';
-import { AppError, validationError } from '../../errors.ts';
+import { AppError } from '../../errors.ts';
 import type { Context } from '../context.ts';
-import { applyCustomFields, droppedWarning } from '../contact/custom-fields.rules.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -40,13 +39,4 @@ export async function pipelineStages(tx: Tx, ctx: Context, pipelineId: string) {
   });
   if (!pipeline) throw unknownRef('pipeline_id', 'a pipeline');
   return pipeline.stages;
-}
-
-/** Deals use the workspace's custom field definitions, as contacts do. */
-export async function customFieldsFor(tx: Tx, ctx: Context, input: Record<string, unknown>, existing: Record<string, unknown> = {}) {
-  const defs = await tx.customFieldDefinition.findMany({ where: { workspaceId: ctx.caller.accountId } });
-  const { values, dropped, errors } = applyCustomFields(defs, input, existing);
-  if (Object.keys(errors).length) throw validationError(errors);
-  if (dropped.length) ctx.warnings.push(droppedWarning(dropped));
-  return values as Prisma.InputJsonObject;
 }

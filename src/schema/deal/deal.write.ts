@@ -10,7 +10,8 @@ import { dealContactAdded, dealCreated, dealLost, dealStageChanged, dealUpdated,
 import type { DealCreateInput, DealUpdateInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { dealRecord, withStageName, type DealWithStage } from './deal.record.ts';
-import { assertContactExists, customFieldsFor, pipelineStages } from './deal.references.ts';
+import { assertContactExists, pipelineStages } from './deal.references.ts';
+import { customFieldsFor } from '../contact/custom-fields.values.ts';
 import { applyStatus, chooseStage, type StageRef } from './deal.rules.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -32,7 +33,7 @@ export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
       ownerId: input.owner_id ?? null,
       contactId: input.contact_id ?? null,
       expectedCloseDate: input.expected_close_date ?? null,
-      customFields: input.custom_fields ? await customFieldsFor(tx, ctx, input.custom_fields) : {},
+      customFields: (await customFieldsFor(tx, ctx, input.custom_fields)) as Prisma.InputJsonObject,
       tags: input.tags ?? [],
     },
     include: withStageName,
@@ -64,7 +65,7 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
       contactId: input.contact_id,
       expectedCloseDate: input.expected_close_date,
       tags: input.tags,
-      customFields: input.custom_fields ? await customFieldsFor(tx, ctx, input.custom_fields, before.customFields as Record<string, unknown>) : undefined,
+      customFields: input.custom_fields ? ((await customFieldsFor(tx, ctx, input.custom_fields, before.customFields as Record<string, unknown>)) as Prisma.InputJsonObject) : undefined,
       ...statusFields,
     },
     include: withStageName,

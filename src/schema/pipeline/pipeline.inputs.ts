@@ -23,4 +23,3 @@ export const pipelineUpdateInput = z.object({ name, is_default: z.boolean() }).p
 export const stageCreateInput = newStage.extend({ position: position.optional() });
 export const stageUpdateInput = z.object({ name, probability, position }).partial();
 
-export type PipelineCreateInput = z.output<typeof pipelineCreateInput>;

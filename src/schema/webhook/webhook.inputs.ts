@@ -67,7 +67,6 @@ const { secret: _createOnly, ...updatable } = fields;
 export const webhookUpdateInput = z.object(updatable).partial().extend({
   rotate_secret: z.boolean().optional().meta({ description: 'true: replace the signing secret with a new generated one, returned once in this answer' }),
 });
-export type WebhookCreateInput = z.output<typeof webhookCreateInput>;
 export type WebhookUpdateInput = z.output<typeof webhookUpdateInput>;
 
 export const logFilter = z.object({

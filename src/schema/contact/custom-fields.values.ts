@@ -1,0 +1,22 @@
+// The custom field values a write stores, for contacts and deals alike: the input applied on the
+// record's values under the workspace's definitions (shared by its sandbox twin, hence the
+// account id). Invalid values are a 400; keys without a definition are dropped with a warning.
+import type { Prisma } from '../../db/generated/client/client.ts';
+import { validationError } from '../../errors.ts';
+import type { Context } from '../context.ts';
+import { applyCustomFields, droppedWarning } from './custom-fields.rules.ts';
+
+/** The values to store; `existing` unchanged when the input names no custom fields. */
+export async function customFieldsFor(
+  db: Pick<Prisma.TransactionClient, 'customFieldDefinition'>,
+  ctx: Context,
+  input: Record<string, unknown> | undefined,
+  existing: Record<string, unknown> = {},
+): Promise<Record<string, unknown>> {
+  if (!input) return existing;
+  const defs = await db.customFieldDefinition.findMany({ where: { workspaceId: ctx.caller.accountId } });
+  const { values, dropped, errors } = applyCustomFields(defs, input, existing);
+  if (Object.keys(errors).length) throw validationError(errors);
+  if (dropped.length) ctx.warnings.push(droppedWarning(dropped));
+  return values;
+}
