@@ -18,6 +18,7 @@ import {
 } from 'graphql';
 import type { z } from 'zod';
 import { validationError, type ErrorDetails } from '../errors.ts';
+import { sortEnumNames } from '../schema/common/sort.ts';
 import { issuesToDetails } from '../schema/common/validation.ts';
 import { EXPECTED, snakeCase } from './errors.ts';
 
@@ -89,16 +90,7 @@ function fromQuery(value: unknown, type: GraphQLInputType): unknown {
 }
 
 /** `-created_at,first_name` as the values of a sort enum: `created_at_desc`, `first_name_asc`. */
-export function sortValues(text: string | undefined): string[] | undefined {
-  if (text === undefined) return undefined;
-  return text
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((s) => (s.startsWith('-') ? `${s.slice(1)}_desc` : `${s}_asc`));
-}
-
-
+export const sortValues = (text: string | undefined): string[] | undefined => (text === undefined ? undefined : sortEnumNames(text));
 
 /** One coercion failure in the API's words, from what GraphQL reports about it. */
 function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): { problem: string; field?: string } {

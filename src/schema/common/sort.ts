@@ -21,8 +21,15 @@ export function sortEnum(name: string, spec: SortSpec): SortEnum {
   return ref;
 }
 
-/** `-created_at` as its enum value name, for descriptions. */
-const describe = (rest: string) => rest.split(',').map((p) => (p.startsWith('-') ? `${p.slice(1)}_desc` : `${p}_asc`)).join(', ');
+/** A REST sort (`-created_at,first_name`) as the sort enum's value names (`created_at_desc`, `first_name_asc`). */
+export const sortEnumNames = (rest: string): string[] =>
+  rest
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((s) => (s.startsWith('-') ? `${s.slice(1)}_desc` : `${s}_asc`));
+
+const describe = (rest: string) => sortEnumNames(rest).join(', ');
 
 /** The `sort` argument of a list: `[<Name>!]`, in order; the list's default when omitted or empty. */
 export function sortArg<Types extends SchemaTypes>(t: { arg: (options: any) => unknown }, name: string, spec: SortSpec, description?: string): ArgumentRef<Types, string[] | null | undefined> {
