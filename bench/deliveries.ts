@@ -24,7 +24,7 @@ import { createLogger } from '../src/logger.ts';
 import { Metrics } from '../src/metrics.ts';
 import { deliveryQueueSample } from '../src/webhooks/queue-stats.ts';
 import { createWebhookServices } from '../src/webhooks/services.ts';
-import { contactCreated } from '../src/webhooks/catalogue/contact.events.ts';
+import { contactCreated } from '../src/events/catalogue/contact.events.ts';
 import { DeliveryWorker } from '../src/webhooks/worker.ts';
 
 interface ReceiverStats {

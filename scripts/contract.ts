@@ -12,7 +12,7 @@ import { projectRoot } from '../src/project-root.ts';
 import { buildOpenApi } from '../src/rest/openapi.ts';
 import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
-import { eventSchemaFiles } from '../src/webhooks/catalogue/envelopes.ts';
+import { eventSchemaFiles } from '../src/events/catalogue/envelopes.ts';
 
 const DIR = path.join(projectRoot, 'contract');
 const EVENTS_DIR = 'events';

@@ -20,12 +20,12 @@ import { dashboardPages } from './http/dashboard.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
 import { apiDocs, openApiDocument } from './http/docs.ts';
 import { sendFailure } from './http/failure.ts';
-import { graphiqlRoutes } from './http/graphiql.ts';
-import { asJsonForYoga, createGraphqlHandler } from './http/graphql.ts';
-import { DEFAULT_GRAPHQL_LIMITS } from './http/graphql-limits.ts';
+import { graphiqlRoutes } from './graphql/graphiql.ts';
+import { asJsonForYoga, createGraphqlHandler } from './graphql/yoga.ts';
+import { DEFAULT_GRAPHQL_LIMITS } from './graphql/limits.ts';
 import { redirectPlainHttp } from './http/https.ts';
 import { idempotency } from './http/idempotency.ts';
-import { liveStreamsPlugin } from './http/live-streams.ts';
+import { liveStreamsPlugin } from './graphql/live-streams.ts';
 import { observeRequests } from './http/observe.ts';
 import { opsRoutes } from './http/ops.ts';
 import { refuseNonUtf8Query } from './http/query-string.ts';
@@ -38,7 +38,7 @@ import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
 import type { Context } from './schema/context.ts';
 import type { WebhookServices } from './webhooks/services.ts';
 import { schema } from './schema/index.ts';
-import { createEventBus, type EventBus } from './webhooks/pubsub.ts';
+import { createEventBus, type EventBus } from './events/bus.ts';
 import { deliveryQueueSample } from './webhooks/queue-stats.ts';
 
 export interface AppDeps {

@@ -1,6 +1,6 @@
 // The only reader of process.env: every setting the service understands, typed, with defaults.
 import path from 'node:path';
-import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './http/graphql-limits.ts';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql/limits.ts';
 import { DEFAULT_ANSWER_POOL, type AnswerPoolLimits } from './http/answer-pool.ts';
 import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from './webhooks/outbound-limits.ts';
 
@@ -65,7 +65,7 @@ export interface Config {
   graphiql: boolean;
   /** `__schema` / `__type` queries; off in production unless GRAPHQL_INTROSPECTION turns them on. */
   graphqlIntrospection: boolean;
-  /** Shape limits of GraphQL documents, checked before anything runs (see src/http/graphql-limits.ts). */
+  /** Shape limits of GraphQL documents, checked before anything runs (see src/graphql/limits.ts). */
   graphqlLimits: GraphqlLimits;
   /** Bytes of answers in flight at once over every transport, and how many operations may wait for room and how long (see src/http/answer-pool.ts). */
   answerPool: AnswerPoolLimits;

@@ -13,15 +13,15 @@ import { drainable } from './http/drain.ts';
 import { listen } from './http/listen.ts';
 import { redirectEverything } from './http/https.ts';
 import { closingSilentConnections as bounded, serverOptions } from './http/server-options.ts';
-import { attachGraphqlWs } from './http/websocket.ts';
+import { attachGraphqlWs } from './graphql/websocket.ts';
 import { createLogger } from './logger.ts';
 import { createWebhookServices } from './webhooks/services.ts';
 import { EncryptionKeyMismatchError, verifyEncryptionKey } from './webhooks/key-check.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
-import { startEventFeed } from './webhooks/event-feed.ts';
-import { createEventBus } from './webhooks/pubsub.ts';
+import { startEventFeed } from './events/feed.ts';
+import { createEventBus } from './events/bus.ts';
 import { startTaskScheduler } from './jobs/task-scheduler.ts';
 import { StartupError } from './startup-error.ts';
 

@@ -7,7 +7,7 @@ import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setUserPassword } from '../src/admin/workspaces.ts';
-import { createEventBus } from '../src/webhooks/pubsub.ts';
+import { createEventBus } from '../src/events/bus.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { PASSWORD, setPassword, signIn, type Signed } from './helpers/dashboard.ts';
 import { subscribe, subscribeSse, type TestSubscription } from './helpers/subscriptions.ts';

@@ -2,7 +2,7 @@
 // subscriptions carry on. (Needs REDIS_URL; the in-memory bus has no channel anyone else can write to.)
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createEventBus, type PublishedEvent } from '../src/webhooks/pubsub.ts';
+import { createEventBus, type PublishedEvent } from '../src/events/bus.ts';
 import { until } from './helpers/receiver.ts';
 
 const url = process.env.REDIS_URL;

@@ -5,7 +5,7 @@ import { createReceiver, eventOf, verifyServiceSignature } from '../examples/ver
 import { connect, onEvents, type LiveEvent } from '../examples/subscribe.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { until } from './helpers/receiver.ts';
-import { startEventFeed } from '../src/webhooks/event-feed.ts';
+import { startEventFeed } from '../src/events/feed.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;

@@ -5,8 +5,8 @@
 import { getIntrospectionQuery, getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, Kind, typeFromAST, validate, type DocumentNode, type GraphQLInputType } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
-import { LIST_SIZES, operationCost } from '../src/http/graphql-cost.ts';
-import { DEFAULT_GRAPHQL_LIMITS, limitRules } from '../src/http/graphql-limits.ts';
+import { LIST_SIZES, operationCost } from '../src/graphql/cost.ts';
+import { DEFAULT_GRAPHQL_LIMITS, limitRules } from '../src/graphql/limits.ts';
 import { API_KEYS_SHOWN } from '../src/schema/api-key/api-key.queries.ts';
 import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.mutations.ts';
 import { loadOperations } from '../src/rest/operations.ts';

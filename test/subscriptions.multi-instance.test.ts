@@ -2,8 +2,8 @@
 // subscriber connected to instance B exactly once, whichever instance's feed publishes.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventFeed, type EventFeed } from '../src/webhooks/event-feed.ts';
-import { createEventBus } from '../src/webhooks/pubsub.ts';
+import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
+import { createEventBus } from '../src/events/bus.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { subscribe, type TestSubscription } from './helpers/subscriptions.ts';
 

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { recordEvent } from '../src/webhooks/events.ts';
-import { contactUpdated } from '../src/webhooks/catalogue/contact.events.ts';
-import { startEventFeed, type EventFeed } from '../src/webhooks/event-feed.ts';
-import { createEventBus, type PublishedEvent } from '../src/webhooks/pubsub.ts';
+import { recordEvent } from '../src/events/outbox.ts';
+import { contactUpdated } from '../src/events/catalogue/contact.events.ts';
+import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
+import { createEventBus, type PublishedEvent } from '../src/events/bus.ts';
 import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { subscribe, type TestSubscription } from './helpers/subscriptions.ts';
 

@@ -6,7 +6,7 @@ import { gql, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/ap
 import { deliveryWorld } from './helpers/delivery-world.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
 import { MOST_ATTEMPTS_KEPT } from '../src/webhooks/attempt-log.ts';
-import { LIST_SIZES } from '../src/http/graphql-cost.ts';
+import { LIST_SIZES } from '../src/graphql/cost.ts';
 
 const statements: string[] = [];
 const world = deliveryWorld({ onQuery: (e) => statements.push(e.query) });

@@ -2,7 +2,7 @@
 // the worker's deliveries, which wait (neither fail nor get lost) when a cap is spent. Refusals
 // are 429 + Retry-After on REST and extensions.code rate_limited (+ retry_after) on GraphQL.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ACCEPTED_EVENTS } from '../src/webhooks/events.ts';
+import { ACCEPTED_EVENTS } from '../src/events/outbox.ts';
 import { DEFAULT_OUTBOUND_CAPS } from '../src/webhooks/outbound-limits.ts';
 import { gql, startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';
 import { receiver, until, type Receiver } from './helpers/receiver.ts';

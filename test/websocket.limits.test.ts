@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SUBSCRIPTIONS_PER_CREDENTIAL } from '../src/http/live-streams.ts';
+import { MAX_SUBSCRIPTIONS_PER_CREDENTIAL } from '../src/graphql/live-streams.ts';
 import {
   AUTH_DEADLINE_MS,
   CLOSE_GRACE_MS,
@@ -17,8 +17,8 @@ import {
   MAX_SOCKETS_PER_CREDENTIAL,
   MAX_UNAUTHENTICATED_PER_ADDRESS,
   MESSAGE_BURST,
-} from '../src/http/websocket-limits.ts';
-import { createEventBus, MAX_EVENTS_BEHIND } from '../src/webhooks/pubsub.ts';
+} from '../src/graphql/websocket-limits.ts';
+import { createEventBus, MAX_EVENTS_BEHIND } from '../src/events/bus.ts';
 import { startTestApp, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { subscribe, subscribeSse } from './helpers/subscriptions.ts';
 

@@ -7,7 +7,7 @@
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFlags } from '../bench/server-process.ts';
-import { MAX_MESSAGE_BYTES, MAX_UNAUTHENTICATED_MESSAGE_BYTES } from '../src/http/websocket-limits.ts';
+import { MAX_MESSAGE_BYTES, MAX_UNAUTHENTICATED_MESSAGE_BYTES } from '../src/graphql/websocket-limits.ts';
 import { client, type Client } from './helpers/app.ts';
 import { freePort, freshStore, peakRssMb, resetPeakRss, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
 import { serviceEnv } from './helpers/service-process.ts';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEventBus } from '../src/webhooks/pubsub.ts';
+import { createEventBus } from '../src/events/bus.ts';
 import { startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';
 import { setPassword, signIn } from './helpers/dashboard.ts';
 import { subscribeSse } from './helpers/subscriptions.ts';

@@ -13,7 +13,7 @@ import { PLANS } from '../auth/rate-limit.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { parseCalendarDateTime } from '../schema/common/dates.ts';
-import { CUSTOM_FIELD_TYPES } from '../schema/contact/custom-fields.rules.ts';
+import { CUSTOM_FIELD_TYPES } from '../schema/custom-field/custom-field.rules.ts';
 import { DEFAULT_STAGES } from '../schema/pipeline/pipeline.rules.ts';
 
 

@@ -5,7 +5,7 @@
 // cannot take the heap: an answer of N bytes costs the process about 3 N while it exists (the
 // values, the JSON text, the bytes written).
 // - The reservation is the operation's estimate (its cost, about 1 KiB per unit: objects and the
-//   KiB of long texts, see graphql-cost.ts), at most the per-answer budget; an answer that turns out
+//   KiB of long texts, see src/graphql/cost.ts), at most the per-answer budget; an answer that turns out
 //   larger grows its reservation as it is counted, or is cut with 503 when the pool has no room.
 // - An operation that does not fit waits, in a bounded queue and for a bounded time, for answers
 //   to be written; past either it is refused with 503 service_unavailable and Retry-After.

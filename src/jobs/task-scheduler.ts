@@ -6,11 +6,11 @@
 // claim the same task, and a task once marked is never claimed again.
 import { Prisma } from '../db/generated/client/client.ts';
 import type { Db } from '../db/client.ts';
-import type { Actor } from '../webhooks/events.ts';
+import type { Actor } from '../events/outbox.ts';
 import { OPEN_STATUSES } from '../schema/task/task.rules.ts';
 import { loadTaskViews } from '../schema/task/task.view.ts';
 import { recordTaskEvent } from '../schema/task/task.write.ts';
-import { taskOverdue } from '../webhooks/catalogue/task.events.ts';
+import { taskOverdue } from '../events/catalogue/task.events.ts';
 import { notificationPreferences, type NotificationChannel } from '../schema/user/preferences.rules.ts';
 
 const BATCH = 100;

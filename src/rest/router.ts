@@ -17,9 +17,9 @@ import { routes, type RestRoute } from './routes.ts';
 import { toAppError } from './errors.ts';
 import { restVariables } from './variables.ts';
 import { answerUnfitRows, rowTypeOf, setAsideUnfitRows } from './bulk-rows.ts';
-import { operationCost } from '../http/graphql-cost.ts';
+import { operationCost } from '../graphql/cost.ts';
 import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
-import { ANSWER_WRITE_DEADLINE_MS } from '../http/answer-admission.ts';
+import { ANSWER_WRITE_DEADLINE_MS } from '../graphql/answer-admission.ts';
 import { jsonBytes } from '../http/json-bytes.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
 
@@ -41,7 +41,7 @@ interface CompiledRoute extends RestRoute {
 }
 
 /**
- * The estimate of a route's answer: its operation's cost (graphql-cost.ts) with the request's
+ * The estimate of a route's answer: its operation's cost (src/graphql/cost.ts) with the request's
  * `limit` (the default page size when none is given), as bytes. Only `limit` changes the cost of
  * a fixed operation, so it is computed once per page size.
  */

@@ -1,7 +1,7 @@
 import type { Authenticator, Caller } from '../auth/authenticate.ts';
 import type { Db } from '../db/client.ts';
-import type { Actor } from '../webhooks/events.ts';
-import type { EventBus } from '../webhooks/pubsub.ts';
+import type { Actor } from '../events/outbox.ts';
+import type { EventBus } from '../events/bus.ts';
 import type { WebhookServices } from '../webhooks/services.ts';
 
 /** Everything a resolver may use. Built per request by REST and /graphql, per operation over WebSocket. */

@@ -6,7 +6,7 @@
 import type { Db } from '../db/client.ts';
 import { newId } from '../ids.ts';
 import { matchesFilters } from './filters.ts';
-import { subjectOf } from './catalogue/index.ts';
+import { subjectOf } from '../events/catalogue/index.ts';
 
 const BATCH = 500;
 

@@ -1,7 +1,7 @@
 // Delivery bodies. `event` format (envelope A): `{ id, event, sequence, timestamp, workspace_id, data }`;
 // `record` format (envelope B): `{ event, sequence, timestamp, webhook_id, account_id, data: <record> }`.
 // Their JSON Schemas per event type: catalogue/envelopes.ts.
-import { eventDefinition } from './catalogue/index.ts';
+import { eventDefinition } from '../events/catalogue/index.ts';
 
 export interface EventForDelivery {
   id: string;

@@ -3,7 +3,7 @@
 // browser), and the contact pages.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventFeed, type EventFeed } from '../../src/webhooks/event-feed.ts';
+import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
 import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
 import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
 

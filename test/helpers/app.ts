@@ -11,8 +11,8 @@ import { openDatabase, type Database, type OpenOptions } from '../../src/db/clie
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createApiKey, createCustomField, createUser, createWorkspace, type KeyInput } from '../../src/admin/workspaces.ts';
 import { createLogger } from '../../src/logger.ts';
-import { attachGraphqlWs } from '../../src/http/websocket.ts';
-import type { EventBus } from '../../src/webhooks/pubsub.ts';
+import { attachGraphqlWs } from '../../src/graphql/websocket.ts';
+import type { EventBus } from '../../src/events/bus.ts';
 import type { Config } from '../../src/config.ts';
 import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
 import type { UrlPolicy } from '../../src/webhooks/url-guard.ts';

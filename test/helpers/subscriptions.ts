@@ -3,7 +3,7 @@
 import { createClient as createSseClient } from 'graphql-sse';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import type { EventBus, PublishedEvent } from '../../src/webhooks/pubsub.ts';
+import type { EventBus, PublishedEvent } from '../../src/events/bus.ts';
 
 export interface TestSubscription {
   /** `data` of every result received, in order. */

@@ -20,7 +20,7 @@ const EVENTS = 200;
 const LIVE = 10;
 /** The workers' PostgreSQL application_name (PGAPPNAME), which the claim log below records. */
 const WORKER_NAMES = ['crm-worker-1', 'crm-worker-2'];
-/** src/webhooks/pubsub.ts and feed-lease.ts, with the default prefix `crm`. */
+/** src/events/bus.ts and feed-lease.ts, with the default prefix `crm`. */
 const LEASE_KEY = 'crm:event-feed:leader';
 const CURSOR_KEY = 'crm:event-feed:cursor';
 const topic = (workspaceId: string) => `crm:events:${workspaceId}`;
@@ -130,7 +130,7 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
       expect(new Set(ids).size).toBe(ids.length);
     }
     // Through Redis: every event was published once on the workspace's channel, with the ids
-    // the subscriptions got; with REDIS_URL the bus has no in-process path (pubsub.ts).
+    // the subscriptions got; with REDIS_URL the bus has no in-process path (src/events/bus.ts).
     for (const m of made) {
       const published = onChannel.filter((e) => e.contactId === m.contactId);
       expect(published, `contact ${m.contactId} on the Redis channel`).toHaveLength(1);

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
 import { schema } from '../../src/schema/index.ts';
 import { enforceReadAccess } from '../../src/schema/read-access.ts';
-import { EMITTED_EVENTS } from '../../src/webhooks/events.ts';
+import { EMITTED_EVENTS } from '../../src/events/outbox.ts';
 import { subscribe } from '../helpers/subscriptions.ts';
 import {
   apiOf,

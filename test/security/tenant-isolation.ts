@@ -5,7 +5,7 @@
 // caused by the body's references cannot hide a path lookup that is not scoped to the caller.
 import { getNamedType, type GraphQLField, type GraphQLInputObjectType } from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { startEventFeed } from '../../src/webhooks/event-feed.ts';
+import { startEventFeed } from '../../src/events/feed.ts';
 import { subscribe } from '../helpers/subscriptions.ts';
 import {
   bodyFor,

@@ -1,6 +1,6 @@
 // Custom fields of the workspace: the keys contacts and deals may carry in custom_fields.
 import { useState } from 'preact/hooks';
-import { CUSTOM_FIELD_TYPES } from '../../schema/contact/custom-fields.rules.ts';
+import { CUSTOM_FIELD_TYPES } from '../../schema/custom-field/custom-field.rules.ts';
 import { gql } from '../api/graphql.ts';
 import { ConfirmButton } from '../components/confirm-button.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';

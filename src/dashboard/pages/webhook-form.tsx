@@ -1,7 +1,7 @@
 // Every setting of a subscription. Limits mirror the server's (webhook.inputs.ts); the server
 // still validates and its field errors are shown as they come.
 import { useState } from 'preact/hooks';
-import { ACCEPTED_EVENTS, EMITTED_EVENTS } from '../../webhooks/event-names.ts';
+import { ACCEPTED_EVENTS, EMITTED_EVENTS } from '../../events/names.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { hasFilters, type Webhook } from './webhook-model.ts';
 

@@ -1,7 +1,7 @@
 // The OpenAPI 3.1 `webhooks` section: every event type a subscription can receive, with its body
 // in both payload formats and both content types, the signature headers and the answer expected.
-// The schemas come from the event catalogue (src/webhooks/catalogue), like real deliveries.
-import { componentName, deliveredEvents, eventComponentSchemas, type JsonSchema } from '../../webhooks/catalogue/envelopes.ts';
+// The schemas come from the event catalogue (src/events/catalogue), like real deliveries.
+import { componentName, deliveredEvents, eventComponentSchemas, type JsonSchema } from '../../events/catalogue/envelopes.ts';
 import type { Parameter } from './request.ts';
 
 const header = (name: string, description: string, schema: JsonSchema): Parameter => ({ name, in: 'header', required: true, description, schema });

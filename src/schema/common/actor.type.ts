@@ -1,5 +1,5 @@
-// Who caused a change, as events and a deal's stage history store it (src/webhooks/events.ts).
-import type { Actor } from '../../webhooks/events.ts';
+// Who caused a change, as events and a deal's stage history store it (src/events/outbox.ts).
+import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
 import { ActorType as ActorKind } from './enums.ts';
 

@@ -4,10 +4,10 @@
 import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../activity/activity.inputs.ts';
 import { SCOPES } from '../../auth/scopes.ts';
 import { ERROR_STATUS, type ErrorCode as ErrorCodeValue } from '../../errors.ts';
-import type { Actor } from '../../webhooks/events.ts';
+import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../contact/contact.inputs.ts';
-import { CUSTOM_FIELD_TYPES } from '../contact/custom-fields.rules.ts';
+import { CUSTOM_FIELD_TYPES } from '../custom-field/custom-field.rules.ts';
 import { DEAL_STATUSES } from '../deal/deal.inputs.ts';
 import { RELATED_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../task/task.inputs.ts';
 import { NOTIFICATION_CHANNELS } from '../user/preferences.rules.ts';

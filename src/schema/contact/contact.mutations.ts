@@ -1,8 +1,8 @@
 import { assertAllowed } from '../../auth/scopes.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
-import { recordEvent } from '../../webhooks/events.ts';
-import { contactDeleted, contactMerged } from '../../webhooks/catalogue/contact.events.ts';
+import { recordEvent } from '../../events/outbox.ts';
+import { contactDeleted, contactMerged } from '../../events/catalogue/contact.events.ts';
 import { builder } from '../builder.ts';
 import { actorOf, type Context } from '../context.ts';
 import { ErrorInfoType, type ErrorInfo } from '../common/error-info.type.ts';

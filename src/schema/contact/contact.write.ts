@@ -3,12 +3,12 @@
 import { Prisma, type Contact } from '../../db/generated/client/client.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { insertEventSql, recordEvent } from '../../webhooks/events.ts';
-import { contactCreated, contactStatusChanged, contactTagAdded, contactTagRemoved, contactUpdated } from '../../webhooks/catalogue/contact.events.ts';
+import { insertEventSql, recordEvent } from '../../events/outbox.ts';
+import { contactCreated, contactStatusChanged, contactTagAdded, contactTagRemoved, contactUpdated } from '../../events/catalogue/contact.events.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ContactCreateInput, ContactUpdateInput } from './contact.inputs.ts';
-import { customFieldsFor } from './custom-fields.values.ts';
+import { customFieldsFor } from '../custom-field/custom-field.values.ts';
 import { tagChanges } from './merge.rules.ts';
 
 type Tx = Prisma.TransactionClient;

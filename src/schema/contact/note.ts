@@ -1,8 +1,8 @@
 import { assertAllowed } from '../../auth/scopes.ts';
 import { newId } from '../../ids.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
-import { recordEvent } from '../../webhooks/events.ts';
-import { noteCreated } from '../../webhooks/catalogue/note.events.ts';
+import { recordEvent } from '../../events/outbox.ts';
+import { noteCreated } from '../../events/catalogue/note.events.ts';
 import { builder } from '../builder.ts';
 import { actorOf } from '../context.ts';
 import { pageType } from '../common/page.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { insertCustomField, MAX_CUSTOM_FIELDS } from '../../admin/workspaces.ts';
-import { CUSTOM_FIELD_TYPES } from '../contact/custom-fields.rules.ts';
+import { CUSTOM_FIELD_TYPES } from './custom-field.rules.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';

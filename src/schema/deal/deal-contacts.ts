@@ -10,7 +10,7 @@ import { DeleteResult } from '../common/page.ts';
 import { offsetCursor, offsetFromCursor, parseLimit } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { recordDealEvent } from './deal.events.ts';
-import { dealContactAdded, dealContactRemoved } from '../../webhooks/catalogue/deal.events.ts';
+import { dealContactAdded, dealContactRemoved } from '../../events/catalogue/deal.events.ts';
 import { dealContactInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { assertContactExists, dealTransaction } from './deal.references.ts';

@@ -1,12 +1,12 @@
 // Deal events go to the outbox in the transaction of the change. Each names the deal's
 // primary contact (or the associated one) so it shows on that contact's timeline.
 import type { Prisma } from '../../db/generated/client/client.ts';
-import type { BuiltEvent } from '../../webhooks/catalogue/define.ts';
-import { recordEvent } from '../../webhooks/events.ts';
+import type { BuiltEvent } from '../../events/catalogue/define.ts';
+import { recordEvent } from '../../events/outbox.ts';
 import { actorOf, type Context } from '../context.ts';
 import type { DealWithStage } from './deal.record.ts';
 
-/** `event` comes from a deal builder of the catalogue (src/webhooks/catalogue/deal.events.ts). */
+/** `event` comes from a deal builder of the catalogue (src/events/catalogue/deal.events.ts). */
 export async function recordDealEvent(
   tx: Prisma.TransactionClient,
   ctx: Context,

@@ -3,7 +3,7 @@ import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import { recordDealEvent } from './deal.events.ts';
-import { dealDeleted } from '../../webhooks/catalogue/deal.events.ts';
+import { dealDeleted } from '../../events/catalogue/deal.events.ts';
 import { dealCreateInput, dealUpdateInput, moveStageInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { dealTransaction } from './deal.references.ts';

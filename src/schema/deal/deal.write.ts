@@ -6,12 +6,12 @@ import { newId } from '../../ids.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import { recordDealEvent } from './deal.events.ts';
-import { dealContactAdded, dealCreated, dealLost, dealStageChanged, dealUpdated, dealWon } from '../../webhooks/catalogue/deal.events.ts';
+import { dealContactAdded, dealCreated, dealLost, dealStageChanged, dealUpdated, dealWon } from '../../events/catalogue/deal.events.ts';
 import type { DealCreateInput, DealUpdateInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { dealRecord, withStageName, type DealWithStage } from './deal.record.ts';
 import { assertContactExists, pipelineStages } from './deal.references.ts';
-import { customFieldsFor } from '../contact/custom-fields.values.ts';
+import { customFieldsFor } from '../custom-field/custom-field.values.ts';
 import { applyStatus, chooseStage, type StageRef } from './deal.rules.ts';
 
 type Tx = Prisma.TransactionClient;

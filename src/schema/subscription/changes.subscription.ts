@@ -1,7 +1,7 @@
 // Typed change feeds: dealChanged and contactChanged. `data` is the record as the event
 // wrote it; `deal` / `contact` is the record as it is now (null once deleted).
 import { assertAllowed } from '../../auth/scopes.ts';
-import type { PublishedEvent } from '../../webhooks/pubsub.ts';
+import type { PublishedEvent } from '../../events/bus.ts';
 import { builder } from '../builder.ts';
 import '../contact/contact.type.ts';
 import '../deal/deal.type.ts';

@@ -1,6 +1,6 @@
 // subscription { events(types: [...]) }: every event the key may read, optionally by name.
 import { validationError } from '../../errors.ts';
-import { ACCEPTED_EVENTS } from '../../webhooks/events.ts';
+import { ACCEPTED_EVENTS } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
 import { LiveEventType, liveEvents } from './live-events.ts';
 

@@ -2,8 +2,8 @@
 // timeline-only ones, each only if the key may read the kind of record the event is about.
 import { filter, pipe } from 'graphql-yoga';
 import { eventNeeds, firstUnreadable } from '../../auth/scopes.ts';
-import { TIMELINE_ONLY_EVENTS } from '../../webhooks/events.ts';
-import type { PublishedEvent } from '../../webhooks/pubsub.ts';
+import { TIMELINE_ONLY_EVENTS } from '../../events/outbox.ts';
+import type { PublishedEvent } from '../../events/bus.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 

@@ -2,9 +2,9 @@
 import type { Prisma, Task } from '../../db/generated/client/client.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
-import { recordEvent, type Actor } from '../../webhooks/events.ts';
-import type { BuiltEvent } from '../../webhooks/catalogue/define.ts';
-import { taskAssigned, taskCompleted, taskCreated, taskDeleted, taskUpdated, type TaskField } from '../../webhooks/catalogue/task.events.ts';
+import { recordEvent, type Actor } from '../../events/outbox.ts';
+import type { BuiltEvent } from '../../events/catalogue/define.ts';
+import { taskAssigned, taskCompleted, taskCreated, taskDeleted, taskUpdated, type TaskField } from '../../events/catalogue/task.events.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ReminderInput, TaskCreateInput, TaskUpdateInput } from './task.inputs.ts';

@@ -1,6 +1,6 @@
 // Webhook subscription bodies: the spec's fields plus the settings of the product decisions.
 import { z } from 'zod';
-import { ACCEPTED_EVENTS } from '../../webhooks/events.ts';
+import { ACCEPTED_EVENTS } from '../../events/outbox.ts';
 import { filtersSchema } from '../../webhooks/filters.ts';
 import { inputNamed, scalarNamed } from '../common/graphql-names.ts';
 import { name255, optionalText } from '../common/validation.ts';

@@ -6,7 +6,7 @@ import { newId } from '../../ids.ts';
 import { attemptDelivery, UnreadableSecretError } from '../../webhooks/deliver.ts';
 import type { EventForDelivery } from '../../webhooks/payload.ts';
 import type { SendResult } from '../../webhooks/sender.ts';
-import { eventDefinition } from '../../webhooks/catalogue/index.ts';
+import { eventDefinition } from '../../events/catalogue/index.ts';
 import { storableOrNull } from '../../webhooks/stored-text.ts';
 import { builder } from '../builder.ts';
 import { DeliveryStatus } from '../common/enums.ts';

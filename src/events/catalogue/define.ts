@@ -3,7 +3,7 @@
 // envelope B delivers. Real events, test sends and the published schemas cannot drift apart
 // because they all come from here.
 import type { z } from 'zod';
-import type { EventName } from '../event-names.ts';
+import type { EventName } from '../names.ts';
 
 export type EntityType = 'contact' | 'deal' | 'task' | 'activity' | 'note';
 

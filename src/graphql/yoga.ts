@@ -7,16 +7,16 @@ import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Caller } from '../auth/authenticate.ts';
 import { AppError, internalError, toGraphQLError } from '../errors.ts';
-import { sendFailure } from './failure.ts';
-import { parseStrictJson } from './strict-json.ts';
+import { sendFailure } from '../http/failure.ts';
+import { parseStrictJson } from '../http/strict-json.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
-import { graphqlLimitPlugins, type GraphqlLimits } from './graphql-limits.ts';
-import type { AnswerPool } from './answer-pool.ts';
+import { graphqlLimitPlugins, type GraphqlLimits } from './limits.ts';
+import type { AnswerPool } from '../http/answer-pool.ts';
 import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
-import { requestIdOf, telemetryPlugin } from './graphql-telemetry.ts';
+import { requestIdOf, telemetryPlugin } from './telemetry.ts';
 import { storableInputPlugin } from './storable-input.ts';
-import { withCode } from './graphql-variable-errors.ts';
+import { withCode } from './variable-errors.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */

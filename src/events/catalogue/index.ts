@@ -1,7 +1,7 @@
 // The event catalogue: every event the log holds, by name. Write paths build their events with
 // these definitions, test sends deliver their samples, and the JSON Schemas (envelopes.ts) and
 // the OpenAPI `webhooks` section describe them.
-import type { EventName } from '../event-names.ts';
+import type { EventName } from '../names.ts';
 import { activityLogged } from './activity.events.ts';
 import { contactCreated, contactDeleted, contactMerged, contactStatusChanged, contactTagAdded, contactTagRemoved, contactUpdated } from './contact.events.ts';
 import { dealContactAdded, dealContactRemoved, dealCreated, dealDeleted, dealLost, dealStageChanged, dealUpdated, dealWon } from './deal.events.ts';

@@ -5,7 +5,7 @@
 // A client that goes away abandons its operation. Subscriptions hold no reservation: each event
 // is bounded by the response budget and a socket's unread output by its own limit.
 import type { ServerResponse } from 'node:http';
-import { AnswerPool, Busy, estimateOf, type Reservation } from './answer-pool.ts';
+import { AnswerPool, Busy, estimateOf, type Reservation } from '../http/answer-pool.ts';
 import { abandon, AnswerPoolFull, holdReservation, stopped } from './response-budget.ts';
 
 /** How long an answer may take to be written to an HTTP client once admitted; past it the connection is cut and its reservation freed. */

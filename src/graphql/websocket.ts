@@ -27,7 +27,7 @@ import type { CredentialWatch } from '../auth/credential-watch.ts';
 import type { RateDecision, RateLimits } from '../auth/rate-limit.ts';
 import { callerOfSession, isValidCsrfToken, SESSION_COOKIE, type SessionStore } from '../auth/sessions.ts';
 import { AppError, toGraphQLError } from '../errors.ts';
-import type { createGraphqlHandler } from './graphql.ts';
+import type { createGraphqlHandler } from './yoga.ts';
 import { releaseOperation, runsOverSocket } from './answer-admission.ts';
 import { reservedBytesOf } from './response-budget.ts';
 import {

@@ -1,7 +1,7 @@
 // The delivery bodies of every delivered event type, in both formats, as zod schemas and as
 // JSON Schemas (2020-12, the dialect of OpenAPI 3.1), derived from the catalogue's definitions.
 import { z } from 'zod';
-import { EMITTED_EVENTS } from '../event-names.ts';
+import { EMITTED_EVENTS } from '../names.ts';
 import { EVENT_CATALOGUE } from './index.ts';
 import type { EventDefinition } from './define.ts';
 import { ActivityRecordSchema, ActorSchema, ContactRecordSchema, DealRecordSchema, dateTime, TaskRecordSchema } from './records.ts';

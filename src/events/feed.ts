@@ -12,7 +12,7 @@
 // publishes to its own in-memory bus, which serves only its own subscribers.
 import type { Db } from '../db/client.ts';
 import type { Event } from '../db/generated/client/client.ts';
-import type { EventBus, PublishedEvent } from './pubsub.ts';
+import type { EventBus, PublishedEvent } from './bus.ts';
 
 const BATCH = 200;
 const GAP_TTL_MS = 60_000;

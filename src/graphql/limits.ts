@@ -1,5 +1,5 @@
 // Limits on the shape of GraphQL documents (graphql-armor), checked while yoga parses and
-// validates, and on their cost (graphql-cost.ts), checked with the variables just before an
+// validates, and on their cost (src/graphql/cost.ts), checked with the variables just before an
 // operation runs, so an abusive document is refused before any resolver or SQL runs. Page sizes
 // are bounded separately by the resolvers (`limit` 1..100). REST routes execute their precompiled
 // operations without yoga, so these limits never apply to them; test/graphql-limits.test.ts
@@ -10,18 +10,18 @@ import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ASTNode, type ExecutionArgs, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { costLimitOf, operationCost, variableErrors } from './graphql-cost.ts';
-import { withCode } from './graphql-variable-errors.ts';
+import { costLimitOf, operationCost, variableErrors } from './cost.ts';
+import { withCode } from './variable-errors.ts';
 import { admit, releasedElsewhere } from './answer-admission.ts';
-import type { AnswerPool } from './answer-pool.ts';
-import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
+import type { AnswerPool } from '../http/answer-pool.ts';
+import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
 import { MAX_LIMIT } from '../schema/common/pagination.ts';
 
 export interface GraphqlLimits {
   /** Levels of fields below the operation; `{ a { b } }` is 2 (introspection's `__schema` is not counted). */
   maxDepth: number;
   maxAliases: number;
-  /** Values an answer may hold at most: 1 per field, lists multiplied by their size (see graphql-cost.ts). */
+  /** Values an answer may hold at most: 1 per field, lists multiplied by their size (see src/graphql/cost.ts). */
   maxCost: number;
   /** Lexical tokens of the document, counted while parsing: bounds parse time and memory. */
   maxTokens: number;

@@ -4,7 +4,7 @@
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { validationError } from '../../errors.ts';
 import type { Context } from '../context.ts';
-import { applyCustomFields, droppedWarning } from './custom-fields.rules.ts';
+import { applyCustomFields, droppedWarning } from './custom-field.rules.ts';
 
 /** The values to store; `existing` unchanged when the input names no custom fields. */
 export async function customFieldsFor(

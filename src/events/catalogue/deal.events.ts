@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { DEAL_STATUSES } from '../../schema/deal/deal.inputs.ts';
 import { dealRecord, type DealWithStage } from '../../schema/deal/deal.record.ts';
-import type { Actor } from '../events.ts';
+import type { Actor } from '../outbox.ts';
 import { defineEvent } from './define.ts';
 import { ActorSchema, changedFields, DealRecordSchema, previousValues } from './records.ts';
 import { SAMPLE_ACTOR, sampleDeal } from './samples.ts';

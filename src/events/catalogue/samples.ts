@@ -3,7 +3,7 @@
 import { Prisma, type Activity, type Contact, type Note, type User } from '../../db/generated/client/client.ts';
 import type { DealWithStage } from '../../schema/deal/deal.record.ts';
 import type { TaskView } from '../../schema/task/task.view.ts';
-import type { Actor } from '../events.ts';
+import type { Actor } from '../outbox.ts';
 
 const WORKSPACE = 'ws_sample';
 

@@ -5,7 +5,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { RawData } from 'ws';
 import { AppError, toGraphQLError } from '../errors.ts';
-import { parseStrictJson } from './strict-json.ts';
+import { parseStrictJson } from '../http/strict-json.ts';
 
 /** RFC 6455's close code for a message whose data does not match its type (here: not UTF-8). */
 export const INVALID_PAYLOAD = 1007;

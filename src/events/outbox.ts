@@ -4,7 +4,7 @@ import { Prisma } from '../db/generated/client/client.ts';
 import { newId } from '../ids.ts';
 import type { BuiltEvent } from './catalogue/define.ts';
 
-export { ACCEPTED_EVENTS, EMITTED_EVENTS, TIMELINE_ONLY_EVENTS, type EventName } from './event-names.ts';
+export { ACCEPTED_EVENTS, EMITTED_EVENTS, TIMELINE_ONLY_EVENTS, type EventName } from './names.ts';
 
 /** Who made a change: an API key (optionally on behalf of a user) or the system. */
 export interface Actor {

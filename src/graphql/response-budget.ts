@@ -18,9 +18,9 @@
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { defaultFieldResolver, getNamedType, GraphQLError, isLeafType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { REFUSED } from './graphql-limits.ts';
-import { ANSWER_RETRY_AFTER_SECONDS, type Reservation } from './answer-pool.ts';
-import { jsonBytes, jsonStringBytes } from './json-bytes.ts';
+import { REFUSED } from './limits.ts';
+import { ANSWER_RETRY_AFTER_SECONDS, type Reservation } from '../http/answer-pool.ts';
+import { jsonBytes, jsonStringBytes } from '../http/json-bytes.ts';
 
 /** The error that cuts an answer; kept apart so the result can be replaced by it alone. */
 class ResponseTooLarge extends GraphQLError {

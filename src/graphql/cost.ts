@@ -39,7 +39,7 @@ import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexit
 import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { MAX_STAGES } from '../schema/pipeline/pipeline.inputs.ts';
 import { BULK_MAX } from '../schema/contact/contact.inputs.ts';
-import { ACCEPTED_EVENTS } from '../webhooks/event-names.ts';
+import { ACCEPTED_EVENTS } from '../events/names.ts';
 import { MOST_ATTEMPTS_KEPT } from '../webhooks/attempt-log.ts';
 
 /**
