@@ -4,7 +4,7 @@ import express from 'express';
 import { openDatabase } from '../../src/db/client.ts';
 import { newId } from '../../src/ids.ts';
 import { encodeCursor, parseSort } from '../../src/schema/common/pagination.ts';
-import { contactRecord } from '../../src/schema/contact/contact.record.ts';
+import { contactRecord } from '../../src/records/contact.ts';
 import { CONTACT_SORT } from '../../src/schema/contact/contact.queries.ts';
 import { DEAL_SORT } from '../../src/schema/deal/deal.queries.ts';
 import { dealRecord } from './deal-record.ts';

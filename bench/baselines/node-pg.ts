@@ -4,7 +4,7 @@ import http from 'node:http';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/client.ts';
 import { encodeCursor, parseSort } from '../../src/schema/common/pagination.ts';
-import { contactRecord } from '../../src/schema/contact/contact.record.ts';
+import { contactRecord } from '../../src/records/contact.ts';
 import { CONTACT_SORT } from '../../src/schema/contact/contact.queries.ts';
 import { benchEnv, envelope, pageMeta } from './envelope.ts';
 

@@ -8,7 +8,7 @@ import { Prisma } from '../db/generated/client/client.ts';
 import type { Db } from '../db/client.ts';
 import type { Actor } from '../events/outbox.ts';
 import { OPEN_STATUSES } from '../schema/task/task.rules.ts';
-import { loadTaskViews } from '../schema/task/task.view.ts';
+import { loadTaskViews } from '../records/task.ts';
 import { recordTaskEvent } from '../schema/task/task.write.ts';
 import { taskOverdue } from '../events/catalogue/task.events.ts';
 import { notificationPreferences, type NotificationChannel } from '../schema/user/preferences.rules.ts';

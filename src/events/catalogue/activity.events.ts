@@ -1,7 +1,7 @@
 // Activity events: an activity records something that already happened, so it is only logged.
 import { z } from 'zod';
 import type { Activity } from '../../db/generated/client/client.ts';
-import { activityRecord } from '../../schema/activity/activity.record.ts';
+import { activityRecord } from '../../records/activity.ts';
 import { defineEvent } from './define.ts';
 import { ActivityRecordSchema } from './records.ts';
 import { sampleActivity } from './samples.ts';

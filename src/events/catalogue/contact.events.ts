@@ -1,8 +1,8 @@
 // Contact events. `data.contact` is the contact after the change (before it, for a deletion).
 import { z } from 'zod';
 import type { Contact } from '../../db/generated/client/client.ts';
-import { CONTACT_STATUSES, MERGE_STRATEGIES } from '../../schema/contact/contact.inputs.ts';
-import { contactRecord } from '../../schema/contact/contact.record.ts';
+import { CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
+import { contactRecord } from '../../records/contact.ts';
 import { defineEvent } from './define.ts';
 import { changedFields, ContactRecordSchema, previousValues } from './records.ts';
 import { sampleContact } from './samples.ts';

@@ -1,8 +1,8 @@
 // Deal events. `data.deal` is the deal after the change (before it, for a deletion). Every change
 // writes deal.updated; a stage move, a win or a loss also writes its own event.
 import { z } from 'zod';
-import { DEAL_STATUSES } from '../../schema/deal/deal.inputs.ts';
-import { dealRecord, type DealWithStage } from '../../schema/deal/deal.record.ts';
+import { DEAL_STATUSES } from '../../records/deal.ts';
+import { dealRecord, type DealWithStage } from '../../records/deal.ts';
 import type { Actor } from '../outbox.ts';
 import { defineEvent } from './define.ts';
 import { ActorSchema, changedFields, DealRecordSchema, previousValues } from './records.ts';

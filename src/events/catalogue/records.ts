@@ -2,10 +2,10 @@
 // dealRecord, taskRecord, activityRecord) answer. These are answers, not input rules: a value
 // here was checked when it was written, so the schemas say what is stored, not how to refuse it.
 import { z } from 'zod';
-import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../schema/activity/activity.inputs.ts';
-import { CONTACT_SOURCES, CONTACT_STATUSES } from '../../schema/contact/contact.inputs.ts';
-import { DEAL_STATUSES } from '../../schema/deal/deal.inputs.ts';
-import { RELATED_TYPES, REMINDER_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../../schema/task/task.inputs.ts';
+import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../records/activity.ts';
+import { CONTACT_SOURCES, CONTACT_STATUSES } from '../../records/contact.ts';
+import { DEAL_STATUSES } from '../../records/deal.ts';
+import { RELATED_TYPES, REMINDER_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../../records/task.ts';
 
 export const dateTime = z.iso.datetime().describe('ISO 8601 UTC date-time with milliseconds');
 const day = z.iso.date().describe('Calendar date, YYYY-MM-DD');

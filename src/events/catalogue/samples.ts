@@ -1,8 +1,8 @@
 // Sample records for test sends: stored rows as the database would answer them, with obviously
 // fake values, fed to the same builders as real changes. Times are the moment of the send.
 import { Prisma, type Activity, type Contact, type Note, type User } from '../../db/generated/client/client.ts';
-import type { DealWithStage } from '../../schema/deal/deal.record.ts';
-import type { TaskView } from '../../schema/task/task.view.ts';
+import type { DealWithStage } from '../../records/deal.ts';
+import type { TaskView } from '../../records/task.ts';
 import type { Actor } from '../outbox.ts';
 
 const WORKSPACE = 'ws_sample';

@@ -1,6 +1,6 @@
 // Task events. `data.task` is the task after the change (before it, for a deletion).
 import { z } from 'zod';
-import { taskRecord, type TaskView } from '../../schema/task/task.view.ts';
+import { taskRecord, type TaskView } from '../../records/task.ts';
 import { defineEvent } from './define.ts';
 import { changedFields, previousValues, TaskRecordSchema } from './records.ts';
 import { sampleTask } from './samples.ts';

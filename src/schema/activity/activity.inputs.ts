@@ -1,9 +1,7 @@
 // Activity request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
 import { isoDateOrTime, name255, optionalText } from '../common/validation.ts';
-
-export const ACTIVITY_TYPES = ['call', 'email', 'meeting', 'note', 'sms'] as const;
-export const ACTIVITY_OUTCOMES = ['connected', 'voicemail', 'no_answer', 'busy', 'scheduled', 'completed'] as const;
+import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../records/activity.ts';
 
 const MAX_DURATION_MINUTES = 10_080; // one week
 const id = z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters');

@@ -1,15 +1,15 @@
 // Every closed set of the API as one GraphQL enum, built from the same constants the zod schemas
 // check input with: outputs name the enum directly, and input types generated from zod schemas
 // find theirs here by the set of values (src/schema/common/zod-input.ts).
-import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../activity/activity.inputs.ts';
+import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../records/activity.ts';
 import { SCOPES } from '../../auth/scopes.ts';
 import { ERROR_STATUS, type ErrorCode as ErrorCodeValue } from '../../errors.ts';
 import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
-import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../contact/contact.inputs.ts';
+import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
 import { CUSTOM_FIELD_TYPES } from '../custom-field/custom-field.rules.ts';
-import { DEAL_STATUSES } from '../deal/deal.inputs.ts';
-import { RELATED_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../task/task.inputs.ts';
+import { DEAL_STATUSES } from '../../records/deal.ts';
+import { RELATED_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../../records/task.ts';
 import { NOTIFICATION_CHANNELS } from '../user/preferences.rules.ts';
 import { DELIVERY_STATUSES, HTTP_METHODS, PAYLOAD_FORMATS, WEBHOOK_CONTENT_TYPES } from '../webhook/webhook.inputs.ts';
 

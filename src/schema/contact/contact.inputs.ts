@@ -2,10 +2,7 @@
 import { z } from 'zod';
 import { checkedPerRow, inputNamed } from '../common/graphql-names.ts';
 import { csvList, customFieldValues, documentedAs, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
-
-export const CONTACT_STATUSES = ['active', 'inactive', 'lead', 'customer', 'churned'] as const;
-export const CONTACT_SOURCES = ['website', 'referral', 'social', 'paid_ads', 'manual', 'api', 'import'] as const;
-export const MERGE_STRATEGIES = ['prefer_primary', 'prefer_secondary'] as const;
+import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
 
 const email = z
   .string()

@@ -3,7 +3,7 @@ import { ContactSource, ContactStatus } from '../common/enums.ts';
 import { pageType } from '../common/page.ts';
 import { parseLimit } from '../common/pagination.ts';
 import { storedEnum } from '../common/stored-enum.ts';
-import { addressOf, type Address } from './contact.record.ts';
+import { addressOf, type Address } from '../../records/contact.ts';
 
 const AddressType = builder.objectRef<Address>('Address').implement({
   description: 'A postal address. Each part is null when it was not given.',

@@ -4,7 +4,7 @@ import type { Prisma } from '../../db/generated/client/client.ts';
 import type { BuiltEvent } from '../../events/catalogue/define.ts';
 import { recordEvent } from '../../events/outbox.ts';
 import { actorOf, type Context } from '../context.ts';
-import type { DealWithStage } from './deal.record.ts';
+import type { DealWithStage } from '../../records/deal.ts';
 
 /** `event` comes from a deal builder of the catalogue (src/events/catalogue/deal.events.ts). */
 export async function recordDealEvent(

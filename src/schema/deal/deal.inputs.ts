@@ -1,8 +1,8 @@
 // Deal request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
 import { customFieldValues, isoDate, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
+import { DEAL_STATUSES } from '../../records/deal.ts';
 
-export const DEAL_STATUSES = ['open', 'won', 'lost'] as const;
 export type DealStatus = (typeof DEAL_STATUSES)[number];
 
 /** Decimal(18, 4) holds up to 14 integer digits. */

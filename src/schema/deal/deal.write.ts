@@ -9,7 +9,7 @@ import { recordDealEvent } from './deal.events.ts';
 import { dealContactAdded, dealCreated, dealLost, dealStageChanged, dealUpdated, dealWon } from '../../events/catalogue/deal.events.ts';
 import type { DealCreateInput, DealUpdateInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
-import { dealRecord, withStageName, type DealWithStage } from './deal.record.ts';
+import { dealRecord, withStageName, type DealWithStage } from '../../records/deal.ts';
 import { assertContactExists, pipelineStages } from './deal.references.ts';
 import { customFieldsFor } from '../custom-field/custom-field.values.ts';
 import { applyStatus, chooseStage, type StageRef } from './deal.rules.ts';

@@ -2,13 +2,7 @@
 import { z } from 'zod';
 import { inputNamed } from '../common/graphql-names.ts';
 import { isoDateOrTime, name255, optionalText } from '../common/validation.ts';
-
-export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
-/** In order of urgency: sorting by priority uses this order, not the alphabet. */
-export const TASK_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
-export const TASK_TYPES = ['todo', 'call', 'email', 'meeting', 'follow_up'] as const;
-export const RELATED_TYPES = ['contact', 'deal', 'project'] as const;
-export const REMINDER_TYPES = ['email', 'push'] as const;
+import { RELATED_TYPES, REMINDER_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../../records/task.ts';
 
 const MAX_REMINDER_MINUTES = 525_600; // one year
 

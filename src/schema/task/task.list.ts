@@ -6,9 +6,10 @@
 import { Prisma, type Task } from '../../db/generated/client/client.ts';
 import type { Context } from '../context.ts';
 import { cursorOf, decodeCursor, parseSort, type Page, type SortSpec } from '../common/pagination.ts';
-import { TASK_PRIORITIES, type TaskFilter } from './task.inputs.ts';
+import { TASK_PRIORITIES } from '../../records/task.ts';
+import type { TaskFilter } from './task.inputs.ts';
 import { priorityRank } from './task.rules.ts';
-import { loadTaskViews, type TaskView } from './task.view.ts';
+import { loadTaskViews, type TaskView } from '../../records/task.ts';
 
 const sql = Prisma.sql;
 

@@ -5,7 +5,7 @@ import { parseInput } from '../common/validation.ts';
 import { taskFilter } from './task.inputs.ts';
 import { listTasks, TASK_SORT } from './task.list.ts';
 import { TaskPage, TaskType } from './task.type.ts';
-import { loadTaskView } from './task.view.ts';
+import { loadTaskView } from '../../records/task.ts';
 import { findTask } from './task.write.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { sortArg } from '../common/sort.ts';

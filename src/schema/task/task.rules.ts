@@ -1,7 +1,7 @@
 // Task state rules. Pure: the writes load the task, ask these, then write and record events.
 import type { Task } from '../../db/generated/client/client.ts';
 import { AppError } from '../../errors.ts';
-import { TASK_PRIORITIES } from './task.inputs.ts';
+import { TASK_PRIORITIES } from '../../records/task.ts';
 
 /** Statuses of a task still to be done: it can be completed, become overdue and remind. */
 export const OPEN_STATUSES = ['pending', 'in_progress'] as const;

@@ -3,7 +3,7 @@ import { NotificationChannel, TaskPriority, TaskRelatedType, TaskStatus, TaskTyp
 import { pageType } from '../common/page.ts';
 import { storedEnum } from '../common/stored-enum.ts';
 import { UserType } from '../user/user.type.ts';
-import { reminderOf, relatedTo, type TaskView } from './task.view.ts';
+import { reminderOf, relatedTo, type TaskView } from '../../records/task.ts';
 
 const RelatedTo = builder.objectRef<{ type: string; id: string; name: string | null }>('TaskRelatedTo').implement({
   description: 'The record a task is about.',

@@ -9,7 +9,7 @@ import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ReminderInput, TaskCreateInput, TaskUpdateInput } from './task.inputs.ts';
 import { becameCompleted, changedFields, completedAtAfter, completion, newlyAssigned, notificationResets, reminderAt } from './task.rules.ts';
-import { loadTaskView, loadTaskViews, type TaskView } from './task.view.ts';
+import { loadTaskView, loadTaskViews, type TaskView } from '../../records/task.ts';
 
 type Tx = Prisma.TransactionClient;
 

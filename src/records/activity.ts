@@ -1,6 +1,9 @@
-// The snake_case record of an activity, as events and webhook payloads carry it. Apart from the
-// GraphQL types so the event catalogue can use it without loading them.
-import type { Activity } from '../../db/generated/client/client.ts';
+// An activity on the wire: its types and outcomes, and the snake_case record events and webhook
+// payloads carry. Below the GraphQL schema, so the event catalogue can use it without loading it.
+import type { Activity } from '../db/generated/client/client.ts';
+
+export const ACTIVITY_TYPES = ['call', 'email', 'meeting', 'note', 'sms'] as const;
+export const ACTIVITY_OUTCOMES = ['connected', 'voicemail', 'no_answer', 'busy', 'scheduled', 'completed'] as const;
 
 /** The snake_case record events and webhook payloads carry: the REST response shape. */
 export function activityRecord(a: Activity) {

@@ -1,5 +1,8 @@
-// The snake_case record of a deal, as events and webhook payloads carry it.
-import type { Deal, Prisma } from '../../db/generated/client/client.ts';
+// A deal on the wire: its statuses and the snake_case record events and webhook payloads carry.
+// Below the GraphQL schema, so the event catalogue can use it without loading it.
+import type { Deal, Prisma } from '../db/generated/client/client.ts';
+
+export const DEAL_STATUSES = ['open', 'won', 'lost'] as const;
 
 export type DealWithStage = Deal & { stage: { name: string } };
 

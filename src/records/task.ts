@@ -1,6 +1,14 @@
-// A task as the API shows it: the row plus the names it refers to (assignee, related record).
-// The names are loaded for a whole page at once: one query per kind, not one per task.
-import type { Prisma, Task, User } from '../../db/generated/client/client.ts';
+// A task on the wire: its statuses, priorities, types and related kinds, and the task as the API shows
+// it: the row plus the names it refers to (assignee, related record). The names are loaded for a whole
+// page at once: one query per kind, not one per task.
+import type { Prisma, Task, User } from '../db/generated/client/client.ts';
+
+export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'] as const;
+/** In order of urgency: sorting by priority uses this order, not the alphabet. */
+export const TASK_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
+export const TASK_TYPES = ['todo', 'call', 'email', 'meeting', 'follow_up'] as const;
+export const RELATED_TYPES = ['contact', 'deal', 'project'] as const;
+export const REMINDER_TYPES = ['email', 'push'] as const;
 
 export interface TaskView extends Task {
   assignee: User | null;

@@ -1,5 +1,10 @@
-// The snake_case record of a contact, as events and webhook payloads carry it.
-import type { Contact, Prisma } from '../../db/generated/client/client.ts';
+// A contact on the wire: its statuses, sources and merge strategies, and the snake_case record events
+// and webhook payloads carry. Below the GraphQL schema, so the event catalogue can use it without loading it.
+import type { Contact, Prisma } from '../db/generated/client/client.ts';
+
+export const CONTACT_STATUSES = ['active', 'inactive', 'lead', 'customer', 'churned'] as const;
+export const CONTACT_SOURCES = ['website', 'referral', 'social', 'paid_ads', 'manual', 'api', 'import'] as const;
+export const MERGE_STRATEGIES = ['prefer_primary', 'prefer_secondary'] as const;
 
 const ADDRESS_PARTS = ['street', 'city', 'state', 'zip', 'country'] as const;
 export type Address = Record<(typeof ADDRESS_PARTS)[number], string | null>;
