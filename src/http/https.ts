@@ -5,11 +5,14 @@
 // sent to, as long as it is a well-formed host name.
 import net from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
-import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { sendError } from '../rest/envelope.ts';
 
-export type RedirectPolicy = Pick<Config, 'publicOrigin' | 'allowedHosts'>;
+/** Config's PUBLIC_URL (as an origin) and ALLOWED_HOSTS. */
+export interface RedirectPolicy {
+  publicOrigin: string | null;
+  allowedHosts: string[] | null;
+}
 
 const HOST = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?)(:\d{1,5})?$/;
 

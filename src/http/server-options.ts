@@ -5,9 +5,12 @@
 import type { Server } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
-import type { Config } from '../config.ts';
 
-type Limits = Pick<Config, 'httpHeadersTimeoutMs' | 'httpRequestTimeoutMs'>;
+/** Config's HTTP_HEADERS_TIMEOUT_MS and HTTP_REQUEST_TIMEOUT_MS. */
+interface Limits {
+  httpHeadersTimeoutMs: number;
+  httpRequestTimeoutMs: number;
+}
 
 export function serverOptions(config: Limits) {
   return {
