@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/ids.ts';
-import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.mutations.ts';
+import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write.ts';
 import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
 import { createEventBus } from '../src/events/bus.ts';
 import { client, gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { insertCustomField, MAX_CUSTOM_FIELDS } from '../../admin/workspaces.ts';
 import { CUSTOM_FIELD_TYPES } from './custom-field.rules.ts';
+import { insertCustomField, MAX_CUSTOM_FIELDS } from './custom-field.write.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';
@@ -17,8 +17,6 @@ const createInput = z.strictObject({
   options: z.array(z.string().max(255, 'options must be at most 255 characters')).max(100, 'at most 100 options').optional(),
 });
 const CustomFieldCreateInput = zodInput('CustomFieldCreateInput', createInput, 'A new custom field: a key (letters, digits, underscores), a type, and for select fields the options.');
-
-export { MAX_CUSTOM_FIELDS };
 
 builder.mutationFields((t) => ({
   createCustomField: t.prismaField({
