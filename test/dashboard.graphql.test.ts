@@ -140,6 +140,29 @@ describe('custom fields', () => {
     }
   });
 
+  it('a write later in the same document sees a definition made or removed before it', async () => {
+    // Contacts are created outside a transaction, checked against the request's loaded definitions.
+    const around = (change: string) => `mutation ($a: ContactCreateInput!, $b: ContactCreateInput!) {
+      before: createContact(input: $a) { custom_fields }
+      ${change}
+      after: createContact(input: $b) { custom_fields }
+    }`;
+    const rows = () => ({
+      a: { first_name: 'Before', email: uniqueEmail(), custom_fields: { late: 'x' } },
+      b: { first_name: 'After', email: uniqueEmail(), custom_fields: { late: 'x' } },
+    });
+    const defined = await user.gql(around('field: createCustomField(input: { key: "late", type: text }) { id }'), rows());
+    expect(defined.errors).toBeUndefined();
+    expect(defined.data.before.custom_fields).toEqual({});
+    expect(defined.data.after.custom_fields).toEqual({ late: 'x' });
+
+    const id = defined.data.field.id;
+    const removed = await user.gql(around(`gone: deleteCustomField(id: "${id}") { deleted }`), rows());
+    expect(removed.errors).toBeUndefined();
+    expect(removed.data.before.custom_fields).toEqual({ late: 'x' });
+    expect(removed.data.after.custom_fields).toEqual({});
+  });
+
   it('refuses API keys', async () => {
     expect((await gql(app.base, ws.key, FIELDS)).errors![0].extensions!.code).toBe('forbidden');
     expect((await gql(app.base, ws.key, 'mutation { createCustomField(input: { key: "k", type: text }) { id } }')).errors![0].extensions!.code).toBe('forbidden');
