@@ -151,7 +151,8 @@ describe('custom fields', () => {
       a: { first_name: 'Before', email: uniqueEmail(), custom_fields: { late: 'x' } },
       b: { first_name: 'After', email: uniqueEmail(), custom_fields: { late: 'x' } },
     });
-    const defined = await user.gql(around('field: createCustomField(input: { key: "late", type: text }) { id }'), rows());
+    const define = 'field: createCustomField(input: { key: "late", type: text }) { id }';
+    const defined = await user.gql(around(define), rows());
     expect(defined.errors).toBeUndefined();
     expect(defined.data.before.custom_fields).toEqual({});
     expect(defined.data.after.custom_fields).toEqual({ late: 'x' });

@@ -17,7 +17,9 @@ export async function assertActiveUser(
 ): Promise<void> {
   if (userId === null || userId === undefined) return;
   const where = { id: userId, workspaceId: ctx.caller.accountId, active: true };
-  const active = tx ? Boolean(await tx.user.findFirst({ where, select: { id: true } })) : await activeUsersLoader(ctx).load(userId);
+  const active = tx
+    ? Boolean(await tx.user.findFirst({ where, select: { id: true } }))
+    : await activeUsersLoader(ctx).load(userId);
   if (!active) {
     const message = `${field} does not name an active user of this workspace`;
     throw new AppError('unprocessable_entity', message, { [field]: ['unknown or inactive user'] });
