@@ -2,8 +2,7 @@
 // on several connections at once): webhook subscriptions and custom fields per workspace, at
 // least one pipeline, and the tags of a merged contact.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { insertCustomField } from '../src/admin/workspaces.ts';
-import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.mutations.ts';
+import { insertCustomField, MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write.ts';
 import { newId } from '../src/ids.ts';
 import { MAX_SUBSCRIPTIONS } from '../src/schema/webhook/webhook.inputs.ts';
 import { startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/ids.ts';
-import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.mutations.ts';
+import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write.ts';
 import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
 import { createEventBus } from '../src/events/bus.ts';
 import { client, gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
@@ -138,6 +138,30 @@ describe('custom fields', () => {
     } finally {
       await app.db.prisma.customFieldDefinition.deleteMany({ where: { id: { in: filler.map((f) => f.id) } } });
     }
+  });
+
+  it('a write later in the same document sees a definition made or removed before it', async () => {
+    // Contacts are created outside a transaction, checked against the request's loaded definitions.
+    const around = (change: string) => `mutation ($a: ContactCreateInput!, $b: ContactCreateInput!) {
+      before: createContact(input: $a) { custom_fields }
+      ${change}
+      after: createContact(input: $b) { custom_fields }
+    }`;
+    const rows = () => ({
+      a: { first_name: 'Before', email: uniqueEmail(), custom_fields: { late: 'x' } },
+      b: { first_name: 'After', email: uniqueEmail(), custom_fields: { late: 'x' } },
+    });
+    const define = 'field: createCustomField(input: { key: "late", type: text }) { id }';
+    const defined = await user.gql(around(define), rows());
+    expect(defined.errors).toBeUndefined();
+    expect(defined.data.before.custom_fields).toEqual({});
+    expect(defined.data.after.custom_fields).toEqual({ late: 'x' });
+
+    const id = defined.data.field.id;
+    const removed = await user.gql(around(`gone: deleteCustomField(id: "${id}") { deleted }`), rows());
+    expect(removed.errors).toBeUndefined();
+    expect(removed.data.before.custom_fields).toEqual({ late: 'x' });
+    expect(removed.data.after.custom_fields).toEqual({});
   });
 
   it('refuses API keys', async () => {

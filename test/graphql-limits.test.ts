@@ -8,7 +8,7 @@ import { loadConfig } from '../src/config.ts';
 import { LIST_SIZES, operationCost } from '../src/graphql/cost.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules } from '../src/graphql/limits.ts';
 import { API_KEYS_SHOWN } from '../src/schema/api-key/api-key.queries.ts';
-import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.mutations.ts';
+import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write.ts';
 import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';

@@ -84,3 +84,29 @@ describe('a create is one SQL statement', () => {
     expect((event!.data as { contact: unknown }).contact).toEqual(created);
   });
 });
+
+describe('a bulk create reads the custom field definitions and the users its rows name once', () => {
+  it('POST /v1/contacts/bulk of 50 rows: one statement a row, one for the users, one for the definitions', async () => {
+    const ws = await app.workspace();
+    await ws.addCustomField('tier', 'select', ['gold', 'silver']);
+    await ws.addCustomField('score', 'number');
+    const users = await Promise.all(Array.from({ length: 10 }, (_, i) => ws.addUser(`Bulk owner ${i}`)));
+    let n = 0;
+    const sent = await statementsOf(async () => {
+      const contacts = Array.from({ length: 50 }, (_, i) => ({
+        first_name: `Bulk ${i}`,
+        email: `bulk.${Date.now()}.${n++}@example.com`,
+        assigned_to: users[i % users.length].id,
+        custom_fields: { tier: 'gold', score: i },
+      }));
+      const r = await ws.api('POST', '/v1/contacts/bulk', { contacts });
+      expect(r.status, r.text).toBe(201);
+      expect(r.body.data.created).toBe(50);
+    });
+    const reading = (table: string) => sent.filter((sql) => sql.startsWith('SELECT') && sql.includes(`"${table}"`));
+    // Row by row, it was 150: each row read the definitions and its user before its insert.
+    expect(reading('custom_field_definitions'), sent.join('\n')).toHaveLength(1);
+    expect(reading('users'), sent.join('\n')).toHaveLength(1);
+    expect(sent, sent.join('\n')).toHaveLength(52);
+  });
+});

@@ -1,20 +1,22 @@
 // Account administration shared by the CLI and the first start: workspaces (each with its
-// sandbox twin and default pipeline), users, API keys and custom field definitions.
+// sandbox twin and default pipeline), users, API keys and custom field definitions. Keys and
+// definitions are checked and stored by the schema's writes, the same ones its mutations use.
 import type { Prisma } from '../db/generated/client/client.ts';
 import type { Db } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
-import { lockCap } from '../db/locks.ts';
-import { displayPrefix, generateApiKey, hashApiKey } from '../auth/keys.ts';
-import { parsePermissions, SCOPES, type Scope } from '../auth/scopes.ts';
 import { normalizeEmail } from '../auth/email.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { SessionStore } from '../auth/sessions.ts';
 import { PLANS } from '../auth/rate-limit.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { parseCalendarDateTime } from '../schema/common/dates.ts';
-import { CUSTOM_FIELD_TYPES } from '../schema/custom-field/custom-field.rules.ts';
+import { insertApiKey, type KeyInput } from '../schema/api-key/api-key.write.ts';
+import { liveWorkspace } from '../schema/common/live-workspace.ts';
+import { insertCustomField, type CustomFieldInput } from '../schema/custom-field/custom-field.write.ts';
 import { DEFAULT_STAGES } from '../schema/pipeline/pipeline.rules.ts';
+
+/** The input of createApiKey, for its callers. */
+export type { KeyInput };
 
 
 async function createDefaultPipeline(tx: Prisma.TransactionClient, workspaceId: string) {
@@ -39,12 +41,6 @@ export async function createWorkspace(db: Db, input: { name: string; plan?: stri
     await createDefaultPipeline(tx, sandbox.id);
     return { id: live.id, name, plan, currency, sandbox_id: sandbox.id, created_at: live.createdAt.toISOString() };
   });
-}
-
-async function liveWorkspace(db: Db, id: string) {
-  const ws = await db.workspace.findFirst({ where: { id, isSandbox: false } });
-  if (!ws) throw new AppError('not_found', `Workspace ${id} not found`);
-  return ws;
 }
 
 export async function createUser(db: Db, input: { workspace: string; name: string; email: string }) {
@@ -77,16 +73,6 @@ export async function setUserPassword(db: Db, input: { email: string; password: 
   return { email, users: users.map((u) => ({ id: u.id, workspace_id: u.workspaceId })), sessions_ended: sessionsEnded };
 }
 
-export interface KeyInput {
-  workspace: string;
-  name: string;
-  scope: string;
-  permissions?: string[];
-  sandbox?: boolean;
-  expiresAt?: string;
-  userId?: string;
-}
-
 /** Creates a key and returns it in full: the only time it is ever shown. */
 export async function createApiKey(db: Db, input: KeyInput) {
   const { row, key } = await insertApiKey(db, input);
@@ -104,37 +90,6 @@ export async function createApiKey(db: Db, input: KeyInput) {
   };
 }
 
-/** Checks and stores a new key: its row, and the key itself (never stored). */
-export async function insertApiKey(db: Db, input: KeyInput) {
-  await liveWorkspace(db, input.workspace);
-  if (!input.name?.trim()) throw validationError({ name: ['is required'] });
-  if (!(SCOPES as readonly string[]).includes(input.scope)) throw validationError({ scope: [`must be one of ${SCOPES.join(', ')}`] });
-  const { valid, invalid } = parsePermissions(input.permissions ?? []);
-  if (invalid.length) throw validationError({ permissions: [`unknown permission(s): ${invalid.join(', ')}`] });
-  if (input.scope === 'custom' && valid.length === 0) throw validationError({ permissions: ['a custom key needs at least one permission'] });
-  let expiresAt: Date | null = null;
-  if (input.expiresAt) {
-    expiresAt = parseCalendarDateTime(input.expiresAt);
-    if (!expiresAt) throw validationError({ expires_at: ['must be an ISO 8601 date or date-time that exists (years 0001-9999)'] });
-  }
-  const key = generateApiKey(Boolean(input.sandbox));
-  const row = await db.apiKey.create({
-    data: {
-      id: newId('key'),
-      workspaceId: input.workspace,
-      userId: input.userId ?? null,
-      name: input.name.trim(),
-      prefix: displayPrefix(key),
-      hash: hashApiKey(key),
-      scope: input.scope as Scope,
-      permissions: input.scope === 'custom' ? valid : [],
-      sandbox: Boolean(input.sandbox),
-      expiresAt,
-    },
-  });
-  return { row, key };
-}
-
 export async function revokeApiKey(db: Db, id: string) {
   const key = await db.apiKey.findUnique({ where: { id } });
   if (!key) throw new AppError('not_found', `API key ${id} not found`);
@@ -142,45 +97,9 @@ export async function revokeApiKey(db: Db, id: string) {
   return { id: row.id, revoked: true, revoked_at: row.revokedAt!.toISOString() };
 }
 
-export interface CustomFieldInput {
-  workspace: string;
-  key: string;
-  type: string;
-  options?: string[];
-  label?: string;
-}
-
 export async function createCustomField(db: Db, input: CustomFieldInput) {
   const row = await insertCustomField(db, input);
   return { id: row.id, workspace_id: row.workspaceId, key: row.key, type: row.type, options: row.options, label: row.label };
-}
-
-/** Every contact and deal write checks values against all definitions: keep the list short. */
-export const MAX_CUSTOM_FIELDS = 100;
-
-/** Checks and stores a custom field definition of a live workspace. */
-export async function insertCustomField(db: Db, input: CustomFieldInput) {
-  await liveWorkspace(db, input.workspace);
-  if (!input.key || !/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(input.key)) {
-    throw validationError({ key: ['must start with a letter and hold only letters, digits and _ (at most 64)'] });
-  }
-  if (!(CUSTOM_FIELD_TYPES as readonly string[]).includes(input.type)) throw validationError({ type: [`must be one of ${CUSTOM_FIELD_TYPES.join(', ')}`] });
-  const options = (input.options ?? []).map((o) => o.trim()).filter(Boolean);
-  if (input.type === 'select' && options.length === 0) throw validationError({ options: ['a select field needs options'] });
-  try {
-    // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
-    return await db.$transaction(async (tx) => {
-      await lockCap(tx, 'custom_field_definitions', input.workspace);
-      const count = await tx.customFieldDefinition.count({ where: { workspaceId: input.workspace } });
-      if (count >= MAX_CUSTOM_FIELDS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_CUSTOM_FIELDS} custom fields; remove one first`);
-      return tx.customFieldDefinition.create({
-        data: { id: newId('cf'), workspaceId: input.workspace, key: input.key, type: input.type, options, label: input.label ?? null },
-      });
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('conflict', `Custom field ${input.key} already exists`);
-    throw err;
-  }
 }
 
 /** First start: one workspace, one user and a full-access key, when the database has none. */

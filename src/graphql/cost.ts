@@ -57,7 +57,7 @@ export const LIST_SIZES: Record<string, number> = {
   'WebhookDelivery.attempt_history': MOST_ATTEMPTS_KEPT,
   /** API_KEYS_SHOWN (src/schema/api-key/api-key.queries.ts). */
   'Query.apiKeys': 200,
-  /** MAX_CUSTOM_FIELDS (src/schema/custom-field/custom-field.mutations.ts). */
+  /** MAX_CUSTOM_FIELDS (src/schema/custom-field/custom-field.write.ts). */
   'Query.customFields': 100,
 };
 

@@ -1,11 +1,11 @@
 import { z } from 'zod';
-import { insertApiKey } from '../../admin/workspaces.ts';
 import { SCOPES } from '../../auth/scopes.ts';
 import { notFound, validationError } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { isoDateOrTime, name255, parseInput } from '../common/validation.ts';
 import { assertSignedInUser } from '../common/signed-in.ts';
 import { ApiKeyType, CreatedApiKey } from './api-key.type.ts';
+import { insertApiKey } from './api-key.write.ts';
 import { zodInput } from '../common/zod-input.ts';
 
 const createInput = z.strictObject({

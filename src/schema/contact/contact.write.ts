@@ -20,9 +20,15 @@ export const emailTaken = () => new AppError('conflict', 'A contact with this em
  * transaction and one round trip, which is most of what a create costs. The row is built here,
  * defaults and timestamps included, so the event and the answer carry exactly what is stored.
  */
-export async function createContact(db: Pick<Tx, 'user' | 'customFieldDefinition' | '$executeRaw'>, ctx: Context, input: ContactCreateInput): Promise<Contact> {
-  await assertActiveUser(db, ctx, input.assigned_to, 'assigned_to');
-  const customFields = await customFieldsFor(db, ctx, input.custom_fields);
+export async function createContact(
+  db: Pick<Tx, '$executeRaw'>,
+  ctx: Context,
+  input: ContactCreateInput,
+): Promise<Contact> {
+  // Outside a transaction: the request's loaders answer, so a bulk create reads the definitions
+  // once and each user its rows name once.
+  await assertActiveUser(null, ctx, input.assigned_to, 'assigned_to');
+  const customFields = await customFieldsFor(null, ctx, input.custom_fields);
   const now = new Date();
   const c: Contact = {
     id: newId('con'),

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { insertCustomField, MAX_CUSTOM_FIELDS } from '../../admin/workspaces.ts';
 import { CUSTOM_FIELD_TYPES } from './custom-field.rules.ts';
+import { insertCustomField, MAX_CUSTOM_FIELDS } from './custom-field.write.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';
@@ -8,6 +8,7 @@ import { parseInput } from '../common/validation.ts';
 import { assertSignedInUser } from '../common/signed-in.ts';
 import { assertLiveCaller } from '../common/live-only.ts';
 import { CustomFieldType } from './custom-field.type.ts';
+import { definitionsLoader } from './custom-field.loader.ts';
 import { zodInput } from '../common/zod-input.ts';
 
 const createInput = z.strictObject({
@@ -18,8 +19,6 @@ const createInput = z.strictObject({
 });
 const CustomFieldCreateInput = zodInput('CustomFieldCreateInput', createInput, 'A new custom field: a key (letters, digits, underscores), a type, and for select fields the options.');
 
-export { MAX_CUSTOM_FIELDS };
-
 builder.mutationFields((t) => ({
   createCustomField: t.prismaField({
     type: CustomFieldType,
@@ -29,7 +28,16 @@ builder.mutationFields((t) => ({
       assertSignedInUser(ctx);
       assertLiveCaller(ctx, 'Custom field definitions');
       const input = parseInput(createInput, args.input);
-      return insertCustomField(ctx.prisma, { workspace: ctx.caller.accountId, key: input.key, type: input.type, options: input.options, label: input.label ?? undefined });
+      const definition = await insertCustomField(ctx.prisma, {
+        workspace: ctx.caller.accountId,
+        key: input.key,
+        type: input.type,
+        options: input.options,
+        label: input.label ?? undefined,
+      });
+      // Later writes of the same document check their values against the new definition.
+      definitionsLoader(ctx).clearAll();
+      return definition;
     },
   }),
   deleteCustomField: t.field({
@@ -49,6 +57,7 @@ builder.mutationFields((t) => ({
         ctx.prisma.$executeRaw`UPDATE deals SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
         ctx.prisma.customFieldDefinition.delete({ where: { id: def.id } }),
       ]);
+      definitionsLoader(ctx).clearAll();
       return { id: def.id, deleted: true as const };
     },
   }),
