@@ -2,7 +2,7 @@
 // sandbox twin and default pipeline), users, API keys and custom field definitions.
 import type { Prisma } from '../db/generated/client/client.ts';
 import type { Db } from '../db/client.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { transaction, withRefusals } from '../db/transaction.ts';
 import { lockCap } from '../db/locks.ts';
 import { displayPrefix, generateApiKey, hashApiKey } from '../auth/keys.ts';
 import { parsePermissions, SCOPES, type Scope } from '../auth/scopes.ts';
@@ -52,13 +52,11 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
   const email = normalizeEmail(input.email ?? '');
   if (!input.name?.trim()) throw validationError({ name: ['is required'] });
   if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw validationError({ email: ['must be a valid email address'] });
-  try {
-    const user = await db.user.create({ data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email } });
-    return { id: user.id, workspace_id: user.workspaceId, name: user.name, email: user.email, active: user.active };
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('conflict', `A user with email ${email} already exists in this workspace`);
-    throw err;
-  }
+  const taken = () => new AppError('conflict', `A user with email ${email} already exists in this workspace`);
+  const user = await withRefusals({ uniqueViolation: taken }, () =>
+    db.user.create({ data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email } }),
+  );
+  return { id: user.id, workspace_id: user.workspaceId, name: user.name, email: user.email, active: user.active };
 }
 
 /**
@@ -167,20 +165,19 @@ export async function insertCustomField(db: Db, input: CustomFieldInput) {
   if (!(CUSTOM_FIELD_TYPES as readonly string[]).includes(input.type)) throw validationError({ type: [`must be one of ${CUSTOM_FIELD_TYPES.join(', ')}`] });
   const options = (input.options ?? []).map((o) => o.trim()).filter(Boolean);
   if (input.type === 'select' && options.length === 0) throw validationError({ options: ['a select field needs options'] });
-  try {
-    // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
-    return await db.$transaction(async (tx) => {
-      await lockCap(tx, 'custom_field_definitions', input.workspace);
-      const count = await tx.customFieldDefinition.count({ where: { workspaceId: input.workspace } });
-      if (count >= MAX_CUSTOM_FIELDS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_CUSTOM_FIELDS} custom fields; remove one first`);
-      return tx.customFieldDefinition.create({
-        data: { id: newId('cf'), workspaceId: input.workspace, key: input.key, type: input.type, options, label: input.label ?? null },
-      });
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('conflict', `Custom field ${input.key} already exists`);
-    throw err;
-  }
+  const taken = () => new AppError('conflict', `Custom field ${input.key} already exists`);
+  // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
+  return transaction(db, async (tx) => {
+    await lockCap(tx, 'custom_field_definitions', input.workspace);
+    const count = await tx.customFieldDefinition.count({ where: { workspaceId: input.workspace } });
+    if (count >= MAX_CUSTOM_FIELDS) {
+      const message = `A workspace has at most ${MAX_CUSTOM_FIELDS} custom fields; remove one first`;
+      throw new AppError('unprocessable_entity', message);
+    }
+    const { workspace: workspaceId, key, type, label } = input;
+    const id = newId('cf');
+    return tx.customFieldDefinition.create({ data: { id, workspaceId, key, type, options, label: label ?? null } });
+  }, { uniqueViolation: taken });
 }
 
 /** First start: one workspace, one user and a full-access key, when the database has none. */

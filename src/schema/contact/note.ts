@@ -12,6 +12,7 @@ import { noteInput } from './contact.inputs.ts';
 import { findContact } from './contact.queries.ts';
 import { sortArg } from '../common/sort.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { transaction } from '../../db/transaction.ts';
 
 export const NoteType = builder.prismaObject('Note', {
   description: 'A markdown note on a contact.',
@@ -58,7 +59,7 @@ builder.mutationField('createNote', (t) =>
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const { content } = parseInput(noteInput, args.input);
-      return ctx.prisma.$transaction(async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const contact = await findContact(tx, ctx, String(args.contactId));
         const note = await tx.note.create({
           data: { id: newId('note'), workspaceId: contact.workspaceId, contactId: contact.id, content, createdBy: ctx.caller.userId },
