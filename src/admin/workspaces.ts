@@ -3,7 +3,7 @@
 // definitions are checked and stored by the schema's writes, the same ones its mutations use.
 import type { Prisma } from '../db/generated/client/client.ts';
 import type { Db } from '../db/client.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { withRefusals } from '../db/transaction.ts';
 import { normalizeEmail } from '../auth/email.ts';
 import { hashPassword } from '../auth/passwords.ts';
 import { SessionStore } from '../auth/sessions.ts';
@@ -48,13 +48,11 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
   const email = normalizeEmail(input.email ?? '');
   if (!input.name?.trim()) throw validationError({ name: ['is required'] });
   if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw validationError({ email: ['must be a valid email address'] });
-  try {
-    const user = await db.user.create({ data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email } });
-    return { id: user.id, workspace_id: user.workspaceId, name: user.name, email: user.email, active: user.active };
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('conflict', `A user with email ${email} already exists in this workspace`);
-    throw err;
-  }
+  const taken = () => new AppError('conflict', `A user with email ${email} already exists in this workspace`);
+  const user = await withRefusals({ uniqueViolation: taken }, () =>
+    db.user.create({ data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email } }),
+  );
+  return { id: user.id, workspace_id: user.workspaceId, name: user.name, email: user.email, active: user.active };
 }
 
 /**

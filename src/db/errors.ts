@@ -14,6 +14,21 @@ export function isUniqueViolation(err: unknown): boolean {
 }
 
 /**
+ * A foreign key refused the write: a row it refers to is gone, or a row still refers to the one
+ * being deleted. Prisma's P2003, or SQLSTATE 23503 under a raw statement's error.
+ */
+export function isForeignKeyViolation(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  if ((err as { code?: unknown }).code === 'P2003') return true;
+  return driverCause(err)?.originalCode === '23503';
+}
+
+/** A model write named a row by its key that does not exist (any more): Prisma's P2025. */
+export function isRecordNotFound(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && (err as { code?: unknown }).code === 'P2025';
+}
+
+/**
  * A value the database cannot store or compare (SQLSTATE class 22, data exception), such as text
  * holding a NUL character: the request's fault, however far it got before the database said so.
  */

@@ -23,6 +23,11 @@ export interface NewEvent extends BuiltEvent {
 
 type EventWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
 
+/**
+ * Records `e` in the caller's transaction: the row insertEventSql builds, as a statement of its
+ * own. Both ways of writing an event go through that one builder, so the columns, the sequence,
+ * the actor and the payload are set in one place.
+ */
 export async function recordEvent(tx: EventWriter, e: NewEvent): Promise<string> {
   const { id, sql } = insertEventSql(e);
   await tx.$executeRaw(sql);

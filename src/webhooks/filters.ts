@@ -1,11 +1,9 @@
 // Subscription filters: `{ field: value | [values] }` matched against the event's record, e.g.
 // `{ "pipeline_id": "pipe_1" }` or `{ "tags": ["vip"] }` (an array field must hold every value).
 import { z } from 'zod';
-import { scalarNamed } from '../schema/common/graphql-names.ts';
 
 const filterValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()])).max(50)]);
 export const filtersSchema = z.record(z.string().regex(/^[a-z_]{1,64}$/, 'filter keys are record field names'), filterValue).nullable();
-scalarNamed(filtersSchema.unwrap(), 'WebhookFilters');
 export type Filters = z.infer<typeof filtersSchema>;
 
 export function matchesFilters(filters: unknown, record: Record<string, unknown>): boolean {

@@ -10,6 +10,7 @@ import { parseInput } from '../common/validation.ts';
 import { activityCreateInput, type ActivityCreateInput } from './activity.inputs.ts';
 import { ActivityType } from './activity.type.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { transaction } from '../../db/transaction.ts';
 
 const ActivityCreateInput = zodInput('ActivityCreateInput', activityCreateInput, 'An interaction that happened: a call, email, meeting, note or SMS, with whom and how it went.');
 
@@ -66,7 +67,7 @@ builder.mutationField('createActivity', (t) =>
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'activities', 'write');
       const input = parseInput(activityCreateInput, args.input);
-      return ctx.prisma.$transaction((tx) => logActivity(tx, ctx, input));
+      return transaction(ctx.prisma, (tx) => logActivity(tx, ctx, input));
     },
   }),
 );

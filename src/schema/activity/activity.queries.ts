@@ -5,7 +5,7 @@ import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, type ListArgs, type SortSpec } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { findContact } from '../contact/contact.queries.ts';
 import { activityFilter } from './activity.inputs.ts';
@@ -41,13 +41,10 @@ function activityPage(
   info: GraphQLResolveInfo,
   list: string,
   where: Prisma.ActivityWhereInput,
-  args: { sort?: readonly string[] | null; limit?: number | null; cursor?: string | null },
+  args: ListArgs,
 ) {
-  return findPage({
+  return findPage(args, ACTIVITY_SORT, {
     list,
-    limit: parseLimit(args.limit),
-    keys: parseSort(args.sort, ACTIVITY_SORT),
-    cursor: args.cursor,
     where: where as Record<string, unknown>,
     fetch: (q) => ctx.prisma.activity.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.ActivityFindManyArgs),
     count: (w) => ctx.prisma.activity.count({ where: w }),

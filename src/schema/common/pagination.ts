@@ -3,6 +3,9 @@
 // list it was issued for (`contacts`, `contact_notes:<contact id>`): a position in one list means
 // nothing in another, so a cursor used on another list is refused rather than answered with a
 // page that silently starts at the wrong place.
+// Every keyset list pages here: most state their order and keyset to Prisma; a list ordered by
+// an expression Prisma cannot state (tasks by urgency) states the same keyset in SQL
+// (pagination.sql.ts), so cursors, ties and nulls behave alike on every list.
 import { z } from 'zod';
 import { validationError } from '../../errors.ts';
 import { parseIsoInstant } from './dates.ts';
@@ -24,7 +27,7 @@ export interface SortSpec {
   default: string;
 }
 
-interface SortKey extends SortableField {
+export interface SortKey extends SortableField {
   desc: boolean;
 }
 
@@ -64,13 +67,6 @@ export function parseSort(sort: string | readonly string[] | null | undefined, s
   }
   if (keys.length === 0) return parseSort(spec.default, spec);
   return keys;
-}
-
-export function orderByOf(keys: SortKey[]): Record<string, unknown>[] {
-  const order = keys.map((k) => ({ [k.field]: k.nullable ? { sort: k.desc ? 'desc' : 'asc', nulls: 'last' } : k.desc ? 'desc' : 'asc' }));
-  // The id breaks ties so every row has exactly one place in the order.
-  order.push({ id: keys[0].desc ? 'desc' : 'asc' });
-  return order;
 }
 
 const cursorShape = z.object({ l: z.string(), s: z.string(), v: z.array(z.union([z.string(), z.number(), z.null()])), id: z.string() });
@@ -133,18 +129,14 @@ function decodeValue(v: string | number | null, type: SortType): unknown {
   }
 }
 
-/** The cursor of the position after the row with these sort values and id, in `list`. */
-export function cursorOf(list: string, keys: SortKey[], values: unknown[], id: string): string {
-  const body = { l: list, s: signature(keys), v: values.map(encodeValue), id };
+/** The cursor of the position after `row` (which holds each sort key under its field's name) in `list`. */
+export function encodeCursor(list: string, keys: SortKey[], row: Record<string, unknown>): string {
+  const body = { l: list, s: signature(keys), v: keys.map((k) => encodeValue(row[k.field])), id: String(row.id) };
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
-export function encodeCursor(list: string, keys: SortKey[], row: Record<string, unknown>): string {
-  return cursorOf(list, keys, keys.map((k) => row[k.field]), String(row.id));
-}
-
 /** The sort values and id a cursor of `list` carries, checked against the list, the sort order and the columns' types. */
-export function decodeCursor(list: string, keys: SortKey[], cursor: string): { values: unknown[]; id: string } {
+function decodeCursor(list: string, keys: SortKey[], cursor: string): { values: unknown[]; id: string } {
   const shaped = cursorShape.safeParse(openCursor(list, cursor));
   if (!shaped.success) throw notACursor();
   const parsed = shaped.data;
@@ -156,56 +148,108 @@ export function decodeCursor(list: string, keys: SortKey[], cursor: string): { v
   return { values, id: parsed.id };
 }
 
-/** The Prisma `where` selecting the rows after the cursor in the given order. */
-export function afterCursor(list: string, keys: SortKey[], cursor: string | null | undefined): Record<string, unknown> | undefined {
-  if (!cursor) return undefined;
-  const { values, id } = decodeCursor(list, keys, cursor);
-  const all = [...keys, { field: 'id', type: 'string' as const, desc: keys[0].desc }];
-  values.push(id);
-  const branches: Record<string, unknown>[] = [];
-  for (let i = 0; i < all.length; i++) {
-    const after = strictlyAfter(all[i], values[i]);
-    if (!after) continue;
-    const equalBefore = all.slice(0, i).map((k, j) => ({ [k.field]: values[j] === null ? null : values[j] }));
-    branches.push({ AND: [...equalBefore, after] });
-  }
+/**
+ * How a store states a keyset: Prisma's `where` and `orderBy` objects, or SQL. A key is a sort
+ * field or, last, the id that breaks ties.
+ */
+export interface KeysetForm<W, O> {
+  /** The key holds `value` (null: holds none). */
+  equal(key: SortKey, value: unknown): W;
+  /** The key comes strictly after `value` in the key's direction. */
+  beyond(key: SortKey, value: unknown): W;
+  /** The key comes at or after `value`: the range an index scan can start from. */
+  from(key: SortKey, value: unknown): W;
+  isNull(key: SortKey): W;
+  and(parts: W[]): W;
+  or(parts: W[]): W;
+  /** The keys in order, nulls last, then the id in the first key's direction. */
+  orderBy(keys: SortKey[]): O;
+}
+
+const idKey = (keys: SortKey[]): SortKey => ({ field: 'id', type: 'string', desc: keys[0].desc });
+
+/** The rows after the position (values, id): equal on the keys before some key, strictly after on it. */
+function afterPosition<W, O>(form: KeysetForm<W, O>, keys: SortKey[], values: unknown[], id: string): W {
+  const all = [...keys, idKey(keys)];
+  const at = [...values, id];
+  const branches: W[] = [];
+  all.forEach((key, i) => {
+    // Nulls sort last in both directions, so after a null only other nulls (ordered by later keys) follow.
+    if (at[i] === null) return;
+    const beyond = form.beyond(key, at[i]);
+    const after = key.nullable ? form.or([beyond, form.isNull(key)]) : beyond;
+    branches.push(form.and([...all.slice(0, i).map((k, j) => form.equal(k, at[j])), after]));
+  });
   // The same condition as a range on the first key: the OR alone does not let PostgreSQL start
   // its index scan at the cursor, and a page 1,000 pages deep would read all the rows before it.
   const first = keys[0];
-  if (first.nullable || values[0] === null) return { OR: branches };
-  return { AND: [{ [first.field]: { [first.desc ? 'lte' : 'gte']: values[0] } }, { OR: branches }] };
+  if (first.nullable || values[0] === null) return form.or(branches);
+  return form.and([form.from(first, values[0]), form.or(branches)]);
 }
 
-// Nulls sort last in both directions, so after a null only other nulls (ordered by later keys) follow.
-function strictlyAfter(key: SortKey, value: unknown): Record<string, unknown> | null {
-  if (value === null) return null;
-  const cmp = { [key.field]: { [key.desc ? 'lt' : 'gt']: value } };
-  return key.nullable ? { OR: [cmp, { [key.field]: null }] } : cmp;
+type PrismaWhere = Record<string, unknown>;
+type PrismaOrder = Record<string, unknown>[];
+
+const prismaKeyset: KeysetForm<PrismaWhere, PrismaOrder> = {
+  equal: (k, value) => ({ [k.field]: value }),
+  beyond: (k, value) => ({ [k.field]: { [k.desc ? 'lt' : 'gt']: value } }),
+  from: (k, value) => ({ [k.field]: { [k.desc ? 'lte' : 'gte']: value } }),
+  isNull: (k) => ({ [k.field]: null }),
+  and: (parts) => ({ AND: parts }),
+  or: (parts) => ({ OR: parts }),
+  orderBy: (keys) => [
+    ...keys.map((k) => {
+      const sort = k.desc ? 'desc' : 'asc';
+      return { [k.field]: k.nullable ? { sort, nulls: 'last' } : sort };
+    }),
+    // The id breaks ties so every row has exactly one place in the order.
+    { id: keys[0].desc ? 'desc' : 'asc' },
+  ],
+};
+
+/** What every list takes from its caller: page size, where to start, order. */
+export interface ListArgs {
+  limit?: number | null;
+  cursor?: string | null;
+  sort?: string | readonly string[] | null;
 }
 
-export interface PageQuery<T> {
+export interface PageQuery<T, W = PrismaWhere, O = PrismaOrder> {
   /** The list's name, with the id of the record it belongs to if any: `contact_notes:<id>`. */
   list: string;
-  limit: number;
-  keys: SortKey[];
-  cursor?: string | null;
-  where: Record<string, unknown>;
-  fetch: (args: { where: Record<string, unknown>; orderBy: Record<string, unknown>[]; take: number }) => Promise<T[]>;
-  count: (where: Record<string, unknown>) => Promise<number>;
+  where: W;
+  /** The rows in order; each holds its sort values under their fields' names, for the next cursor. */
+  fetch: (args: { where: W; orderBy: O; take: number }) => Promise<T[]>;
+  count: (where: W) => Promise<number>;
 }
 
-export async function findPage<T extends { id: string }>(q: PageQuery<T>): Promise<Page<T>> {
-  const after = afterCursor(q.list, q.keys, q.cursor);
-  const rows = await q.fetch({ where: after ? { AND: [q.where, after] } : q.where, orderBy: orderByOf(q.keys), take: q.limit + 1 });
-  const hasMore = rows.length > q.limit;
-  const nodes = hasMore ? rows.slice(0, q.limit) : rows;
+/** A page as `args` ask, in `form`: the one place a list's limit, sort and cursor are read. */
+export async function keysetPage<T extends { id: string }, W, O>(
+  form: KeysetForm<W, O>,
+  args: ListArgs,
+  spec: SortSpec,
+  q: PageQuery<T, W, O>,
+): Promise<Page<T>> {
+  const limit = parseLimit(args.limit);
+  const keys = parseSort(args.sort, spec);
+  const cursor = args.cursor ? decodeCursor(q.list, keys, args.cursor) : null;
+  const where = cursor ? form.and([q.where, afterPosition(form, keys, cursor.values, cursor.id)]) : q.where;
+  const rows = await q.fetch({ where, orderBy: form.orderBy(keys), take: limit + 1 });
+  const hasMore = rows.length > limit;
+  const nodes = hasMore ? rows.slice(0, limit) : rows;
+  const last = nodes[nodes.length - 1] as T & Record<string, unknown>;
   return {
     nodes,
-    limit: q.limit,
+    limit,
     hasMore,
-    nextCursor: hasMore ? encodeCursor(q.list, q.keys, nodes[nodes.length - 1] as Record<string, unknown>) : null,
+    nextCursor: hasMore ? encodeCursor(q.list, keys, last) : null,
     total: () => q.count(q.where),
   };
+}
+
+/** A page of a list whose order Prisma states. */
+export function findPage<T extends { id: string }>(args: ListArgs, spec: SortSpec, q: PageQuery<T>): Promise<Page<T>> {
+  return keysetPage(prismaKeyset, args, spec, q);
 }
 
 const offsetShape = z.object({ l: z.string(), o: z.number().int().min(0).max(999_999_999) });

@@ -4,14 +4,14 @@ import type { Prisma } from '../../db/generated/client/client.ts';
 import { recordEvent } from '../../events/outbox.ts';
 import { contactDeleted, contactMerged } from '../../events/catalogue/contact.events.ts';
 import { builder } from '../builder.ts';
-import { actorOf, type Context } from '../context.ts';
+import { actorOf } from '../context.ts';
 import { ErrorInfoType, type ErrorInfo } from '../common/error-info.type.ts';
 import { DeleteResult } from '../common/page.ts';
 import { issuesToDetails, parseInput } from '../common/validation.ts';
 import { bulkInput, contactCreateInput, contactUpdateInput, mergeInput } from './contact.inputs.ts';
 import { ContactType } from './contact.type.ts';
 import { createContact, emailTaken, updateContact } from './contact.write.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { transaction, withRefusals, type Refusals } from '../../db/transaction.ts';
 import { mergeContacts } from './merge.rules.ts';
 import { activeUsersLoader } from '../user/active-users.loader.ts';
 import { zodInput } from '../common/zod-input.ts';
@@ -22,16 +22,7 @@ const ContactBulkInput = zodInput('ContactBulkInput', bulkInput, 'Up to 100 cont
 const ContactMergeInput = zodInput('ContactMergeInput', mergeInput, 'Two contacts of the workspace to merge, and whose values win (default prefer_primary).');
 
 /** A second contact with the same email in the workspace is the client's conflict (409). */
-async function asEmailConflict<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (isUniqueViolation(err)) throw emailTaken();
-    throw err;
-  }
-}
-
-const inTransaction = <T>(ctx: Context, work: (tx: Prisma.TransactionClient) => Promise<T>): Promise<T> => asEmailConflict(() => ctx.prisma.$transaction(work));
+const EMAIL_TAKEN: Refusals = { uniqueViolation: emailTaken };
 
 interface BulkError {
   index: number;
@@ -74,7 +65,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(contactCreateInput, args.input);
-      return asEmailConflict(() => createContact(ctx.prisma, ctx, input));
+      return withRefusals(EMAIL_TAKEN, () => createContact(ctx.prisma, ctx, input));
     },
   }),
   updateContact: t.field({
@@ -84,7 +75,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(contactUpdateInput, args.input);
-      return inTransaction(ctx, (tx) => updateContact(tx, ctx, String(args.id), input));
+      return transaction(ctx.prisma, (tx) => updateContact(tx, ctx, String(args.id), input), EMAIL_TAKEN);
     },
   }),
   deleteContact: t.field({
@@ -94,7 +85,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const id = String(args.id);
-      return inTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const contact = await tx.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
         if (!contact) throw notFound('Contact');
         await tx.contact.delete({ where: { id } });
@@ -119,7 +110,7 @@ builder.mutationFields((t) => ({
         try {
           const parsed = parsedRows[index];
           if (!parsed.success) throw new AppError('validation_error', 'The contact has invalid fields', issuesToDetails(parsed.error.issues));
-          result.contacts.push(await asEmailConflict(() => createContact(ctx.prisma, ctx, parsed.data)));
+          result.contacts.push(await withRefusals(EMAIL_TAKEN, () => createContact(ctx.prisma, ctx, parsed.data)));
           result.created++;
         } catch (err) {
           result.errors.push(bulkError(index, row, err));
@@ -139,7 +130,7 @@ builder.mutationFields((t) => ({
       if (input.primary_id === input.secondary_id) {
         throw new AppError('unprocessable_entity', 'A contact cannot be merged with itself', { secondary_id: ['must differ from primary_id'] });
       }
-      return inTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const ws = ctx.caller.workspaceId;
         const [primary, secondary] = await Promise.all([
           tx.contact.findFirst({ where: { id: input.primary_id, workspaceId: ws } }),
@@ -161,7 +152,7 @@ builder.mutationFields((t) => ({
           actor: actorOf(ctx),
         });
         return result;
-      });
+      }, EMAIL_TAKEN);
     },
   }),
 }));

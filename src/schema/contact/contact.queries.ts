@@ -4,7 +4,7 @@ import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { findPage, offsetCursor, offsetFromCursor, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, offsetCursor, offsetFromCursor, parseLimit, type SortSpec } from '../common/pagination.ts';
 import { cheapTotal, COUNT_ORDER } from '../common/total.ts';
 import { parseInput } from '../common/validation.ts';
 import { contactFilter, searchInput } from './contact.inputs.ts';
@@ -71,11 +71,8 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const where = contactWhere(ctx, args.filter);
-      return findPage({
+      return findPage(args, CONTACT_SORT, {
         list: 'contacts',
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, CONTACT_SORT),
-        cursor: args.cursor,
         where,
         // Relations asked for under `nodes` (deals, assigned_user) are loaded with the page.
         fetch: (q) => ctx.prisma.contact.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.ContactFindManyArgs),

@@ -6,12 +6,13 @@ import { noteCreated } from '../../events/catalogue/note.events.ts';
 import { builder } from '../builder.ts';
 import { actorOf } from '../context.ts';
 import { pageType } from '../common/page.ts';
-import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, type SortSpec } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { noteInput } from './contact.inputs.ts';
 import { findContact } from './contact.queries.ts';
 import { sortArg } from '../common/sort.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { transaction } from '../../db/transaction.ts';
 
 export const NoteType = builder.prismaObject('Note', {
   description: 'A markdown note on a contact.',
@@ -37,11 +38,8 @@ builder.queryField('contactNotes', (t) =>
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
-      return findPage({
+      return findPage(args, NOTE_SORT, {
         list: `contact_notes:${contact.id}`,
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, NOTE_SORT),
-        cursor: args.cursor,
         where: { contactId: contact.id },
         fetch: (q) => ctx.prisma.note.findMany(q as Prisma.NoteFindManyArgs),
         count: (where) => ctx.prisma.note.count({ where }),
@@ -58,7 +56,7 @@ builder.mutationField('createNote', (t) =>
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const { content } = parseInput(noteInput, args.input);
-      return ctx.prisma.$transaction(async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const contact = await findContact(tx, ctx, String(args.contactId));
         const note = await tx.note.create({
           data: { id: newId('note'), workspaceId: contact.workspaceId, contactId: contact.id, content, createdBy: ctx.caller.userId },

@@ -4,7 +4,7 @@ import type { Event, Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import { ActorType, storedActor } from '../common/actor.type.ts';
 import { pageType } from '../common/page.ts';
-import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, type SortSpec } from '../common/pagination.ts';
 import { findContact } from './contact.queries.ts';
 import { sortArg } from '../common/sort.ts';
 
@@ -63,11 +63,8 @@ builder.queryField('contactTimeline', (t) =>
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
-      return findPage({
+      return findPage(args, TIMELINE_SORT, {
         list: `contact_timeline:${contact.id}`,
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, TIMELINE_SORT),
-        cursor: args.cursor,
         // Entries about records the key may not read are left out, so pages and totals stay whole.
         where: { contactId: contact.id, workspaceId: ctx.caller.workspaceId, entityType: { in: readableRecordKinds(ctx.caller) } },
         fetch: (q) => ctx.prisma.event.findMany(q as Prisma.EventFindManyArgs),

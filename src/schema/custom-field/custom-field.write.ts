@@ -1,8 +1,8 @@
 // Storing a custom field definition, for the createCustomField mutation and the admin CLI alike:
 // the key, type and options are checked and the per-workspace cap holds under parallel creates.
 import type { Db } from '../../db/client.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
 import { lockCap } from '../../db/locks.ts';
+import { transaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { liveWorkspace } from '../common/live-workspace.ts';
@@ -32,9 +32,11 @@ export async function insertCustomField(db: Db, input: CustomFieldInput) {
   if (input.type === 'select' && options.length === 0) {
     throw validationError({ options: ['a select field needs options'] });
   }
-  try {
-    // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
-    return await db.$transaction(async (tx) => {
+  const taken = () => new AppError('conflict', `Custom field ${input.key} already exists`);
+  // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
+  return transaction(
+    db,
+    async (tx) => {
       await lockCap(tx, 'custom_field_definitions', input.workspace);
       const count = await tx.customFieldDefinition.count({ where: { workspaceId: input.workspace } });
       if (count >= MAX_CUSTOM_FIELDS) {
@@ -51,9 +53,7 @@ export async function insertCustomField(db: Db, input: CustomFieldInput) {
           label: input.label ?? null,
         },
       });
-    });
-  } catch (err) {
-    if (isUniqueViolation(err)) throw new AppError('conflict', `Custom field ${input.key} already exists`);
-    throw err;
-  }
+    },
+    { uniqueViolation: taken },
+  );
 }

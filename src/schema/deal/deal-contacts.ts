@@ -1,6 +1,6 @@
 // Contacts associated with a deal, each with a role. The primary contact (the deal's
 // contact_id) is one of them, marked is_primary.
-import { isUniqueViolation } from '../../db/errors.ts';
+import { transaction } from '../../db/transaction.ts';
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { assertAllowed } from '../../auth/scopes.ts';
 import { AppError, notFound } from '../../errors.ts';
@@ -13,7 +13,7 @@ import { recordDealEvent } from './deal.events.ts';
 import { dealContactAdded, dealContactRemoved } from '../../events/catalogue/deal.events.ts';
 import { dealContactInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
-import { assertContactExists, dealTransaction } from './deal.references.ts';
+import { assertContactExists, DEAL_REFUSALS } from './deal.references.ts';
 import { DealContactPage, DealContactType } from './deal.type.ts';
 import { updateDeal } from './deal.write.ts';
 import { zodInput } from '../common/zod-input.ts';
@@ -60,21 +60,18 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealContactInput, args.input);
-      try {
-        return await dealTransaction(ctx, async (tx) => {
-          const deal = await findDeal(tx, ctx, String(args.dealId));
-          await assertContactExists(tx, ctx, input.contact_id);
-          const key = { dealId_contactId: { dealId: deal.id, contactId: input.contact_id } };
-          if (await tx.dealContact.findUnique({ where: key })) throw alreadyAssociated();
-          const row = await tx.dealContact.create({ data: { dealId: deal.id, contactId: input.contact_id, role: input.role ?? null } });
-          await recordDealEvent(tx, ctx, dealContactAdded.build({ deal, contactId: row.contactId, role: row.role }), deal, { contactId: row.contactId });
-          return row;
-        });
-      } catch (err) {
-        // Two requests adding the same contact at once: the second meets the primary key.
-        if (isUniqueViolation(err)) throw alreadyAssociated();
-        throw err;
-      }
+      // Two requests adding the same contact at once: the second meets the primary key.
+      const refusals = { ...DEAL_REFUSALS, uniqueViolation: alreadyAssociated };
+      return transaction(ctx.prisma, async (tx) => {
+        const deal = await findDeal(tx, ctx, String(args.dealId));
+        await assertContactExists(tx, ctx, input.contact_id);
+        const key = { dealId_contactId: { dealId: deal.id, contactId: input.contact_id } };
+        if (await tx.dealContact.findUnique({ where: key })) throw alreadyAssociated();
+        const row = await tx.dealContact.create({ data: { ...key.dealId_contactId, role: input.role ?? null } });
+        const event = dealContactAdded.build({ deal, contactId: row.contactId, role: row.role });
+        await recordDealEvent(tx, ctx, event, deal, { contactId: row.contactId });
+        return row;
+      }, refusals);
     },
   }),
   removeDealContact: t.field({
@@ -83,7 +80,7 @@ builder.mutationFields((t) => ({
     args: { dealId: t.arg.id({ required: true }), contactId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
-      return dealTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         let deal = await findDeal(tx, ctx, String(args.dealId));
         const key = { dealId_contactId: { dealId: deal.id, contactId: String(args.contactId) } };
         const row = await tx.dealContact.findUnique({ where: key });
@@ -92,7 +89,7 @@ builder.mutationFields((t) => ({
         if (deal.contactId === row.contactId) deal = await updateDeal(tx, ctx, deal.id, { contact_id: null });
         await recordDealEvent(tx, ctx, dealContactRemoved.build({ deal, contactId: row.contactId, role: row.role }), deal, { contactId: row.contactId });
         return { id: row.contactId, deleted: true as const };
-      });
+      }, DEAL_REFUSALS);
     },
   }),
 }));

@@ -6,7 +6,8 @@ import { recordDealEvent } from './deal.events.ts';
 import { dealDeleted } from '../../events/catalogue/deal.events.ts';
 import { dealCreateInput, dealUpdateInput, moveStageInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
-import { dealTransaction } from './deal.references.ts';
+import { DEAL_REFUSALS } from './deal.references.ts';
+import { transaction } from '../../db/transaction.ts';
 import { DealType } from './deal.type.ts';
 import { createDeal, moveDealStage, updateDeal } from './deal.write.ts';
 import { zodInput } from '../common/zod-input.ts';
@@ -23,7 +24,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealCreateInput, args.input);
-      return dealTransaction(ctx, (tx) => createDeal(tx, ctx, input));
+      return transaction(ctx.prisma, (tx) => createDeal(tx, ctx, input), DEAL_REFUSALS);
     },
   }),
   updateDeal: t.field({
@@ -33,7 +34,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealUpdateInput, args.input);
-      return dealTransaction(ctx, (tx) => updateDeal(tx, ctx, String(args.id), input));
+      return transaction(ctx.prisma, (tx) => updateDeal(tx, ctx, String(args.id), input), DEAL_REFUSALS);
     },
   }),
   moveDealStage: t.field({
@@ -43,7 +44,11 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(moveStageInput, args.input);
-      return dealTransaction(ctx, (tx) => moveDealStage(tx, ctx, String(args.id), input.stage_id, input.note ?? null));
+      return transaction(
+        ctx.prisma,
+        (tx) => moveDealStage(tx, ctx, String(args.id), input.stage_id, input.note ?? null),
+        DEAL_REFUSALS,
+      );
     },
   }),
   deleteDeal: t.field({
@@ -52,12 +57,12 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
-      return dealTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const deal = await findDeal(tx, ctx, String(args.id));
         await tx.deal.delete({ where: { id: deal.id } });
         await recordDealEvent(tx, ctx, dealDeleted.build(deal), deal);
         return { id: deal.id, deleted: true as const };
-      });
+      }, DEAL_REFUSALS);
     },
   }),
 }));

@@ -5,7 +5,7 @@ import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, type ListArgs, type SortSpec } from '../common/pagination.ts';
 import { cheapTotal, COUNT_ORDER } from '../common/total.ts';
 import { parseInput } from '../common/validation.ts';
 import { findContact } from '../contact/contact.queries.ts';
@@ -46,19 +46,10 @@ function dealWhere(ctx: Context, filter: unknown): Prisma.DealWhereInput {
   return where;
 }
 
-interface ListArgs {
-  sort?: readonly string[] | null;
-  limit?: number | null;
-  cursor?: string | null;
-}
-
 /** A page of deals; relations the query asks for under `nodes` are loaded with them, not per deal. */
 function dealPage(ctx: Context, info: GraphQLResolveInfo, list: string, args: ListArgs, where: Prisma.DealWhereInput) {
-  return findPage({
+  return findPage(args, DEAL_SORT, {
     list,
-    limit: parseLimit(args.limit),
-    keys: parseSort(args.sort, DEAL_SORT),
-    cursor: args.cursor,
     where: where as Record<string, unknown>,
     fetch: (q) => ctx.prisma.deal.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.DealFindManyArgs),
     count: cheapTotal('deals', (w, take) => ctx.prisma.deal.count({ where: w, take, orderBy: take ? COUNT_ORDER : undefined })),

@@ -1,26 +1,23 @@
 // Checks of what a deal body refers to. An id that is well-formed but names nothing in the
 // workspace is a business-rule error (422), not a missing resource (404).
 import type { Prisma } from '../../db/generated/client/client.ts';
+import type { Refusals } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 
 type Tx = Prisma.TransactionClient;
 
 /**
- * Runs `work` in a transaction. Rows are checked before they are written; when a concurrent
- * request removes one in between, the database refuses the write. That is a conflict with the
- * current state (or, for the deal itself, a missing deal), not a server error.
+ * What the database's refusals mean in a deal's transaction. Rows are checked before they are
+ * written; when a concurrent request removes one in between, the database refuses the write.
+ * That is a conflict with the current state (or, for the deal itself, a missing deal), not a
+ * server error.
  */
-export async function dealTransaction<T>(ctx: Context, work: (tx: Tx) => Promise<T>): Promise<T> {
-  try {
-    return await ctx.prisma.$transaction(work);
-  } catch (err) {
-    const code = (err as { code?: unknown } | null)?.code;
-    if (code === 'P2003') throw new AppError('conflict', 'Something the deal refers to was removed meanwhile; retry the request');
-    if (code === 'P2025') throw new AppError('not_found', 'Deal not found');
-    throw err;
-  }
-}
+export const DEAL_REFUSALS: Refusals = {
+  foreignKeyViolation: () =>
+    new AppError('conflict', 'Something the deal refers to was removed meanwhile; retry the request'),
+  recordNotFound: () => new AppError('not_found', 'Deal not found'),
+};
 
 const unknownRef = (field: string, what: string) =>
   new AppError('unprocessable_entity', `${field} does not name ${what} of this workspace`, { [field]: [`unknown ${what}`] });

@@ -8,7 +8,8 @@ import { pipelineCreateInput, pipelineUpdateInput } from './pipeline.inputs.ts';
 import { findPipeline } from './pipeline.queries.ts';
 import { assertDefaultKept, assertPipelineDeletable, DEFAULT_STAGES } from './pipeline.rules.ts';
 import { PipelineType } from './pipeline.type.ts';
-import { clearDefault, pipelineTransaction } from './pipeline.write.ts';
+import { clearDefault, PIPELINE_REFUSALS } from './pipeline.write.ts';
+import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
 
 const PipelineCreateInput = zodInput('PipelineCreateInput', pipelineCreateInput, 'A new pipeline; without stages it gets the default ones.');
@@ -22,7 +23,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(pipelineCreateInput, args.input);
-      return pipelineTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const workspaceId = ctx.caller.workspaceId;
         if (input.is_default) await clearDefault(tx, workspaceId);
         const pipeline = await tx.pipeline.create({ data: { id: newId('pipe'), workspaceId, name: input.name, isDefault: input.is_default ?? false } });
@@ -37,7 +38,7 @@ builder.mutationFields((t) => ({
           })),
         });
         return pipeline;
-      });
+      }, PIPELINE_REFUSALS);
     },
   }),
   updatePipeline: t.field({
@@ -47,12 +48,12 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(pipelineUpdateInput, args.input);
-      return pipelineTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const pipeline = await findPipeline(tx, ctx, String(args.id));
         assertDefaultKept(pipeline.isDefault, input.is_default);
         if (input.is_default && !pipeline.isDefault) await clearDefault(tx, pipeline.workspaceId);
         return tx.pipeline.update({ where: { id: pipeline.id }, data: { name: input.name, isDefault: input.is_default } });
-      });
+      }, PIPELINE_REFUSALS);
     },
   }),
   deletePipeline: t.field({
@@ -61,7 +62,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
-      return pipelineTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         // Two deletes at once must not both count the other pipeline and leave none.
         await lockCap(tx, 'pipelines', ctx.caller.workspaceId);
         const pipeline = await findPipeline(tx, ctx, String(args.id));
@@ -76,7 +77,7 @@ builder.mutationFields((t) => ({
           await tx.pipeline.update({ where: { id: next.id }, data: { isDefault: true } });
         }
         return { id: pipeline.id, deleted: true as const };
-      });
+      }, PIPELINE_REFUSALS);
     },
   }),
 }));

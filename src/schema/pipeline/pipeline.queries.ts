@@ -4,7 +4,7 @@ import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, type SortSpec } from '../common/pagination.ts';
 import { PipelinePage, PipelineType, StageTotalsPage } from './pipeline.type.ts';
 import { sortArg } from '../common/sort.ts';
 
@@ -44,11 +44,8 @@ builder.queryFields((t) => ({
     args: { sort: sortArg(t, 'PipelineSort', PIPELINE_SORT), limit: t.arg.int(), cursor: t.arg.string() },
     resolve: (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'pipelines', 'read');
-      return findPage({
+      return findPage(args, PIPELINE_SORT, {
         list: 'pipelines',
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, PIPELINE_SORT),
-        cursor: args.cursor,
         where: { workspaceId: ctx.caller.workspaceId },
         fetch: (q) => ctx.prisma.pipeline.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.PipelineFindManyArgs),
         count: (where) => ctx.prisma.pipeline.count({ where }),
@@ -73,11 +70,8 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'read');
       const pipeline = await findPipeline(ctx.prisma, ctx, String(args.pipelineId));
-      const page = await findPage({
+      const page = await findPage(args, STAGE_SORT, {
         list: `pipeline_stages:${pipeline.id}`,
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, STAGE_SORT),
-        cursor: args.cursor,
         where: { pipelineId: pipeline.id },
         fetch: (q) => ctx.prisma.stage.findMany(q as Prisma.StageFindManyArgs),
         count: (where) => ctx.prisma.stage.count({ where }),

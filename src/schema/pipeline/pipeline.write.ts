@@ -1,27 +1,20 @@
 // Helpers shared by the pipeline and stage mutations; each runs inside the caller's transaction.
 import type { Prisma } from '../../db/generated/client/client.ts';
+import type { Refusals } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 import { findPipeline } from './pipeline.queries.ts';
 
 type Tx = Prisma.TransactionClient;
 
-function isForeignKeyViolation(err: unknown): boolean {
-  return typeof err === 'object' && err !== null && 'code' in err && (err as { code: unknown }).code === 'P2003';
-}
-
 /**
- * Runs `work` in a transaction. A deal written concurrently into a pipeline or stage being
- * deleted makes the database refuse the delete: that is the same conflict the checks report.
+ * What the database's refusals mean in a pipeline or stage transaction: a deal written
+ * concurrently into a pipeline or stage being deleted makes the database refuse the delete,
+ * the same conflict the checks report.
  */
-export async function pipelineTransaction<T>(ctx: Context, work: (tx: Tx) => Promise<T>): Promise<T> {
-  try {
-    return await ctx.prisma.$transaction(work);
-  } catch (err) {
-    if (isForeignKeyViolation(err)) throw new AppError('conflict', 'The pipeline or stage holds deals; move or delete them first');
-    throw err;
-  }
-}
+export const PIPELINE_REFUSALS: Refusals = {
+  foreignKeyViolation: () => new AppError('conflict', 'The pipeline or stage holds deals; move or delete them first'),
+};
 
 /**
  * Loads the pipeline (404 when not the caller's) and locks it, so concurrent stage changes

@@ -9,7 +9,8 @@ import { parseInput } from '../common/validation.ts';
 import { MAX_STAGES, stageCreateInput, stageUpdateInput } from './pipeline.inputs.ts';
 import { assertStageDeletable, assertStageRoom, reorder } from './pipeline.rules.ts';
 import { StageType } from './pipeline.type.ts';
-import { lockPipeline, pipelineTransaction, renumber, stagesInOrder } from './pipeline.write.ts';
+import { lockPipeline, PIPELINE_REFUSALS, renumber, stagesInOrder } from './pipeline.write.ts';
+import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
 
 const StageCreateInput = zodInput('StageCreateInput', stageCreateInput, 'A new stage; without a position it goes last, else later stages shift down.');
@@ -32,7 +33,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(stageCreateInput, args.input);
-      return pipelineTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const pipeline = await lockPipeline(tx, ctx, String(args.pipelineId));
         const stages = await stagesInOrder(tx, pipeline.id);
         assertStageRoom(stages.length, MAX_STAGES);
@@ -42,7 +43,7 @@ builder.mutationFields((t) => ({
         return tx.stage.create({
           data: { id, workspaceId: pipeline.workspaceId, pipelineId: pipeline.id, name: input.name, probability: input.probability ?? 0, position: order.indexOf(id) + 1 },
         });
-      });
+      }, PIPELINE_REFUSALS);
     },
   }),
   updateStage: t.field({
@@ -52,11 +53,11 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(stageUpdateInput, args.input);
-      return pipelineTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
         if (input.position !== undefined) await renumber(tx, stages, reorder(stages.map((s) => s.id), stage.id, input.position));
         return tx.stage.update({ where: { id: stage.id }, data: { name: input.name, probability: input.probability } });
-      });
+      }, PIPELINE_REFUSALS);
     },
   }),
   deleteStage: t.field({
@@ -65,14 +66,14 @@ builder.mutationFields((t) => ({
     args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
-      return pipelineTransaction(ctx, async (tx) => {
+      return transaction(ctx.prisma, async (tx) => {
         const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
         assertStageDeletable({ dealCount: await tx.deal.count({ where: { stageId: stage.id } }), stageCount: stages.length });
         await tx.stage.delete({ where: { id: stage.id } });
         const rest = stages.filter((s) => s.id !== stage.id);
         await renumber(tx, rest, rest.map((s) => s.id));
         return { id: stage.id, deleted: true as const };
-      });
+      }, PIPELINE_REFUSALS);
     },
   }),
 }));

@@ -6,6 +6,7 @@ import { taskCompleteInput, taskCreateInput, taskUpdateInput } from './task.inpu
 import { TaskType } from './task.type.ts';
 import { completeTask, createTask, deleteTask, updateTask } from './task.write.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { transaction } from '../../db/transaction.ts';
 
 const TaskCreateInput = zodInput('TaskCreateInput', taskCreateInput, 'A new task: title is required; related_to_type and related_to_id go together.');
 const TaskUpdateInput = zodInput('TaskUpdateInput', taskUpdateInput, 'Fields to change, any status included; those left out keep their values.');
@@ -19,7 +20,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
       const input = parseInput(taskCreateInput, args.input);
-      return ctx.prisma.$transaction((tx) => createTask(tx, ctx, input));
+      return transaction(ctx.prisma, (tx) => createTask(tx, ctx, input));
     },
   }),
   updateTask: t.field({
@@ -29,7 +30,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
       const input = parseInput(taskUpdateInput, args.input);
-      return ctx.prisma.$transaction((tx) => updateTask(tx, ctx, String(args.id), input));
+      return transaction(ctx.prisma, (tx) => updateTask(tx, ctx, String(args.id), input));
     },
   }),
   completeTask: t.field({
@@ -39,7 +40,7 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
       const { completion_note } = parseInput(taskCompleteInput, args.input ?? {});
-      return ctx.prisma.$transaction((tx) => completeTask(tx, ctx, String(args.id), completion_note));
+      return transaction(ctx.prisma, (tx) => completeTask(tx, ctx, String(args.id), completion_note));
     },
   }),
   deleteTask: t.field({
@@ -48,7 +49,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');
-      return ctx.prisma.$transaction((tx) => deleteTask(tx, ctx, String(args.id)));
+      return transaction(ctx.prisma, (tx) => deleteTask(tx, ctx, String(args.id)));
     },
   }),
 }));

@@ -1,6 +1,5 @@
 import { assertAllowed } from '../../auth/scopes.ts';
 import { builder } from '../builder.ts';
-import { parseLimit } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { taskFilter } from './task.inputs.ts';
 import { listTasks, TASK_SORT } from './task.list.ts';
@@ -34,7 +33,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'read');
       const filter = parseInput(taskFilter, args.filter ?? {});
-      return listTasks(ctx, filter, args.sort, parseLimit(args.limit), args.cursor);
+      return listTasks(ctx, filter, args);
     },
   }),
 }));

@@ -4,7 +4,7 @@ import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, type SortSpec } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { userFilter } from './user.inputs.ts';
 import { UserPage, UserType } from './user.type.ts';
@@ -39,11 +39,8 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => {
       const f = parseInput(userFilter, args.filter ?? {});
       const where: Prisma.UserWhereInput = { workspaceId: ctx.caller.accountId, ...(f.active === undefined ? {} : { active: f.active }) };
-      return findPage({
+      return findPage(args, USER_SORT, {
         list: 'users',
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, USER_SORT),
-        cursor: args.cursor,
         where: where as Record<string, unknown>,
         fetch: (q) => ctx.prisma.user.findMany(q as Prisma.UserFindManyArgs),
         count: (w) => ctx.prisma.user.count({ where: w }),

@@ -29,6 +29,9 @@ const headers = scalarNamed(
   'WebhookHeaders',
 );
 
+// The filters' shape is the dispatcher's (webhooks/filters.ts); its GraphQL name is given here.
+scalarNamed(filtersSchema.unwrap(), 'WebhookFilters');
+
 const contentType = z
   .enum(['json', 'form', 'application/json', 'application/x-www-form-urlencoded'])
   .transform((v) => (v === 'form' || v === 'application/x-www-form-urlencoded' ? 'form' : 'json'));

@@ -16,6 +16,7 @@ import { assertOutboundRoom } from './webhook.caps.ts';
 import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
 import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { transaction } from '../../db/transaction.ts';
 
 const WebhookCreateInput = zodInput('WebhookCreateInput', webhookCreateInput, 'A subscription: an https URL on a public address and the events to deliver there.');
 const WebhookUpdateInput = zodInput('WebhookUpdateInput', webhookUpdateInput, 'Settings to change; the secret changes only with rotate_secret: true.');
@@ -57,7 +58,7 @@ builder.mutationFields((t) => ({
       const url = await validateWebhookUrl(input.url, ctx.webhooks.policy);
       const secret = input.secret ?? generateWebhookSecret();
       // Counted and created under the workspace's lock, so parallel creates cannot pass the cap together.
-      const row = await ctx.prisma.$transaction(async (tx) => {
+      const row = await transaction(ctx.prisma, async (tx) => {
         await lockCap(tx, 'webhook_subscriptions', ctx.caller.workspaceId);
         const count = await tx.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
         if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);

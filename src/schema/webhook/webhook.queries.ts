@@ -3,7 +3,7 @@ import type { Prisma } from '../../db/generated/client/client.ts';
 import { notFound } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
-import { findPage, parseLimit, parseSort, type SortSpec } from '../common/pagination.ts';
+import { findPage, type SortSpec } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { logFilter } from './webhook.inputs.ts';
 import { DeliveryPage, WebhookPage, WebhookType } from './webhook.type.ts';
@@ -28,11 +28,8 @@ builder.queryFields((t) => ({
     args: { limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'WebhookSort', WEBHOOK_SORT) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'read');
-      return findPage({
+      return findPage(args, WEBHOOK_SORT, {
         list: 'webhooks',
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, WEBHOOK_SORT),
-        cursor: args.cursor,
         where: { workspaceId: ctx.caller.workspaceId },
         fetch: (q) => ctx.prisma.webhookSubscription.findMany(q as Prisma.WebhookSubscriptionFindManyArgs),
         count: (where) => ctx.prisma.webhookSubscription.count({ where }),
@@ -56,11 +53,8 @@ builder.queryFields((t) => ({
       assertAllowed(ctx.caller, 'webhooks', 'read');
       const sub = await findWebhook(ctx.prisma, ctx, String(args.webhookId));
       const f = parseInput(logFilter, args.filter ?? {});
-      return findPage({
+      return findPage(args, LOG_SORT, {
         list: `webhook_logs:${sub.id}`,
-        limit: parseLimit(args.limit),
-        keys: parseSort(args.sort, LOG_SORT),
-        cursor: args.cursor,
         where: { subscriptionId: sub.id, ...(f.status ? { status: f.status } : {}), ...(f.event ? { event: f.event } : {}) },
         fetch: (q) => ctx.prisma.webhookDelivery.findMany(q as Prisma.WebhookDeliveryFindManyArgs),
         count: (where) => ctx.prisma.webhookDelivery.count({ where }),
