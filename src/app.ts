@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import proxyAddr from 'proxy-addr';
 import type { Redis } from 'ioredis';
+import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import cookieParser from 'cookie-parser';
 import { Authenticator, type Caller } from './auth/authenticate.ts';
@@ -33,7 +34,7 @@ import { requestId } from './http/request-id.ts';
 import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { loadOperations } from './rest/operations.ts';
-import { restRouter } from './rest/router.ts';
+import { restApi } from './rest/router.ts';
 import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
 import type { Context } from './schema/context.ts';
 import type { WebhookServices } from './webhooks/services.ts';
@@ -51,6 +52,8 @@ export interface AppDeps {
   /** Live events for subscriptions; in memory (this instance only) unless given. */
   bus?: EventBus;
   webhooks: WebhookServices;
+  /** Yoga plugins of the caller's own: they run for /graphql, WebSocket and REST operations alike. */
+  plugins?: Plugin<Context>[];
 }
 
 export function buildApp(deps: AppDeps) {
@@ -67,7 +70,6 @@ export function buildApp(deps: AppDeps) {
   // This instance's metrics; main.ts hands them to the in-process delivery worker too.
   const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
   const contextOf = (caller: Caller, requestId: string): Context => ({ prisma: db.prisma, caller, requestId, warnings: [], bus, webhooks: deps.webhooks, keyCache: authenticator });
-  const contextFor = (_req: Request, res: Response): Context => contextOf(res.locals.caller!, res.locals.requestId);
   const onInternalError = (err: unknown, req: Request) => logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
 
   const app = express();
@@ -89,7 +91,9 @@ export function buildApp(deps: AppDeps) {
   // The REST API first, as one mount: most traffic is here, and every layer Express tries
   // before the one that answers costs time on every request.
   const v1 = express.Router();
-  v1.use(openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes }));
+  // Its operations run through yoga's pipeline (rest.plugin, below), with REST's own answers.
+  const rest = restApi({ schema, operations, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes });
+  v1.use(openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), rest.handler);
   app.use(['/v1', '/api/v1'], v1);
 
   const yoga = createGraphqlHandler({
@@ -100,7 +104,7 @@ export function buildApp(deps: AppDeps) {
     answers,
     logger,
     metrics,
-    plugins: [liveStreamsPlugin(watch)],
+    plugins: [liveStreamsPlugin(watch), rest.plugin, ...(deps.plugins ?? [])],
   });
   const sessionGuard = authenticateSession(sessions, limits, metrics);
   // The GraphiQL page and its files need no key; the queries it sends do.

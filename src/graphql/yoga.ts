@@ -17,11 +17,12 @@ import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './telemetry.ts';
 import { storableInputPlugin } from './storable-input.ts';
 import { withCode } from './variable-errors.ts';
+import { answeredInProcess, graphqlOnly, inProcessErrorsPlugin, type InProcessContext } from './in-process.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
 export type SocketContext = { req: IncomingMessage; caller: Caller; requestId: string };
-type ServerContext = HttpContext | SocketContext;
+type ServerContext = HttpContext | SocketContext | InProcessContext;
 
 function maskError(error: unknown): Error {
   if (error instanceof GraphQLError) {
@@ -96,7 +97,7 @@ export function createGraphqlHandler(opts: {
   answers?: AnswerPool;
   logger: Logger;
   metrics: Metrics;
-  /** Plugins of the caller's own, run after these. */
+  /** Plugins of the caller's own, run after these, for REST operations too (in-process.ts). */
   plugins?: Plugin<Context>[];
 }) {
   return createYoga<ServerContext, Context>({
@@ -113,12 +114,24 @@ export function createGraphqlHandler(opts: {
       'caller' in init ? opts.contextOf(init.caller, init.requestId) : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId),
     maskedErrors: {
       maskError: (error) => {
+        // Another surface's operation: that surface translates its errors (in-process.ts).
+        if (answeredInProcess(error)) return error as Error;
         const masked = maskError(error);
         if ((masked as GraphQLError).extensions?.code === 'internal_error') opts.logger.error({ err: error, requestId: requestIdOf(error) }, 'graphql resolver failed');
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection, pool: opts.answers }), storableInputPlugin, responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics), ...(opts.plugins ?? [])],
+    plugins: [
+      inProcessErrorsPlugin,
+      ...[
+        ...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection, pool: opts.answers }),
+        storableInputPlugin,
+        responseBudgetPlugin,
+        warningsPlugin,
+        telemetryPlugin(opts.metrics),
+      ].map((plugin) => graphqlOnly(plugin as Plugin<Context>)),
+      ...(opts.plugins ?? []),
+    ],
     logging: false,
   });
 }
