@@ -11,7 +11,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ASTNode, type ExecutionArgs, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { costLimitOf, operationCost, variableErrors } from './cost.ts';
-import { withCode } from './variable-errors.ts';
+import { extensionsOf, withCode } from './errors.ts';
 import { admit, releasedElsewhere } from './answer-admission.ts';
 import type { AnswerPool } from '../http/answer-pool.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
@@ -43,7 +43,7 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 10, maxAliases:
  * with `errors` and no `data` to `application/json`.
  */
 function refusal(message: string, nodes?: ASTNode): GraphQLError {
-  return new GraphQLError(message, { nodes, extensions: { code: 'validation_error', status: 400, http: REFUSED } });
+  return new GraphQLError(message, { nodes, extensions: { ...extensionsOf({ code: 'validation_error' }), http: REFUSED } });
 }
 
 /**

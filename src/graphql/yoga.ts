@@ -2,12 +2,11 @@
 // graphql-ws operations run through the same yoga (see websocket.ts).
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLError, GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Caller } from '../auth/authenticate.ts';
-import { AppError, internalError, toGraphQLError } from '../errors.ts';
-import { sendFailure } from '../http/failure.ts';
+import { AppError } from '../errors.ts';
 import { parseStrictJson } from '../http/strict-json.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
@@ -16,26 +15,13 @@ import type { AnswerPool } from '../http/answer-pool.ts';
 import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './telemetry.ts';
 import { storableInputPlugin } from './storable-input.ts';
-import { withCode } from './variable-errors.ts';
+import { maskError, sendGraphqlError } from './errors.ts';
 import { answeredInProcess, graphqlOnly, inProcessErrorsPlugin, type InProcessContext } from './in-process.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
 export type SocketContext = { req: IncomingMessage; caller: Caller; requestId: string };
 type ServerContext = HttpContext | SocketContext | InProcessContext;
-
-function maskError(error: unknown): Error {
-  if (error instanceof GraphQLError) {
-    const original = error.originalError;
-    if (original instanceof AppError) {
-      const masked = toGraphQLError(original);
-      return new GraphQLError(masked.message, { nodes: error.nodes, path: error.path, extensions: masked.extensions });
-    }
-    if (!original || original instanceof GraphQLError) return withCode(error);
-  }
-  const unexpected = internalError(error instanceof GraphQLError ? error.originalError : error);
-  return new GraphQLError(unexpected.message, { extensions: { code: unexpected.code, status: unexpected.status } });
-}
 
 /** Adds `extensions.warnings` when a resolver left notes for the client. */
 const warningsPlugin: Plugin<Context> = {
@@ -73,12 +59,12 @@ export function asJsonForYoga(req: Request, res: Response, next: () => void): vo
       const values = params.getAll(name);
       if (values.length === 0 || (values.length === 1 && values[0] === '')) continue;
       if (values.length > 1) {
-        return sendFailure(req, res, new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`));
+        return sendGraphqlError(res, new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`));
       }
       try {
         parseStrictJson(values[0], `The ${name} query parameter`);
       } catch (err) {
-        return sendFailure(req, res, err as AppError);
+        return sendGraphqlError(res, err as AppError);
       }
     }
   }
