@@ -1,9 +1,9 @@
 // Limits on the shape of GraphQL documents (graphql-armor), checked while yoga parses and
 // validates, and on their cost (src/graphql/cost.ts), checked with the variables just before an
 // operation runs, so an abusive document is refused before any resolver or SQL runs. Page sizes
-// are bounded separately by the resolvers (`limit` 1..100). REST routes execute their precompiled
-// operations without yoga, so these limits never apply to them; test/graphql-limits.test.ts
-// still checks that every REST operation would pass them.
+// are bounded separately by the resolvers (`limit` 1..100). REST routes run their fixed operations
+// through yoga's pipeline, but these limits leave them alone (in-process.ts): REST reserves its
+// answers itself; test/graphql-limits.test.ts still checks that every REST operation would pass them.
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
