@@ -85,7 +85,10 @@ export function buildApp(deps: AppDeps) {
   // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
   app.use(opsRoutes({ db, redis: deps.redis ?? null, metrics, metricsToken: config.metricsToken ?? null, logger }));
   // Refused before any surface is reached: the envelope, on every path.
-  if (config.trustProxy) app.use(redirectPlainHttp({ publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null }), envelopeAnswer);
+  if (config.trustProxy) {
+    const policy = { publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null };
+    app.use(redirectPlainHttp(policy), envelopeAnswer);
+  }
 
   const operations = loadOperations(schema);
   const graphqlLimits = config.graphqlLimits ?? DEFAULT_GRAPHQL_LIMITS;
@@ -96,8 +99,18 @@ export function buildApp(deps: AppDeps) {
   // before the one that answers costs time on every request.
   const v1 = express.Router();
   // Its operations run through yoga's pipeline (rest.plugin, below), with REST's own answers.
-  const rest = restApi({ schema, operations, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes });
-  v1.use(openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), rest.handler);
+  const { maxResponseBytes } = graphqlLimits;
+  const rest = restApi({ schema, operations, onInternalError, answers, maxResponseBytes });
+  v1.use(
+    openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })),
+    guard,
+    refuseNonUtf8Query,
+    requireJson,
+    parseJson,
+    bodyErrors,
+    idempotency(db.prisma, logger, deps.webhooks.box),
+    rest.handler,
+  );
   app.use(['/v1', '/api/v1'], v1, envelopeAnswer);
 
   const yoga = createGraphqlHandler({
@@ -118,7 +131,8 @@ export function buildApp(deps: AppDeps) {
     cookieParser(),
     (req: Request, res: Response, next: NextFunction) => (usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
     // The dashboard reads a refused CSRF token as the error envelope, here too.
-    (err: unknown, _req: Request, res: Response, next: NextFunction) => (err instanceof CsrfRefusal ? sendError(res, err) : next(err)),
+    (err: unknown, _req: Request, res: Response, next: NextFunction) =>
+      err instanceof CsrfRefusal ? sendError(res, err) : next(err),
     // As on REST, a body that is not JSON is a 415 with an error the client can read; it is
     // parsed here too (same size and depth limits), and yoga takes the parsed body as it is.
     requireJson,
@@ -136,7 +150,9 @@ export function buildApp(deps: AppDeps) {
   // The API reference needs no key.
   app.use(apiDocs());
 
-  app.use((req: Request, _res: Response, next: NextFunction) => next(new AppError('not_found', `No route ${req.method} ${req.path}`)));
+  app.use((req: Request, _res: Response, next: NextFunction) =>
+    next(new AppError('not_found', `No route ${req.method} ${req.path}`)),
+  );
   app.use(envelopeAnswer);
 
   /** The client's address of a raw request (a WebSocket upgrade), by the same proxy rules as Express's req.ip. */

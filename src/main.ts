@@ -47,7 +47,11 @@ async function start() {
   await listen(servers[0], config.port, config.host, 'PORT');
   const plainPort = config.httpRedirectPort ?? 80;
   if (tls) {
-    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port, config), restErrors((err) => logger.error({ err }, 'request failed')))), config));
+    const redirect = express().use(
+      redirectEverything(config.port, config),
+      restErrors((err) => logger.error({ err }, 'request failed')),
+    );
+    servers.push(bounded(http.createServer(serverOptions(config), redirect), config));
     await listen(servers[1], plainPort, config.host, 'HTTP_REDIRECT_PORT');
   }
 

@@ -14,7 +14,8 @@ const plugin: Plugin<Context> = {
     const operation = getOperationAST(args.document, args.operationName)?.name?.value;
     seen.push({ operation, requestId: (args.contextValue as Context).requestId });
     if (operation === 'DeleteContact') {
-      setResultAndStopExecution({ errors: [new GraphQLError('Deleting contacts is paused', { extensions: { code: 'forbidden' } })] });
+      const refusal = new GraphQLError('Deleting contacts is paused', { extensions: { code: 'forbidden' } });
+      setResultAndStopExecution({ errors: [refusal] });
     }
   },
 };
@@ -43,10 +44,17 @@ describe('one execution pipeline', () => {
     const { id } = (await ws.api('POST', '/v1/contacts', { first_name: 'Kept', email: uniqueEmail('kept') })).body.data;
     const refused = await ws.api('DELETE', `/v1/contacts/${id}`);
     expect(refused.status).toBe(403);
-    expect(refused.body).toMatchObject({ success: false, error: { code: 'forbidden', message: 'Deleting contacts is paused' } });
+    expect(refused.body).toMatchObject({
+      success: false,
+      error: { code: 'forbidden', message: 'Deleting contacts is paused' },
+    });
 
-    const viaGraphql = await gql(app.base, ws.key, 'mutation DeleteContact($id: ID!) { deleteContact(id: $id) { id } }', { id });
-    expect(viaGraphql.errors?.[0]).toMatchObject({ message: 'Deleting contacts is paused', extensions: { code: 'forbidden' } });
+    const deletion = 'mutation DeleteContact($id: ID!) { deleteContact(id: $id) { id } }';
+    const viaGraphql = await gql(app.base, ws.key, deletion, { id });
+    expect(viaGraphql.errors?.[0]).toMatchObject({
+      message: 'Deleting contacts is paused',
+      extensions: { code: 'forbidden' },
+    });
     expect((await ws.api('GET', `/v1/contacts/${id}`)).status).toBe(200);
   });
 });

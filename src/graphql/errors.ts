@@ -84,7 +84,7 @@ export function withCode(error: GraphQLError, extensions: Record<string, unknown
   });
 }
 
-/** What a client is told of an execution error: its AppError, a document error coded, anything else an internal error. */
+/** What a client is told of an execution error: its AppError, a document error coded, else an internal error. */
 export function maskError(error: unknown): Error {
   if (error instanceof GraphQLError) {
     const original = error.originalError;
@@ -100,4 +100,5 @@ export function sendGraphqlError(res: Response, err: AppError): void {
 }
 
 /** Express error middleware answering in GraphQL's error shape (see http/failure.ts). */
-export const graphqlErrors = (onInternalError: (err: unknown, req: Request) => void) => errorAnswer(sendGraphqlError, onInternalError);
+export const graphqlErrors = (onInternalError: (err: unknown, req: Request) => void) =>
+  errorAnswer(sendGraphqlError, onInternalError);

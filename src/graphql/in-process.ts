@@ -15,7 +15,11 @@ export type InProcessContext = { req: Request; res: Response; inProcess: true };
 /** Whether the operation's context (yoga merges the server context into it) is an in-process one. */
 const inProcess = (context: unknown): boolean => (context as Partial<InProcessContext> | undefined)?.inProcess === true;
 
-/** A plugin of the GraphQL transport: it leaves operations run in-process alone. */
+/**
+ * A plugin of the GraphQL transport: it leaves operations run in-process alone. Only its execute
+ * hook needs to: such a surface parses and validates its fixed documents once at start, and runs
+ * no subscriptions.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- yoga's own bound on a plugin's context
 export function graphqlOnly<C extends Record<string, any>>(plugin: Plugin<C>): Plugin<C> {
   const { onExecute } = plugin;

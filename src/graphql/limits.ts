@@ -43,7 +43,8 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 10, maxAliases:
  * with `errors` and no `data` to `application/json`.
  */
 function refusal(message: string, nodes?: ASTNode): GraphQLError {
-  return new GraphQLError(message, { nodes, extensions: { ...extensionsOf({ code: 'validation_error' }), http: REFUSED } });
+  const extensions = { ...extensionsOf({ code: 'validation_error' }), http: REFUSED };
+  return new GraphQLError(message, { nodes, extensions });
 }
 
 /**

@@ -59,7 +59,8 @@ export function asJsonForYoga(req: Request, res: Response, next: () => void): vo
       const values = params.getAll(name);
       if (values.length === 0 || (values.length === 1 && values[0] === '')) continue;
       if (values.length > 1) {
-        return sendGraphqlError(res, new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`));
+        const twice = new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`);
+        return sendGraphqlError(res, twice);
       }
       try {
         parseStrictJson(values[0], `The ${name} query parameter`);

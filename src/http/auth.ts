@@ -23,7 +23,8 @@ function refuser(metrics: Metrics) {
   return (res: Response, next: NextFunction, d: RateDecision, plan: string): void => {
     metrics.rateLimited.inc({ plan });
     res.setHeader('Retry-After', String(d.retryAfter));
-    next(new AppError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`));
+    const message = `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`;
+    next(new AppError('rate_limited', message));
   };
 }
 
@@ -55,7 +56,7 @@ export function authenticateAndLimit(auth: Authenticator, limits: RateLimits, me
   };
 }
 
-/** A request of a dashboard session without its CSRF token; the dashboard reads it as the error envelope, on /graphql too. */
+/** A dashboard session's request without its CSRF token; the dashboard reads it as the envelope, on /graphql too. */
 export class CsrfRefusal extends AppError {
   constructor() {
     super('forbidden', 'Missing or invalid CSRF token');

@@ -14,7 +14,9 @@ const JSON_TYPES = ['application/json', 'application/*+json'];
 export function requireJson(req: Request, _res: Response, next: NextFunction): void {
   if (hasBody(req) && !req.is(JSON_TYPES)) {
     req.resume();
-    return next(new AppError('unsupported_media_type', 'Send request bodies as JSON with Content-Type: application/json'));
+    return next(
+      new AppError('unsupported_media_type', 'Send request bodies as JSON with Content-Type: application/json'),
+    );
   }
   next();
 }
@@ -67,7 +69,11 @@ export const parseJson = jsonBody(BODY_LIMIT);
 /** Maps body-parser failures to the API's errors: too large a body is a 413, an unknown Content-Encoding a 415. */
 export function bodyErrors(err: unknown, _req: Request, _res: Response, next: NextFunction): void {
   const type = (err as { type?: string }).type;
-  if (type === 'entity.too.large') return next(new AppError('payload_too_large', `The request body is larger than ${BODY_LIMIT}`));
-  if (type === 'encoding.unsupported') return next(new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
+  if (type === 'entity.too.large') {
+    return next(new AppError('payload_too_large', `The request body is larger than ${BODY_LIMIT}`));
+  }
+  if (type === 'encoding.unsupported') {
+    return next(new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
+  }
   next(err);
 }

@@ -36,8 +36,10 @@ export function dashboardPages(dir = DEFAULT_DIR) {
   const indexFile = path.join(dir, 'index.html');
   router.use(securityHeaders);
   // Bundle names carry a content hash: a new build gets new names, so they can be cached for good.
-  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }), (req, _res, next) =>
-    next(new AppError('not_found', `No dashboard asset ${req.path}`)),
+  router.use(
+    '/assets',
+    express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }),
+    (req, _res, next) => next(new AppError('not_found', `No dashboard asset ${req.path}`)),
   );
   router.get(/.*/, (req, res, next) => {
     // Unknown session API paths get the API's 404, not a page.

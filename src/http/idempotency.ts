@@ -59,7 +59,8 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
     // Printable ASCII only: Node hands a header's other bytes over as Latin-1 (a UTF-8 "é" arrives
     // as "Ã©") and lets a tab through, and the key is stored.
     if (key.length < 1 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
-      return next(validationError({ 'Idempotency-Key': [`must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`] }));
+      const problem = `must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`;
+      return next(validationError({ 'Idempotency-Key': [problem] }));
     }
     // REST is mounted behind the API-key guard only, so the caller is a key.
     const ref: KeyRef = { apiKeyId: res.locals.caller!.keyId!, key };
@@ -67,9 +68,19 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
     cleanup();
     switch (claim.kind) {
       case 'mismatch':
-        return next(new AppError('unprocessable_entity', 'This Idempotency-Key was used for a different request (method, path or body); use a new key'));
+        return next(
+          new AppError(
+            'unprocessable_entity',
+            'This Idempotency-Key was used for a different request (method, path or body); use a new key',
+          ),
+        );
       case 'in_flight':
-        return next(new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry once it has finished'));
+        return next(
+          new AppError(
+            'conflict',
+            'A request with this Idempotency-Key is still in progress; retry once it has finished',
+          ),
+        );
       case 'replay':
         replayRequestId(res, claim.body);
         res.setHeader('Idempotent-Replayed', 'true');

@@ -59,7 +59,8 @@ export function sendError(res: Response, err: AppError): void {
 }
 
 /** Express error middleware answering with the envelope (see http/failure.ts). */
-export const restErrors = (onInternalError: (err: unknown, req: Request) => void) => errorAnswer(sendError, onInternalError);
+export const restErrors = (onInternalError: (err: unknown, req: Request) => void) =>
+  errorAnswer(sendError, onInternalError);
 
 /** What a value of each GraphQL input type a route's variables use must be, in the API's words. */
 export const EXPECTED: Record<string, string> = {
@@ -85,7 +86,8 @@ function variableError(message: string): AppError | null {
   const m = /^Variable "\$(\w+)" (got invalid value|of required type|of non-null type)/.exec(message);
   if (!m) return null;
   const type = /; (\w+) cannot represent/.exec(message)?.[1];
-  const problem = m[2] === 'got invalid value' ? ((type && EXPECTED[type]) ?? 'has a value of the wrong type') : 'is required';
+  const problem =
+    m[2] === 'got invalid value' ? ((type && EXPECTED[type]) ?? 'has a value of the wrong type') : 'is required';
   return validationError({ [snakeCase(m[1])]: [problem] });
 }
 
@@ -96,7 +98,8 @@ export function toAppError(err: GraphQLError): AppError {
   const code = err.extensions?.code;
   if (isErrorCode(code)) return new AppError(code, err.message, err.extensions.details as ErrorDetails | undefined);
   if (!original) {
-    return variableError(err.message) ?? new AppError('validation_error', 'The request has invalid fields', { _: [err.message] });
+    const invalid = new AppError('validation_error', 'The request has invalid fields', { _: [err.message] });
+    return variableError(err.message) ?? invalid;
   }
   return internalError(original);
 }

@@ -97,8 +97,20 @@ function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string
   const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-  const run: Execute = (args) => compiled.query(args.rootValue, args.contextValue, args.variableValues) as ReturnType<Execute>;
-  return { ...route, pattern, paramNames, document, run, field, selectable, estimate: estimator(schema, document, maxResponseBytes), typed: restVariables(schema, op, { input: route.body, filter: route.query }), rowType: route.rows ? rowTypeOf(schema, op, route.rows.field) : undefined };
+  const run: Execute = (args) =>
+    compiled.query(args.rootValue, args.contextValue, args.variableValues) as ReturnType<Execute>;
+  return {
+    ...route,
+    pattern,
+    paramNames,
+    document,
+    run,
+    field,
+    selectable,
+    estimate: estimator(schema, document, maxResponseBytes),
+    typed: restVariables(schema, op, { input: route.body, filter: route.query }),
+    rowType: route.rows ? rowTypeOf(schema, op, route.rows.field) : undefined,
+  };
 }
 
 /** A path parameter as text; broken percent-encoding (`%ZZ`, bytes that are not UTF-8) is the client's error. */
@@ -157,7 +169,10 @@ type Pipeline = YogaServerInstance<InProcessContext, Context>['getEnveloped'];
  * plugins): it takes yoga's pipeline when yoga starts, and has `execute` run a route's document
  * as its precompiled function.
  */
-export function restApi(opts: RestOptions): { handler: (req: Request, res: Response, next: NextFunction) => Promise<void>; plugin: Plugin<Context> } {
+export function restApi(opts: RestOptions): {
+  handler: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  plugin: Plugin<Context>;
+} {
   const { answers, maxResponseBytes } = opts;
   const compiled = routes.map((r) => compile(r, opts.schema, opts.operations, maxResponseBytes));
   const precompiled = new Map(compiled.map((r) => [r.document, r.run]));

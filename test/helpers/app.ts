@@ -145,7 +145,15 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, webhookCaps: UNCAPPED_DELIVERIES, ...opts.webhooks }, { resolve: opts.resolve, redis });
   const logger = opts.logger ?? createLogger('silent');
   const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, allowedHosts: opts.allowedHosts ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
-  const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config, plugins: opts.plugins });
+  const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({
+    db,
+    redis,
+    webhooks,
+    bus: opts.bus,
+    logger,
+    config,
+    plugins: opts.plugins,
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     // The test client (fetch) drops idle connections after 4 s; were the server to drop them at

@@ -51,4 +51,8 @@ export const WebhookPayloadFormat = closedSet('WebhookPayloadFormat', PAYLOAD_FO
 export const WebhookContentType = closedSet('WebhookContentType', WEBHOOK_CONTENT_TYPES, 'json: an application/json body; form: the JSON as the `payload` field of a form.');
 export const DeliveryStatus = closedSet('DeliveryStatus', DELIVERY_STATUSES, 'Where a delivery stands: waiting for an attempt, delivered, or failed for good.');
 export const ActorType = closedSet('ActorType', ACTOR_TYPES, 'Who caused a change: an API key, a user signed in to the dashboard, or the service itself (such as the task scheduler).');
-export const ErrorCode = closedSet('ErrorCode', ERROR_CODES, 'Why a request, or one row of it, failed: the `code` of the error envelope and of GraphQL `extensions.code`.');
+export const ErrorCode = closedSet(
+  'ErrorCode',
+  ERROR_CODES,
+  'Why a request, or one row of it, failed: the `code` of the error envelope and of GraphQL `extensions.code`.',
+);
