@@ -4,6 +4,7 @@ import type { IncomingMessage } from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import proxyAddr from 'proxy-addr';
 import type { Redis } from 'ioredis';
+import type { Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import cookieParser from 'cookie-parser';
 import { Authenticator, type Caller } from './auth/authenticate.ts';
@@ -13,15 +14,15 @@ import { RateLimits } from './auth/rate-limit.ts';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
-import { AppError, internalError } from './errors.ts';
-import { authenticateAndLimit, authenticateSession, usesSessionCookie } from './http/auth.ts';
-import { dashboardSessionRoutes } from './http/dashboard-session.ts';
+import { AppError } from './errors.ts';
+import { authenticateAndLimit, authenticateSession, CsrfRefusal, usesSessionCookie } from './http/auth.ts';
+import { dashboardSessionRoutes } from './rest/dashboard-session.ts';
 import { dashboardPages } from './http/dashboard.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
 import { apiDocs, openApiDocument } from './http/docs.ts';
-import { sendFailure } from './http/failure.ts';
 import { graphiqlRoutes } from './graphql/graphiql.ts';
 import { asJsonForYoga, createGraphqlHandler } from './graphql/yoga.ts';
+import { graphqlErrors } from './graphql/errors.ts';
 import { DEFAULT_GRAPHQL_LIMITS } from './graphql/limits.ts';
 import { redirectPlainHttp } from './http/https.ts';
 import { idempotency } from './http/idempotency.ts';
@@ -33,7 +34,8 @@ import { requestId } from './http/request-id.ts';
 import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { loadOperations } from './rest/operations.ts';
-import { restRouter } from './rest/router.ts';
+import { restApi } from './rest/router.ts';
+import { restErrors, sendError } from './rest/errors.ts';
 import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
 import type { Context } from './schema/context.ts';
 import type { WebhookServices } from './webhooks/services.ts';
@@ -51,6 +53,8 @@ export interface AppDeps {
   /** Live events for subscriptions; in memory (this instance only) unless given. */
   bus?: EventBus;
   webhooks: WebhookServices;
+  /** Yoga plugins of the caller's own: they run for /graphql, WebSocket and REST operations alike. */
+  plugins?: Plugin<Context>[];
 }
 
 export function buildApp(deps: AppDeps) {
@@ -67,8 +71,9 @@ export function buildApp(deps: AppDeps) {
   // This instance's metrics; main.ts hands them to the in-process delivery worker too.
   const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
   const contextOf = (caller: Caller, requestId: string): Context => ({ prisma: db.prisma, caller, requestId, warnings: [], bus, webhooks: deps.webhooks, keyCache: authenticator });
-  const contextFor = (_req: Request, res: Response): Context => contextOf(res.locals.caller!, res.locals.requestId);
   const onInternalError = (err: unknown, req: Request) => logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
+  // Shared middleware refuses by passing an AppError on; each surface answers in its own shape.
+  const envelopeAnswer = restErrors(onInternalError);
 
   const app = express();
   app.disable('x-powered-by');
@@ -79,7 +84,11 @@ export function buildApp(deps: AppDeps) {
   app.use(observeRequests(logger, metrics));
   // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
   app.use(opsRoutes({ db, redis: deps.redis ?? null, metrics, metricsToken: config.metricsToken ?? null, logger }));
-  if (config.trustProxy) app.use(redirectPlainHttp({ publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null }));
+  // Refused before any surface is reached: the envelope, on every path.
+  if (config.trustProxy) {
+    const policy = { publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null };
+    app.use(redirectPlainHttp(policy), envelopeAnswer);
+  }
 
   const operations = loadOperations(schema);
   const graphqlLimits = config.graphqlLimits ?? DEFAULT_GRAPHQL_LIMITS;
@@ -89,8 +98,20 @@ export function buildApp(deps: AppDeps) {
   // The REST API first, as one mount: most traffic is here, and every layer Express tries
   // before the one that answers costs time on every request.
   const v1 = express.Router();
-  v1.use(openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })), guard, refuseNonUtf8Query, requireJson, parseJson, bodyErrors, idempotency(db.prisma, logger, deps.webhooks.box), restRouter({ schema, operations, contextFor, onInternalError, answers, maxResponseBytes: graphqlLimits.maxResponseBytes }));
-  app.use(['/v1', '/api/v1'], v1);
+  // Its operations run through yoga's pipeline (rest.plugin, below), with REST's own answers.
+  const { maxResponseBytes } = graphqlLimits;
+  const rest = restApi({ schema, operations, onInternalError, answers, maxResponseBytes });
+  v1.use(
+    openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })),
+    guard,
+    refuseNonUtf8Query,
+    requireJson,
+    parseJson,
+    bodyErrors,
+    idempotency(db.prisma, logger, deps.webhooks.box),
+    rest.handler,
+  );
+  app.use(['/v1', '/api/v1'], v1, envelopeAnswer);
 
   const yoga = createGraphqlHandler({
     schema,
@@ -100,7 +121,7 @@ export function buildApp(deps: AppDeps) {
     answers,
     logger,
     metrics,
-    plugins: [liveStreamsPlugin(watch)],
+    plugins: [liveStreamsPlugin(watch), rest.plugin, ...(deps.plugins ?? [])],
   });
   const sessionGuard = authenticateSession(sessions, limits, metrics);
   // The GraphiQL page and its files need no key; the queries it sends do.
@@ -109,13 +130,18 @@ export function buildApp(deps: AppDeps) {
     '/graphql',
     cookieParser(),
     (req: Request, res: Response, next: NextFunction) => (usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
+    // The dashboard reads a refused CSRF token as the error envelope, here too.
+    (err: unknown, _req: Request, res: Response, next: NextFunction) =>
+      err instanceof CsrfRefusal ? sendError(res, err) : next(err),
     // As on REST, a body that is not JSON is a 415 with an error the client can read; it is
     // parsed here too (same size and depth limits), and yoga takes the parsed body as it is.
     requireJson,
     parseJson,
     bodyErrors,
-    (req: Request, res: Response, next: NextFunction) => refuseNonUtf8Query(req, res, () => asJsonForYoga(req, res, next)),
+    refuseNonUtf8Query,
+    asJsonForYoga,
     (req: Request, res: Response) => yoga(req, res),
+    graphqlErrors(onInternalError),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.
   app.use('/dashboard/api', cookieParser(), dashboardSessionRoutes({ sessions, loginLimits: new LoginLimits(deps.redis ?? null) }));
@@ -124,12 +150,10 @@ export function buildApp(deps: AppDeps) {
   // The API reference needs no key.
   app.use(apiDocs());
 
-  app.use((req, res) => sendFailure(req, res, new AppError('not_found', `No route ${req.method} ${req.path}`)));
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    onInternalError(err, req);
-    if (res.headersSent) return;
-    sendFailure(req, res, internalError(err));
-  });
+  app.use((req: Request, _res: Response, next: NextFunction) =>
+    next(new AppError('not_found', `No route ${req.method} ${req.path}`)),
+  );
+  app.use(envelopeAnswer);
 
   /** The client's address of a raw request (a WebSocket upgrade), by the same proxy rules as Express's req.ip. */
   const clientAddress = (req: IncomingMessage) => proxyAddr(req, app.get('trust proxy fn'));

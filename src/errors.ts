@@ -1,26 +1,28 @@
-// One error vocabulary for every surface: a coded AppError is thrown by rules and
-// resolvers; REST maps the code to an HTTP status, GraphQL to `extensions.code`.
-import { GraphQLError } from 'graphql';
+// One error vocabulary for every surface: a coded AppError is thrown by rules, resolvers and
+// HTTP middleware. Each surface has one translator, an exhaustive switch over the codes: REST's
+// maps a code to an HTTP status and the error envelope (rest/errors.ts), GraphQL's to
+// `extensions` (graphql/errors.ts).
 import { isInvalidValue } from './db/errors.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
 
-export const ERROR_STATUS = {
-  malformed_request: 400,
-  validation_error: 400,
-  unauthorized: 401,
-  forbidden: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  conflict: 409,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  unprocessable_entity: 422,
-  rate_limited: 429,
-  internal_error: 500,
-  service_unavailable: 503,
-} as const;
+/** Every code, in the order the API reference and the GraphQL `ErrorCode` enum list them. */
+export const ERROR_CODES = [
+  'malformed_request',
+  'validation_error',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'method_not_allowed',
+  'conflict',
+  'payload_too_large',
+  'unsupported_media_type',
+  'unprocessable_entity',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+] as const;
 
-export type ErrorCode = keyof typeof ERROR_STATUS;
+export type ErrorCode = (typeof ERROR_CODES)[number];
 export type ErrorDetails = Record<string, string[]>;
 
 export class AppError extends Error {
@@ -35,10 +37,6 @@ export class AppError extends Error {
     this.code = code;
     this.details = details;
     this.retryAfter = options?.retryAfter;
-  }
-
-  get status(): number {
-    return ERROR_STATUS[this.code];
   }
 }
 
@@ -63,17 +61,10 @@ export const internalError = (cause?: unknown) =>
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;
 
 export function isErrorCode(code: unknown): code is ErrorCode {
-  return typeof code === 'string' && code in ERROR_STATUS;
+  return typeof code === 'string' && (ERROR_CODES as readonly string[]).includes(code);
 }
 
-/** The GraphQL form of an AppError: message plus `extensions { code, status, details?, retry_after? }`. */
-export function toGraphQLError(err: AppError): GraphQLError {
-  return new GraphQLError(err.message, {
-    extensions: {
-      code: err.code,
-      status: err.status,
-      ...(err.details ? { details: err.details } : {}),
-      ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}),
-    },
-  });
+/** The end of a translator's switch over the codes: it compiles only when every code has a case. */
+export function unmapped(code: never): never {
+  throw new Error(`Error code ${String(code)} has no translation`);
 }

@@ -12,6 +12,7 @@ import { ensureDefaultWorkspace } from './admin/workspaces.ts';
 import { drainable } from './http/drain.ts';
 import { listen } from './http/listen.ts';
 import { redirectEverything } from './http/https.ts';
+import { restErrors } from './rest/errors.ts';
 import { closingSilentConnections as bounded, serverOptions } from './http/server-options.ts';
 import { attachGraphqlWs } from './graphql/websocket.ts';
 import { createLogger } from './logger.ts';
@@ -46,7 +47,11 @@ async function start() {
   await listen(servers[0], config.port, config.host, 'PORT');
   const plainPort = config.httpRedirectPort ?? 80;
   if (tls) {
-    servers.push(bounded(http.createServer(serverOptions(config), express().use(redirectEverything(config.port, config))), config));
+    const redirect = express().use(
+      redirectEverything(config.port, config),
+      restErrors((err) => logger.error({ err }, 'request failed')),
+    );
+    servers.push(bounded(http.createServer(serverOptions(config), redirect), config));
     await listen(servers[1], plainPort, config.host, 'HTTP_REDIRECT_PORT');
   }
 

@@ -9,12 +9,14 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardPages } from '../src/http/dashboard.ts';
 import { requestId } from '../src/http/request-id.ts';
+import { restErrors } from '../src/rest/errors.ts';
 
 let built: string;
 const servers: Server[] = [];
 
 async function serve(dir: string): Promise<string> {
-  const app = express().use(requestId).use('/dashboard', dashboardPages(dir));
+  // Its refusals are answered with the envelope, as in app.ts.
+  const app = express().use(requestId).use('/dashboard', dashboardPages(dir)).use(restErrors(() => {}));
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

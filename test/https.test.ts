@@ -8,6 +8,7 @@ import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { redirectEverything } from '../src/http/https.ts';
+import { restErrors } from '../src/rest/errors.ts';
 import { startTestApp, type TestApp } from './helpers/app.ts';
 
 /** node's fetch drops a Host header; http.request sends it as given. */
@@ -110,7 +111,8 @@ describe('behind a trusted proxy', () => {
 
 describe('serving TLS itself', () => {
   async function plainPort(publicOrigin: string | null, allowedHosts: string[] | null = null): Promise<{ base: string; close: () => void }> {
-    const server = http.createServer(express().use(redirectEverything(8443, { publicOrigin, allowedHosts }))).listen(0, '127.0.0.1');
+    const redirect = express().use(redirectEverything(8443, { publicOrigin, allowedHosts }), restErrors(() => {}));
+    const server = http.createServer(redirect).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
   }

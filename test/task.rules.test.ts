@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../src/db/generated/client/client.ts';
 import { AppError } from '../src/errors.ts';
+import { httpStatus } from '../src/rest/errors.ts';
 import {
   becameCompleted,
   changedFields,
@@ -63,7 +64,7 @@ describe('completion', () => {
   it('refuses a cancelled task with 422', () => {
     const err = errorOf(() => completion('cancelled'));
     expect(err.code).toBe('unprocessable_entity');
-    expect(err.status).toBe(422);
+    expect(httpStatus(err.code)).toBe(422);
   });
   it('knows which statuses are open', () => {
     expect(['pending', 'in_progress', 'completed', 'cancelled'].map(isOpen)).toEqual([true, true, false, false]);

@@ -1,9 +1,9 @@
 // Limits on the shape of GraphQL documents (graphql-armor), checked while yoga parses and
 // validates, and on their cost (src/graphql/cost.ts), checked with the variables just before an
 // operation runs, so an abusive document is refused before any resolver or SQL runs. Page sizes
-// are bounded separately by the resolvers (`limit` 1..100). REST routes execute their precompiled
-// operations without yoga, so these limits never apply to them; test/graphql-limits.test.ts
-// still checks that every REST operation would pass them.
+// are bounded separately by the resolvers (`limit` 1..100). REST routes run their fixed operations
+// through yoga's pipeline, but these limits leave them alone (in-process.ts): REST reserves its
+// answers itself; test/graphql-limits.test.ts still checks that every REST operation would pass them.
 import { maxAliasesRule } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesRule } from '@escape.tech/graphql-armor-max-directives';
@@ -11,7 +11,7 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ASTNode, type ExecutionArgs, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { costLimitOf, operationCost, variableErrors } from './cost.ts';
-import { withCode } from './variable-errors.ts';
+import { extensionsOf, withCode } from './errors.ts';
 import { admit, releasedElsewhere } from './answer-admission.ts';
 import type { AnswerPool } from '../http/answer-pool.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from '../http/json-depth.ts';
@@ -43,7 +43,8 @@ export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 10, maxAliases:
  * with `errors` and no `data` to `application/json`.
  */
 function refusal(message: string, nodes?: ASTNode): GraphQLError {
-  return new GraphQLError(message, { nodes, extensions: { code: 'validation_error', status: 400, http: REFUSED } });
+  const extensions = { ...extensionsOf({ code: 'validation_error' }), http: REFUSED };
+  return new GraphQLError(message, { nodes, extensions });
 }
 
 /**

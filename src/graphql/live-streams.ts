@@ -6,7 +6,8 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isAsyncIterable, Repeater, type Plugin } from 'graphql-yoga';
 import type { CredentialWatch } from '../auth/credential-watch.ts';
-import { AppError, internalError, toGraphQLError } from '../errors.ts';
+import { AppError, internalError } from '../errors.ts';
+import { toGraphQLError } from './errors.ts';
 import type { Context } from '../schema/context.ts';
 
 /** Most subscriptions one key (or one dashboard session) may have open on one instance, over every transport. */

@@ -18,6 +18,7 @@
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
 import { defaultFieldResolver, getNamedType, GraphQLError, isLeafType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { extensionsOf } from './errors.ts';
 import { REFUSED } from './limits.ts';
 import { ANSWER_RETRY_AFTER_SECONDS, type Reservation } from '../http/answer-pool.ts';
 import { jsonBytes, jsonStringBytes } from '../http/json-bytes.ts';
@@ -26,7 +27,7 @@ import { jsonBytes, jsonStringBytes } from '../http/json-bytes.ts';
 class ResponseTooLarge extends GraphQLError {
   constructor(maxBytes: number) {
     super(`The answer would be larger than ${maxBytes} bytes; ask for smaller pages, fewer fields or fewer aliases`, {
-      extensions: { code: 'validation_error', status: 400, http: REFUSED },
+      extensions: { ...extensionsOf({ code: 'validation_error' }), http: REFUSED },
     });
   }
 }
@@ -36,9 +37,7 @@ export class AnswerPoolFull extends GraphQLError {
   constructor(message = `The server is busy with large answers; retry in ${ANSWER_RETRY_AFTER_SECONDS} s, or ask for smaller pages`) {
     super(message, {
       extensions: {
-        code: 'service_unavailable',
-        status: 503,
-        retry_after: ANSWER_RETRY_AFTER_SECONDS,
+        ...extensionsOf({ code: 'service_unavailable', retryAfter: ANSWER_RETRY_AFTER_SECONDS }),
         http: { status: 503, headers: { 'Retry-After': String(ANSWER_RETRY_AFTER_SECONDS) } },
       },
     });

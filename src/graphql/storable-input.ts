@@ -7,7 +7,8 @@ import { BREAK, visit, type DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { getUnsafeNumberReason } from 'lossless-json';
 import { isStorable, UNSTORABLE_MESSAGE, unstorablePath } from '../schema/common/storable.ts';
-import { toGraphQLError, validationError, type ErrorDetails } from '../errors.ts';
+import { validationError, type ErrorDetails } from '../errors.ts';
+import { toGraphQLError } from './errors.ts';
 
 /** The refusal of the first string or number literal of the document that would not be taken as written. */
 function badLiteral(document: DocumentNode): ErrorDetails | null {

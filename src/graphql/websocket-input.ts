@@ -4,7 +4,8 @@
 // number like 1e-400 in the variables would be changed without a word.
 import { isUtf8 } from 'node:buffer';
 import type { RawData } from 'ws';
-import { AppError, toGraphQLError } from '../errors.ts';
+import { AppError } from '../errors.ts';
+import { toGraphQLError } from './errors.ts';
 import { parseStrictJson } from '../http/strict-json.ts';
 
 /** RFC 6455's close code for a message whose data does not match its type (here: not UTF-8). */

@@ -2,12 +2,11 @@
 // graphql-ws operations run through the same yoga (see websocket.ts).
 import type { IncomingMessage } from 'node:http';
 import type { Request, Response } from 'express';
-import { GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLError, GraphQLSchema } from 'graphql';
 import { createYoga, type Plugin } from 'graphql-yoga';
 import type { Logger } from 'pino';
 import type { Caller } from '../auth/authenticate.ts';
-import { AppError, internalError, toGraphQLError } from '../errors.ts';
-import { sendFailure } from '../http/failure.ts';
+import { AppError } from '../errors.ts';
 import { parseStrictJson } from '../http/strict-json.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Context } from '../schema/context.ts';
@@ -16,25 +15,13 @@ import type { AnswerPool } from '../http/answer-pool.ts';
 import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './telemetry.ts';
 import { storableInputPlugin } from './storable-input.ts';
-import { withCode } from './variable-errors.ts';
+import { maskError, sendGraphqlError } from './errors.ts';
+import { answeredInProcess, graphqlOnly, inProcessErrorsPlugin, type InProcessContext } from './in-process.ts';
 
 type HttpContext = { req: Request; res: Response };
 /** A WebSocket operation has no Express response: its caller was authenticated when the socket connected. */
 export type SocketContext = { req: IncomingMessage; caller: Caller; requestId: string };
-type ServerContext = HttpContext | SocketContext;
-
-function maskError(error: unknown): Error {
-  if (error instanceof GraphQLError) {
-    const original = error.originalError;
-    if (original instanceof AppError) {
-      const masked = toGraphQLError(original);
-      return new GraphQLError(masked.message, { nodes: error.nodes, path: error.path, extensions: masked.extensions });
-    }
-    if (!original || original instanceof GraphQLError) return withCode(error);
-  }
-  const unexpected = internalError(error instanceof GraphQLError ? error.originalError : error);
-  return new GraphQLError(unexpected.message, { extensions: { code: unexpected.code, status: unexpected.status } });
-}
+type ServerContext = HttpContext | SocketContext | InProcessContext;
 
 /** Adds `extensions.warnings` when a resolver left notes for the client. */
 const warningsPlugin: Plugin<Context> = {
@@ -72,12 +59,13 @@ export function asJsonForYoga(req: Request, res: Response, next: () => void): vo
       const values = params.getAll(name);
       if (values.length === 0 || (values.length === 1 && values[0] === '')) continue;
       if (values.length > 1) {
-        return sendFailure(req, res, new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`));
+        const twice = new AppError('malformed_request', `The ${name} query parameter must be given once, as JSON`);
+        return sendGraphqlError(res, twice);
       }
       try {
         parseStrictJson(values[0], `The ${name} query parameter`);
       } catch (err) {
-        return sendFailure(req, res, err as AppError);
+        return sendGraphqlError(res, err as AppError);
       }
     }
   }
@@ -96,7 +84,7 @@ export function createGraphqlHandler(opts: {
   answers?: AnswerPool;
   logger: Logger;
   metrics: Metrics;
-  /** Plugins of the caller's own, run after these. */
+  /** Plugins of the caller's own, run after these, for REST operations too (in-process.ts). */
   plugins?: Plugin<Context>[];
 }) {
   return createYoga<ServerContext, Context>({
@@ -113,12 +101,24 @@ export function createGraphqlHandler(opts: {
       'caller' in init ? opts.contextOf(init.caller, init.requestId) : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId),
     maskedErrors: {
       maskError: (error) => {
+        // Another surface's operation: that surface translates its errors (in-process.ts).
+        if (answeredInProcess(error)) return error as Error;
         const masked = maskError(error);
         if ((masked as GraphQLError).extensions?.code === 'internal_error') opts.logger.error({ err: error, requestId: requestIdOf(error) }, 'graphql resolver failed');
         return masked;
       },
     },
-    plugins: [...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection, pool: opts.answers }), storableInputPlugin, responseBudgetPlugin, warningsPlugin, telemetryPlugin(opts.metrics), ...(opts.plugins ?? [])],
+    plugins: [
+      inProcessErrorsPlugin,
+      ...[
+        ...graphqlLimitPlugins(opts.limits, { introspection: opts.introspection, pool: opts.answers }),
+        storableInputPlugin,
+        responseBudgetPlugin,
+        warningsPlugin,
+        telemetryPlugin(opts.metrics),
+      ].map((plugin) => graphqlOnly(plugin as Plugin<Context>)),
+      ...(opts.plugins ?? []),
+    ],
     logging: false,
   });
 }

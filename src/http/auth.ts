@@ -4,8 +4,6 @@ import type { RateLimits, RateDecision } from '../auth/rate-limit.ts';
 import { callerOfSession, isValidCsrfToken, SESSION_COOKIE, type SessionStore } from '../auth/sessions.ts';
 import { AppError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { sendError } from '../rest/envelope.ts';
-import { sendFailure } from './failure.ts';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -20,12 +18,13 @@ function setRateHeaders(res: Response, d: RateDecision): void {
   res.setHeader('X-RateLimit-Reset', String(d.reset));
 }
 
-/** Answers 429 with Retry-After, counted per plan. */
+/** Refuses with 429 and Retry-After, counted per plan. */
 function refuser(metrics: Metrics) {
-  return (req: Request, res: Response, d: RateDecision, plan: string): void => {
+  return (res: Response, next: NextFunction, d: RateDecision, plan: string): void => {
     metrics.rateLimited.inc({ plan });
     res.setHeader('Retry-After', String(d.retryAfter));
-    sendFailure(req, res, new AppError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`));
+    const message = `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`;
+    next(new AppError('rate_limited', message));
   };
 }
 
@@ -46,18 +45,23 @@ export function authenticateAndLimit(auth: Authenticator, limits: RateLimits, me
       setRateHeaders(res, d);
       // A key that could not be checked (database down) is not a guess: answer why, never 429.
       if (failure.code === 'internal_error') return next(err);
-      if (!d.allowed) return refuse(req, res, d, 'standard');
-      return sendFailure(req, res, failure);
+      if (!d.allowed) return refuse(res, next, d, 'standard');
+      return next(failure);
     }
     const d = await limits.consume(caller.plan, `key:${caller.keyId}`);
     setRateHeaders(res, d);
-    if (!d.allowed) return refuse(req, res, d, caller.plan);
+    if (!d.allowed) return refuse(res, next, d, caller.plan);
     res.locals.caller = caller;
     next();
   };
 }
 
-export const csrfRefusal = () => new AppError('forbidden', 'Missing or invalid CSRF token');
+/** A dashboard session's request without its CSRF token; the dashboard reads it as the envelope, on /graphql too. */
+export class CsrfRefusal extends AppError {
+  constructor() {
+    super('forbidden', 'Missing or invalid CSRF token');
+  }
+}
 
 /** Requests that send an API key are the key's: a dashboard cookie riding along is ignored. */
 export const usesSessionCookie = (req: Request): boolean => !req.get('authorization') && Boolean(req.cookies?.[SESSION_COOKIE]);
@@ -75,15 +79,14 @@ export function authenticateSession(sessions: SessionStore, limits: RateLimits, 
     if (!session) {
       const d = await limits.consume('standard', `ip:${req.ip}`);
       setRateHeaders(res, d);
-      if (!d.allowed) return refuse(req, res, d, 'standard');
-      return sendFailure(req, res, new AppError('unauthorized', 'The dashboard session has ended; sign in again'));
+      if (!d.allowed) return refuse(res, next, d, 'standard');
+      return next(new AppError('unauthorized', 'The dashboard session has ended; sign in again'));
     }
-    // The agreed answer for a missing token is the error envelope, also on /graphql.
-    if (!isValidCsrfToken(token, req.get('x-csrf-token'))) return sendError(res, csrfRefusal());
+    if (!isValidCsrfToken(token, req.get('x-csrf-token'))) return next(new CsrfRefusal());
     const caller = callerOfSession(session);
     const d = await limits.consume(caller.plan, `user:${session.userId}`);
     setRateHeaders(res, d);
-    if (!d.allowed) return refuse(req, res, d, caller.plan);
+    if (!d.allowed) return refuse(res, next, d, caller.plan);
     res.locals.caller = caller;
     next();
   };

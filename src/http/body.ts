@@ -1,7 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
-import { sendFailure } from './failure.ts';
 import { parseStrictJson } from './strict-json.ts';
 
 export const BODY_LIMIT = '1mb';
@@ -12,10 +11,12 @@ const hasBody = (req: Request) => Number(req.get('content-length') ?? 0) > 0 || 
 const JSON_TYPES = ['application/json', 'application/*+json'];
 
 /** Only JSON bodies are accepted; a body of another type is a 415. */
-export function requireJson(req: Request, res: Response, next: NextFunction): void {
+export function requireJson(req: Request, _res: Response, next: NextFunction): void {
   if (hasBody(req) && !req.is(JSON_TYPES)) {
     req.resume();
-    return sendFailure(req, res, new AppError('unsupported_media_type', 'Send request bodies as JSON with Content-Type: application/json'));
+    return next(
+      new AppError('unsupported_media_type', 'Send request bodies as JSON with Content-Type: application/json'),
+    );
   }
   next();
 }
@@ -36,26 +37,26 @@ export function jsonBody(limit: string) {
     // so an `application/*+json` body was admitted but never read: on REST a valid body was ignored
     // (a create failed with "is required", an update changed nothing and answered 200), and on
     // /graphql yoga answered an empty 415 (found by the security fuzz tests).
-    (req: Request, res: Response, next: NextFunction): void => {
+    (req: Request, _res: Response, next: NextFunction): void => {
       if (!hasBody(req) || !declaresOtherCharset(req)) return next();
       req.resume();
-      sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
+      next(new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
     },
     express.raw({ limit, type: JSON_TYPES }),
-    (req: Request, res: Response, next: NextFunction): void => {
+    (req: Request, _res: Response, next: NextFunction): void => {
       if (!Buffer.isBuffer(req.body)) return next();
       const bytes: Buffer = req.body;
       if (bytes.length === 0) {
         req.body = {};
         return next();
       }
-      if (!isUtf8(bytes)) return sendFailure(req, res, new AppError('malformed_request', 'The request body is not valid UTF-8'));
+      if (!isUtf8(bytes)) return next(new AppError('malformed_request', 'The request body is not valid UTF-8'));
       // A byte order mark is no part of the JSON text.
       const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
       try {
         req.body = parseStrictJson(text);
       } catch (err) {
-        return sendFailure(req, res, err as AppError);
+        return next(err);
       }
       next();
     },
@@ -66,9 +67,13 @@ export function jsonBody(limit: string) {
 export const parseJson = jsonBody(BODY_LIMIT);
 
 /** Maps body-parser failures to the API's errors: too large a body is a 413, an unknown Content-Encoding a 415. */
-export function bodyErrors(err: unknown, req: Request, res: Response, next: NextFunction): void {
+export function bodyErrors(err: unknown, _req: Request, _res: Response, next: NextFunction): void {
   const type = (err as { type?: string }).type;
-  if (type === 'entity.too.large') return sendFailure(req, res, new AppError('payload_too_large', `The request body is larger than ${BODY_LIMIT}`));
-  if (type === 'encoding.unsupported') return sendFailure(req, res, new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
+  if (type === 'entity.too.large') {
+    return next(new AppError('payload_too_large', `The request body is larger than ${BODY_LIMIT}`));
+  }
+  if (type === 'encoding.unsupported') {
+    return next(new AppError('unsupported_media_type', 'Unsupported body encoding; send UTF-8 JSON'));
+  }
   next(err);
 }

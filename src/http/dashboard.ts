@@ -6,7 +6,6 @@ import path from 'node:path';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../errors.ts';
 import { projectRoot } from '../project-root.ts';
-import { sendFailure } from './failure.ts';
 
 const DEFAULT_DIR = path.join(projectRoot, 'dist/dashboard');
 
@@ -37,15 +36,16 @@ export function dashboardPages(dir = DEFAULT_DIR) {
   const indexFile = path.join(dir, 'index.html');
   router.use(securityHeaders);
   // Bundle names carry a content hash: a new build gets new names, so they can be cached for good.
-  router.use('/assets', express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }), (req, res) =>
-    sendFailure(req, res, new AppError('not_found', `No dashboard asset ${req.path}`)),
+  router.use(
+    '/assets',
+    express.static(path.join(dir, 'assets'), { immutable: true, maxAge: '365d', index: false }),
+    (req, _res, next) => next(new AppError('not_found', `No dashboard asset ${req.path}`)),
   );
   router.get(/.*/, (req, res, next) => {
     // Unknown session API paths get the API's 404, not a page.
     if (req.path === '/api' || req.path.startsWith('/api/')) return next();
     if (!fs.existsSync(indexFile)) {
-      sendFailure(req, res, new AppError('service_unavailable', 'The dashboard is not built: run `npm run build:dashboard`'));
-      return;
+      return next(new AppError('service_unavailable', 'The dashboard is not built: run `npm run build:dashboard`'));
     }
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(indexFile);

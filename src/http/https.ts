@@ -6,7 +6,6 @@
 import net from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../errors.ts';
-import { sendError } from '../rest/envelope.ts';
 
 /** Config's PUBLIC_URL (as an origin) and ALLOWED_HOSTS. */
 export interface RedirectPolicy {
@@ -37,16 +36,16 @@ export function redirectPlainHttp(policy: RedirectPolicy) {
     const proto = String(req.get('x-forwarded-proto') ?? '').split(',')[0].trim().toLowerCase();
     if (proto !== 'http') return next();
     const origin = target(req, policy, '');
-    if (!origin) return sendError(res, httpsOnly());
+    if (!origin) return next(httpsOnly());
     res.redirect(301, `${origin}${req.originalUrl}`);
   };
 }
 
 /** The plain-HTTP listener of a server that serves TLS itself: everything moves to https. */
 export function redirectEverything(httpsPort: number, policy: RedirectPolicy) {
-  return (req: Request, res: Response): void => {
+  return (req: Request, res: Response, next: NextFunction): void => {
     const origin = target(req, policy, httpsPort === 443 ? '' : `:${httpsPort}`);
-    if (!origin) return sendError(res, httpsOnly());
+    if (!origin) return next(httpsOnly());
     res.redirect(301, `${origin}${req.originalUrl}`);
   };
 }

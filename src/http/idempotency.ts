@@ -7,7 +7,6 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Db } from '../db/client.ts';
 import { AppError, validationError } from '../errors.ts';
-import { sendError } from '../rest/envelope.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
 import { IdempotencyStore, type KeyRef } from './idempotency-store.ts';
 
@@ -60,7 +59,8 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
     // Printable ASCII only: Node hands a header's other bytes over as Latin-1 (a UTF-8 "é" arrives
     // as "Ã©") and lets a tab through, and the key is stored.
     if (key.length < 1 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {
-      return sendError(res, validationError({ 'Idempotency-Key': [`must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`] }));
+      const problem = `must be 1 to ${MAX_KEY_LENGTH} printable ASCII characters`;
+      return next(validationError({ 'Idempotency-Key': [problem] }));
     }
     // REST is mounted behind the API-key guard only, so the caller is a key.
     const ref: KeyRef = { apiKeyId: res.locals.caller!.keyId!, key };
@@ -68,9 +68,19 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
     cleanup();
     switch (claim.kind) {
       case 'mismatch':
-        return sendError(res, new AppError('unprocessable_entity', 'This Idempotency-Key was used for a different request (method, path or body); use a new key'));
+        return next(
+          new AppError(
+            'unprocessable_entity',
+            'This Idempotency-Key was used for a different request (method, path or body); use a new key',
+          ),
+        );
       case 'in_flight':
-        return sendError(res, new AppError('conflict', 'A request with this Idempotency-Key is still in progress; retry once it has finished'));
+        return next(
+          new AppError(
+            'conflict',
+            'A request with this Idempotency-Key is still in progress; retry once it has finished',
+          ),
+        );
       case 'replay':
         replayRequestId(res, claim.body);
         res.setHeader('Idempotent-Replayed', 'true');

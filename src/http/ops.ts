@@ -8,7 +8,6 @@ import type { Database } from '../db/client.ts';
 import { pendingMigrations } from '../db/migrate.ts';
 import { AppError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { sendFailure } from './failure.ts';
 
 /** A probe is answered within this long even when a dependency hangs. */
 const CHECK_TIMEOUT_MS = 2_000;
@@ -42,10 +41,10 @@ export function opsRoutes(deps: OpsDeps): express.Router {
     res.status(failed.length ? 503 : 200).json(failed.length ? { status: 'unavailable', failed, checks } : { status: 'ok', checks });
   });
 
-  router.get('/metrics', async (req, res) => {
+  router.get('/metrics', async (req, res, next) => {
     if (deps.metricsToken && !bearerMatches(req, deps.metricsToken)) {
       res.setHeader('WWW-Authenticate', 'Bearer');
-      return sendFailure(req, res, new AppError('unauthorized', 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>'));
+      return next(new AppError('unauthorized', 'Send the metrics token as Authorization: Bearer <METRICS_TOKEN>'));
     }
     res.setHeader('Content-Type', deps.metrics.registry.contentType);
     res.send(await deps.metrics.registry.metrics());

@@ -5,7 +5,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { NextFunction, Request, Response } from 'express';
 import { validationError } from '../errors.ts';
-import { sendFailure } from './failure.ts';
 
 export const NOT_UTF8_MESSAGE = 'is not valid percent-encoded UTF-8';
 
@@ -37,8 +36,8 @@ export function notUtf8Parameter(url: string): string | null {
   return null;
 }
 
-export function refuseNonUtf8Query(req: Request, res: Response, next: NextFunction): void {
+export function refuseNonUtf8Query(req: Request, _res: Response, next: NextFunction): void {
   const name = notUtf8Parameter(req.originalUrl);
   if (name === null) return next();
-  sendFailure(req, res, validationError({ [name]: [NOT_UTF8_MESSAGE] }));
+  next(validationError({ [name]: [NOT_UTF8_MESSAGE] }));
 }

@@ -1,5 +1,66 @@
+// REST's error translator: what refused or failed a request, as an HTTP status and the error
+// envelope `{ success: false, error: { code, message, details? }, meta }`. An execution error of a
+// route's operation is first read back as the AppError behind it (toAppError).
+import type { Request, Response } from 'express';
 import type { GraphQLError } from 'graphql';
-import { AppError, internalError, isErrorCode, validationError, type ErrorDetails } from '../errors.ts';
+import {
+  AppError,
+  internalError,
+  isErrorCode,
+  unmapped,
+  UNAVAILABLE_RETRY_AFTER_SECONDS,
+  validationError,
+  type ErrorCode,
+  type ErrorDetails,
+} from '../errors.ts';
+import { errorAnswer } from '../http/failure.ts';
+import { meta } from './envelope.ts';
+
+/** The HTTP status of each code. */
+export function httpStatus(code: ErrorCode): number {
+  switch (code) {
+    case 'malformed_request':
+    case 'validation_error':
+      return 400;
+    case 'unauthorized':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'method_not_allowed':
+      return 405;
+    case 'conflict':
+      return 409;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'unprocessable_entity':
+      return 422;
+    case 'rate_limited':
+      return 429;
+    case 'internal_error':
+      return 500;
+    case 'service_unavailable':
+      return 503;
+    default:
+      return unmapped(code);
+  }
+}
+
+/** Answers with the error envelope; a 503 and a refusal that says when to retry carry Retry-After. */
+export function sendError(res: Response, err: AppError): void {
+  const error: Record<string, unknown> = { code: err.code, message: err.message };
+  if (err.details) error.details = err.details;
+  if (err.code === 'service_unavailable') res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
+  if (err.retryAfter !== undefined) res.setHeader('Retry-After', String(err.retryAfter));
+  res.status(httpStatus(err.code)).json({ success: false, error, meta: meta(res) });
+}
+
+/** Express error middleware answering with the envelope (see http/failure.ts). */
+export const restErrors = (onInternalError: (err: unknown, req: Request) => void) =>
+  errorAnswer(sendError, onInternalError);
 
 /** What a value of each GraphQL input type a route's variables use must be, in the API's words. */
 export const EXPECTED: Record<string, string> = {
@@ -25,7 +86,8 @@ function variableError(message: string): AppError | null {
   const m = /^Variable "\$(\w+)" (got invalid value|of required type|of non-null type)/.exec(message);
   if (!m) return null;
   const type = /; (\w+) cannot represent/.exec(message)?.[1];
-  const problem = m[2] === 'got invalid value' ? (type && EXPECTED[type]) ?? 'has a value of the wrong type' : 'is required';
+  const problem =
+    m[2] === 'got invalid value' ? ((type && EXPECTED[type]) ?? 'has a value of the wrong type') : 'is required';
   return validationError({ [snakeCase(m[1])]: [problem] });
 }
 
@@ -35,6 +97,9 @@ export function toAppError(err: GraphQLError): AppError {
   if (original instanceof AppError) return original;
   const code = err.extensions?.code;
   if (isErrorCode(code)) return new AppError(code, err.message, err.extensions.details as ErrorDetails | undefined);
-  if (!original) return variableError(err.message) ?? new AppError('validation_error', 'The request has invalid fields', { _: [err.message] });
+  if (!original) {
+    const invalid = new AppError('validation_error', 'The request has invalid fields', { _: [err.message] });
+    return variableError(err.message) ?? invalid;
+  }
   return internalError(original);
 }

@@ -1,33 +1,52 @@
 // Serves the route table: matches method and path, turns the request into GraphQL variables,
 // runs the route's operation in-process and wraps the result in the API's envelopes.
+// Operations run through yoga's enveloped pipeline (`getEnveloped` → `contextFactory` → `execute`,
+// as the yoga sofa plugin does), so a plugin added to yoga runs for REST too; the plugins of the
+// GraphQL transport leave REST operations alone (graphql/in-process.ts). What `execute` runs for
+// a route's document is the function graphql-jit compiled it to at start (the plugin below).
 // Each request reserves room for its answer in the process's answer pool (http/answer-pool.ts),
 // estimated by the operation's cost with the request's `limit`, and gives it back once the answer
 // is written; the answer's exact JSON size is counted before it is serialized: over the per-answer
 // budget it is refused, over its reservation it must find room in the pool or is refused with 503.
 import type { NextFunction, Request, Response } from 'express';
-import { getNamedType, isObjectType, type DocumentNode, type GraphQLInputType, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getNamedType,
+  isObjectType,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin, YogaServerInstance } from 'graphql-yoga';
 import { AppError, internalError, validationError } from '../errors.ts';
 import type { Context } from '../schema/context.ts';
 import { Redacted } from '../schema/read-access.ts';
 import { NOT_UTF8_MESSAGE } from '../http/query-string.ts';
 import { UNSTORABLE_MESSAGE, unstorablePath } from '../schema/common/storable.ts';
-import { sendData, sendError } from './envelope.ts';
+import { sendData } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
-import { toAppError } from './errors.ts';
+import { sendError, toAppError } from './errors.ts';
 import { restVariables } from './variables.ts';
 import { answerUnfitRows, rowTypeOf, setAsideUnfitRows } from './bulk-rows.ts';
 import { operationCost } from '../graphql/cost.ts';
 import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
 import { ANSWER_WRITE_DEADLINE_MS } from '../graphql/answer-admission.ts';
 import { jsonBytes } from '../http/json-bytes.ts';
+import type { InProcessContext } from '../graphql/in-process.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
+
+type Execute = (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult>;
 
 interface CompiledRoute extends RestRoute {
   pattern: RegExp;
   paramNames: string[];
-  /** The operation compiled to a function once at start (graphql-jit), which then runs per request. */
-  run: (variables: Record<string, unknown>, ctx: Context) => ExecutionResult | Promise<ExecutionResult>;
+  /** The route's operation, parsed and validated at start (operations.ts). */
+  document: DocumentNode;
+  /** The operation compiled to a function once at start (graphql-jit): what `execute` runs for it. */
+  run: Execute;
   /** Top-level field of the operation, whose value is the response. */
   field: string;
   /** For `fields=`: the names a client may ask for. */
@@ -78,8 +97,20 @@ function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string
   const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
   const compiled = compileQuery(schema, document);
   if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-  const run = (variables: Record<string, unknown>, ctx: Context) => compiled.query(undefined, ctx, variables) as ExecutionResult | Promise<ExecutionResult>;
-  return { ...route, pattern, paramNames, run, field, selectable, estimate: estimator(schema, document, maxResponseBytes), typed: restVariables(schema, op, { input: route.body, filter: route.query }), rowType: route.rows ? rowTypeOf(schema, op, route.rows.field) : undefined };
+  const run: Execute = (args) =>
+    compiled.query(args.rootValue, args.contextValue, args.variableValues) as ReturnType<Execute>;
+  return {
+    ...route,
+    pattern,
+    paramNames,
+    document,
+    run,
+    field,
+    selectable,
+    estimate: estimator(schema, document, maxResponseBytes),
+    typed: restVariables(schema, op, { input: route.body, filter: route.query }),
+    rowType: route.rows ? rowTypeOf(schema, op, route.rows.field) : undefined,
+  };
 }
 
 /** A path parameter as text; broken percent-encoding (`%ZZ`, bytes that are not UTF-8) is the client's error. */
@@ -114,7 +145,6 @@ function refuseUnstorable(variables: Record<string, unknown>): void {
 export interface RestOptions {
   schema: GraphQLSchema;
   operations: Map<string, DocumentNode>;
-  contextFor: (req: Request, res: Response) => Context;
   onInternalError: (err: unknown, req: Request) => void;
   /** The process's pool of answer bytes, shared with GraphQL. */
   answers: AnswerPool;
@@ -132,11 +162,32 @@ function holdUntilWritten(res: Response, reservation: Reservation): void {
   });
 }
 
-export function restRouter(opts: RestOptions) {
+type Pipeline = YogaServerInstance<InProcessContext, Context>['getEnveloped'];
+
+/**
+ * The REST API: `handler` serves the routes, `plugin` joins them to yoga (it must be one of yoga's
+ * plugins): it takes yoga's pipeline when yoga starts, and has `execute` run a route's document
+ * as its precompiled function.
+ */
+export function restApi(opts: RestOptions): {
+  handler: (req: Request, res: Response, next: NextFunction) => Promise<void>;
+  plugin: Plugin<Context>;
+} {
   const { answers, maxResponseBytes } = opts;
   const compiled = routes.map((r) => compile(r, opts.schema, opts.operations, maxResponseBytes));
+  const precompiled = new Map(compiled.map((r) => [r.document, r.run]));
+  let pipeline: Pipeline | undefined;
+  const plugin: Plugin<Context> = {
+    onYogaInit: ({ yoga }) => {
+      pipeline = yoga.getEnveloped as Pipeline;
+    },
+    onExecute: ({ args, setExecuteFn }) => {
+      const run = precompiled.get(args.document);
+      if (run) setExecuteFn(run);
+    },
+  };
 
-  return async function handleRest(req: Request, res: Response, _next: NextFunction): Promise<void> {
+  const handler = async function handleRest(req: Request, res: Response, _next: NextFunction): Promise<void> {
     const path = req.path;
     let route: CompiledRoute | undefined;
     let match: RegExpExecArray | null = null;
@@ -173,11 +224,15 @@ export function restRouter(opts: RestOptions) {
       refuseUnstorable(given);
       const aside = route.rows && route.rowType ? setAsideUnfitRows(opts.schema, route.rowType, given.input, route.rows.field, route.rows.max) : null;
       const variableValues = route.typed(aside ? { ...given, input: aside.body } : given);
-      const ctx = opts.contextFor(req, res);
+      if (!pipeline) throw new Error('The REST plugin is not one of yoga\'s plugins');
+      const enveloped = pipeline({ req, res, inProcess: true });
+      const ctx = (await enveloped.contextFactory()) as Context;
       const reserving = answers.reserve(route.estimate(variableValues));
       const reservation = reserving instanceof Promise ? await reserving : reserving;
       holdUntilWritten(res, reservation);
-      const result = await route.run(variableValues, ctx);
+      const args = { schema: opts.schema, document: route.document, variableValues, contextValue: ctx };
+      // Queries and mutations: one result, never a stream.
+      const result = (await enveloped.execute(args)) as ExecutionResult;
       // Fields left null for data the key may not read are no failure: the answer carries a warning.
       const failure = result.errors?.find((e) => !(e.originalError instanceof Redacted));
       if (failure) throw toAppError(failure);
@@ -202,4 +257,5 @@ export function restRouter(opts: RestOptions) {
       return sendError(res, appErr);
     }
   };
+  return { handler, plugin };
 }

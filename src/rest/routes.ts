@@ -4,23 +4,35 @@
 // schemas its resolver checks the body and filters with, so the OpenAPI document is generated
 // from them (src/rest/openapi.ts).
 import type { z } from 'zod';
-import { validationError } from '../errors.ts';
-import { sortValues } from './variables.ts';
-import { MAX_LIMIT } from '../schema/common/pagination.ts';
+import { body, contactId, id, idAndBody, page, text, type RouteRequest } from './variables.ts';
 import { activityCreateInput, activityFilter } from '../schema/activity/activity.inputs.ts';
-import { BULK_MAX, bulkInput, contactCreateInput, contactFilter, contactUpdateInput, mergeInput, noteInput, searchInput } from '../schema/contact/contact.inputs.ts';
-import { dealContactInput, dealCreateInput, dealFilter, dealUpdateInput, moveStageInput } from '../schema/deal/deal.inputs.ts';
-import { pipelineCreateInput, pipelineUpdateInput, stageCreateInput, stageUpdateInput } from '../schema/pipeline/pipeline.inputs.ts';
+import {
+  BULK_MAX,
+  bulkInput,
+  contactCreateInput,
+  contactFilter,
+  contactUpdateInput,
+  mergeInput,
+  noteInput,
+  searchInput,
+} from '../schema/contact/contact.inputs.ts';
+import {
+  dealContactInput,
+  dealCreateInput,
+  dealFilter,
+  dealUpdateInput,
+  moveStageInput,
+} from '../schema/deal/deal.inputs.ts';
+import {
+  pipelineCreateInput,
+  pipelineUpdateInput,
+  stageCreateInput,
+  stageUpdateInput,
+} from '../schema/pipeline/pipeline.inputs.ts';
 import { taskCompleteInput, taskCreateInput, taskFilter, taskUpdateInput } from '../schema/task/task.inputs.ts';
 import { preferencesInput } from '../schema/user/preferences.rules.ts';
 import { userFilter } from '../schema/user/user.inputs.ts';
 import { logFilter, webhookCreateInput, webhookUpdateInput } from '../schema/webhook/webhook.inputs.ts';
-
-export interface RouteRequest {
-  params: Record<string, string>;
-  query: Record<string, unknown>;
-  body: unknown;
-}
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -43,103 +55,316 @@ export interface RestRoute {
   list?: boolean;
   /** Honours `?fields=a,b` (id is always kept). */
   fields?: boolean;
-  /** A body list whose rows succeed or fail alone, up to `max` of them: a row not of its type fails as a row (bulk-rows.ts). */
+  /**
+   * A body list whose rows succeed or fail alone, up to `max` of them: a row not of its type fails
+   * as a row (bulk-rows.ts).
+   */
   rows?: { field: string; max: number };
 }
 
-const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'fields'];
-
-function text(v: unknown): string | undefined {
-  if (v === undefined) return undefined;
-  return Array.isArray(v) ? String(v[v.length - 1]) : String(v);
-}
-
-/** An integer query parameter from `min` to `max`, refused in the words the operation would use. */
-export function intParam(query: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
-  const raw = text(query[name]);
-  if (raw === undefined) return undefined;
-  const value = Number(raw);
-  if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) throw validationError({ [name]: [`must be an integer from ${min} to ${max}`] });
-  return value;
-}
-
-/** Paging variables, plus the remaining query parameters as `filter` when asked. */
-export const page =
-  (extra: (r: RouteRequest) => Record<string, unknown> = () => ({}), withFilter = false) =>
-  (r: RouteRequest) => {
-    const vars: Record<string, unknown> = { limit: intParam(r.query, 'limit', 1, MAX_LIMIT), cursor: text(r.query.cursor), sort: sortValues(text(r.query.sort)), ...extra(r) };
-    if (withFilter) vars.filter = Object.fromEntries(Object.entries(r.query).filter(([k]) => !PAGE_PARAMS.includes(k)));
-    return vars;
-  };
-
-const id = (r: RouteRequest) => ({ id: r.params.id });
-const idAndBody = (r: RouteRequest) => ({ id: r.params.id, input: r.body });
-const body = (r: RouteRequest) => ({ input: r.body });
-const contactId = (r: RouteRequest) => ({ contactId: r.params.id });
-
 export const routes: RestRoute[] = [
   // Contacts
-  { method: 'GET', path: '/contacts', operation: 'ListContacts', variables: page(undefined, true), query: contactFilter, list: true, fields: true },
-  { method: 'GET', path: '/contacts/search', operation: 'SearchContacts', variables: page((r) => ({ q: text(r.query.q) ?? '' })), query: searchInput, list: true, fields: true },
-  { method: 'POST', path: '/contacts/bulk', operation: 'BulkCreateContacts', variables: body, body: bulkInput, rows: { field: 'contacts', max: BULK_MAX }, status: (d: { failed: number }) => (d.failed ? 207 : 201), statuses: [201, 207] },
-  { method: 'POST', path: '/contacts/merge', operation: 'MergeContacts', variables: body, body: mergeInput, errors: [404, 422] },
-  { method: 'POST', path: '/contacts', operation: 'CreateContact', variables: body, body: contactCreateInput, status: 201, errors: [409, 422] },
+  {
+    method: 'GET',
+    path: '/contacts',
+    operation: 'ListContacts',
+    variables: page(undefined, true),
+    query: contactFilter,
+    list: true,
+    fields: true,
+  },
+  {
+    method: 'GET',
+    path: '/contacts/search',
+    operation: 'SearchContacts',
+    variables: page((r) => ({ q: text(r.query.q) ?? '' })),
+    query: searchInput,
+    list: true,
+    fields: true,
+  },
+  {
+    method: 'POST',
+    path: '/contacts/bulk',
+    operation: 'BulkCreateContacts',
+    variables: body,
+    body: bulkInput,
+    rows: { field: 'contacts', max: BULK_MAX },
+    status: (d: { failed: number }) => (d.failed ? 207 : 201),
+    statuses: [201, 207],
+  },
+  {
+    method: 'POST',
+    path: '/contacts/merge',
+    operation: 'MergeContacts',
+    variables: body,
+    body: mergeInput,
+    errors: [404, 422],
+  },
+  {
+    method: 'POST',
+    path: '/contacts',
+    operation: 'CreateContact',
+    variables: body,
+    body: contactCreateInput,
+    status: 201,
+    errors: [409, 422],
+  },
   { method: 'GET', path: '/contacts/:id', operation: 'GetContact', variables: id, fields: true },
-  { method: 'PUT', path: '/contacts/:id', operation: 'UpdateContact', variables: idAndBody, body: contactUpdateInput, errors: [409, 422] },
+  {
+    method: 'PUT',
+    path: '/contacts/:id',
+    operation: 'UpdateContact',
+    variables: idAndBody,
+    body: contactUpdateInput,
+    errors: [409, 422],
+  },
   { method: 'DELETE', path: '/contacts/:id', operation: 'DeleteContact', variables: id },
   { method: 'GET', path: '/contacts/:id/notes', operation: 'ListContactNotes', variables: page(contactId), list: true },
-  { method: 'POST', path: '/contacts/:id/notes', operation: 'CreateContactNote', variables: (r) => ({ contactId: r.params.id, input: r.body }), body: noteInput, status: 201 },
-  { method: 'GET', path: '/contacts/:id/timeline', operation: 'ContactTimeline', variables: page(contactId), list: true },
+  {
+    method: 'POST',
+    path: '/contacts/:id/notes',
+    operation: 'CreateContactNote',
+    variables: (r) => ({ contactId: r.params.id, input: r.body }),
+    body: noteInput,
+    status: 201,
+  },
+  {
+    method: 'GET',
+    path: '/contacts/:id/timeline',
+    operation: 'ContactTimeline',
+    variables: page(contactId),
+    list: true,
+  },
 
   // Deals and pipelines
   { method: 'GET', path: '/pipelines', operation: 'ListPipelines', variables: page(), list: true },
-  { method: 'POST', path: '/pipelines', operation: 'CreatePipeline', variables: body, body: pipelineCreateInput, status: 201 },
+  {
+    method: 'POST',
+    path: '/pipelines',
+    operation: 'CreatePipeline',
+    variables: body,
+    body: pipelineCreateInput,
+    status: 201,
+  },
   { method: 'GET', path: '/pipelines/:id', operation: 'GetPipeline', variables: id },
-  { method: 'PUT', path: '/pipelines/:id', operation: 'UpdatePipeline', variables: idAndBody, body: pipelineUpdateInput, errors: [422] },
+  {
+    method: 'PUT',
+    path: '/pipelines/:id',
+    operation: 'UpdatePipeline',
+    variables: idAndBody,
+    body: pipelineUpdateInput,
+    errors: [422],
+  },
   { method: 'DELETE', path: '/pipelines/:id', operation: 'DeletePipeline', variables: id, errors: [409] },
-  { method: 'GET', path: '/pipelines/:id/stages', operation: 'ListPipelineStages', variables: page((r) => ({ pipelineId: r.params.id })), list: true },
-  { method: 'POST', path: '/pipelines/:id/stages', operation: 'CreateStage', variables: (r) => ({ pipelineId: r.params.id, input: r.body }), body: stageCreateInput, status: 201, errors: [422] },
-  { method: 'PUT', path: '/pipelines/:id/stages/:stage_id', operation: 'UpdateStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id, input: r.body }), body: stageUpdateInput },
-  { method: 'DELETE', path: '/pipelines/:id/stages/:stage_id', operation: 'DeleteStage', variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id }), errors: [409] },
-  { method: 'GET', path: '/deals', operation: 'ListDeals', variables: page(undefined, true), query: dealFilter, list: true },
-  { method: 'POST', path: '/deals', operation: 'CreateDeal', variables: body, body: dealCreateInput, status: 201, errors: [409, 422] },
+  {
+    method: 'GET',
+    path: '/pipelines/:id/stages',
+    operation: 'ListPipelineStages',
+    variables: page((r) => ({ pipelineId: r.params.id })),
+    list: true,
+  },
+  {
+    method: 'POST',
+    path: '/pipelines/:id/stages',
+    operation: 'CreateStage',
+    variables: (r) => ({ pipelineId: r.params.id, input: r.body }),
+    body: stageCreateInput,
+    status: 201,
+    errors: [422],
+  },
+  {
+    method: 'PUT',
+    path: '/pipelines/:id/stages/:stage_id',
+    operation: 'UpdateStage',
+    variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id, input: r.body }),
+    body: stageUpdateInput,
+  },
+  {
+    method: 'DELETE',
+    path: '/pipelines/:id/stages/:stage_id',
+    operation: 'DeleteStage',
+    variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id }),
+    errors: [409],
+  },
+  {
+    method: 'GET',
+    path: '/deals',
+    operation: 'ListDeals',
+    variables: page(undefined, true),
+    query: dealFilter,
+    list: true,
+  },
+  {
+    method: 'POST',
+    path: '/deals',
+    operation: 'CreateDeal',
+    variables: body,
+    body: dealCreateInput,
+    status: 201,
+    errors: [409, 422],
+  },
   { method: 'GET', path: '/deals/:id', operation: 'GetDeal', variables: id },
-  { method: 'PUT', path: '/deals/:id', operation: 'UpdateDeal', variables: idAndBody, body: dealUpdateInput, errors: [409, 422] },
+  {
+    method: 'PUT',
+    path: '/deals/:id',
+    operation: 'UpdateDeal',
+    variables: idAndBody,
+    body: dealUpdateInput,
+    errors: [409, 422],
+  },
   { method: 'DELETE', path: '/deals/:id', operation: 'DeleteDeal', variables: id },
-  { method: 'PUT', path: '/deals/:id/stage', operation: 'MoveDealStage', variables: idAndBody, body: moveStageInput, errors: [422] },
-  { method: 'GET', path: '/deals/:id/contacts', operation: 'ListDealContacts', variables: page((r) => ({ dealId: r.params.id })), list: true },
-  { method: 'POST', path: '/deals/:id/contacts', operation: 'AddDealContact', variables: (r) => ({ dealId: r.params.id, input: r.body }), body: dealContactInput, status: 201, errors: [409, 422] },
-  { method: 'DELETE', path: '/deals/:id/contacts/:contact_id', operation: 'RemoveDealContact', variables: (r) => ({ dealId: r.params.id, contactId: r.params.contact_id }) },
+  {
+    method: 'PUT',
+    path: '/deals/:id/stage',
+    operation: 'MoveDealStage',
+    variables: idAndBody,
+    body: moveStageInput,
+    errors: [422],
+  },
+  {
+    method: 'GET',
+    path: '/deals/:id/contacts',
+    operation: 'ListDealContacts',
+    variables: page((r) => ({ dealId: r.params.id })),
+    list: true,
+  },
+  {
+    method: 'POST',
+    path: '/deals/:id/contacts',
+    operation: 'AddDealContact',
+    variables: (r) => ({ dealId: r.params.id, input: r.body }),
+    body: dealContactInput,
+    status: 201,
+    errors: [409, 422],
+  },
+  {
+    method: 'DELETE',
+    path: '/deals/:id/contacts/:contact_id',
+    operation: 'RemoveDealContact',
+    variables: (r) => ({ dealId: r.params.id, contactId: r.params.contact_id }),
+  },
   { method: 'GET', path: '/contacts/:id/deals', operation: 'ContactDeals', variables: page(contactId), list: true },
 
   // Tasks
-  { method: 'GET', path: '/tasks', operation: 'ListTasks', variables: page(undefined, true), query: taskFilter, list: true },
-  { method: 'POST', path: '/tasks', operation: 'CreateTask', variables: body, body: taskCreateInput, status: 201, errors: [422] },
+  {
+    method: 'GET',
+    path: '/tasks',
+    operation: 'ListTasks',
+    variables: page(undefined, true),
+    query: taskFilter,
+    list: true,
+  },
+  {
+    method: 'POST',
+    path: '/tasks',
+    operation: 'CreateTask',
+    variables: body,
+    body: taskCreateInput,
+    status: 201,
+    errors: [422],
+  },
   { method: 'GET', path: '/tasks/:id', operation: 'GetTask', variables: id },
-  { method: 'PUT', path: '/tasks/:id/complete', operation: 'CompleteTask', variables: idAndBody, body: taskCompleteInput, errors: [422] },
-  { method: 'PUT', path: '/tasks/:id', operation: 'UpdateTask', variables: idAndBody, body: taskUpdateInput, errors: [422] },
+  {
+    method: 'PUT',
+    path: '/tasks/:id/complete',
+    operation: 'CompleteTask',
+    variables: idAndBody,
+    body: taskCompleteInput,
+    errors: [422],
+  },
+  {
+    method: 'PUT',
+    path: '/tasks/:id',
+    operation: 'UpdateTask',
+    variables: idAndBody,
+    body: taskUpdateInput,
+    errors: [422],
+  },
   { method: 'DELETE', path: '/tasks/:id', operation: 'DeleteTask', variables: id },
 
   // Activities
-  { method: 'GET', path: '/activities', operation: 'ListActivities', variables: page(undefined, true), query: activityFilter, list: true },
-  { method: 'POST', path: '/activities', operation: 'CreateActivity', variables: body, body: activityCreateInput, status: 201, errors: [422] },
+  {
+    method: 'GET',
+    path: '/activities',
+    operation: 'ListActivities',
+    variables: page(undefined, true),
+    query: activityFilter,
+    list: true,
+  },
+  {
+    method: 'POST',
+    path: '/activities',
+    operation: 'CreateActivity',
+    variables: body,
+    body: activityCreateInput,
+    status: 201,
+    errors: [422],
+  },
   { method: 'GET', path: '/activities/feed', operation: 'ActivityFeed', variables: page(), list: true },
   { method: 'GET', path: '/activities/:id', operation: 'GetActivity', variables: id },
-  { method: 'GET', path: '/contacts/:id/activities', operation: 'ListContactActivities', variables: page(contactId), list: true },
-  { method: 'GET', path: '/deals/:id/activities', operation: 'ListDealActivities', variables: page((r) => ({ dealId: r.params.id })), list: true },
+  {
+    method: 'GET',
+    path: '/contacts/:id/activities',
+    operation: 'ListContactActivities',
+    variables: page(contactId),
+    list: true,
+  },
+  {
+    method: 'GET',
+    path: '/deals/:id/activities',
+    operation: 'ListDealActivities',
+    variables: page((r) => ({ dealId: r.params.id })),
+    list: true,
+  },
 
   // Users
-  { method: 'GET', path: '/users', operation: 'ListUsers', variables: page(undefined, true), query: userFilter, list: true, anyKey: true },
+  {
+    method: 'GET',
+    path: '/users',
+    operation: 'ListUsers',
+    variables: page(undefined, true),
+    query: userFilter,
+    list: true,
+    anyKey: true,
+  },
   { method: 'GET', path: '/users/:id', operation: 'GetUser', variables: id, anyKey: true },
-  { method: 'PUT', path: '/users/:id/notification-preferences', operation: 'UpdateNotificationPreferences', variables: (r) => ({ userId: r.params.id, input: r.body }), body: preferencesInput },
+  {
+    method: 'PUT',
+    path: '/users/:id/notification-preferences',
+    operation: 'UpdateNotificationPreferences',
+    variables: (r) => ({ userId: r.params.id, input: r.body }),
+    body: preferencesInput,
+  },
 
   // Webhooks
   { method: 'GET', path: '/webhooks', operation: 'ListWebhooks', variables: page(), list: true },
-  { method: 'POST', path: '/webhooks', operation: 'CreateWebhook', variables: body, body: webhookCreateInput, status: 201, errors: [422] },
+  {
+    method: 'POST',
+    path: '/webhooks',
+    operation: 'CreateWebhook',
+    variables: body,
+    body: webhookCreateInput,
+    status: 201,
+    errors: [422],
+  },
   { method: 'GET', path: '/webhooks/:id', operation: 'GetWebhook', variables: id },
   { method: 'PUT', path: '/webhooks/:id', operation: 'UpdateWebhook', variables: idAndBody, body: webhookUpdateInput },
   { method: 'DELETE', path: '/webhooks/:id', operation: 'DeleteWebhook', variables: id },
-  { method: 'GET', path: '/webhooks/:id/logs', operation: 'WebhookLogs', variables: page((r) => ({ webhookId: r.params.id }), true), query: logFilter, list: true },
+  {
+    method: 'GET',
+    path: '/webhooks/:id/logs',
+    operation: 'WebhookLogs',
+    variables: page((r) => ({ webhookId: r.params.id }), true),
+    query: logFilter,
+    list: true,
+  },
   { method: 'POST', path: '/webhooks/:id/test', operation: 'TestWebhook', variables: id },
-  { method: 'POST', path: '/webhooks/:id/logs/:log_id/redeliver', operation: 'RedeliverWebhook', variables: (r) => ({ id: r.params.id, logId: r.params.log_id }), status: 202, errors: [409, 422] },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/logs/:log_id/redeliver',
+    operation: 'RedeliverWebhook',
+    variables: (r) => ({ id: r.params.id, logId: r.params.log_id }),
+    status: 202,
+    errors: [409, 422],
+  },
 ];

@@ -18,6 +18,7 @@ import {
 } from 'graphql';
 import type { z } from 'zod';
 import { validationError, type ErrorDetails } from '../errors.ts';
+import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { sortEnumNames } from '../schema/common/sort.ts';
 import { issuesToDetails } from '../schema/common/validation.ts';
 import { EXPECTED, snakeCase } from './errors.ts';
@@ -185,3 +186,48 @@ export function restVariables(schema: GraphQLSchema, operation: OperationDefinit
     return values;
   };
 }
+
+/** What a route's `variables` reads: the path parameters, the query string and the JSON body. */
+export interface RouteRequest {
+  params: Record<string, string>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+const PAGE_PARAMS = ['limit', 'cursor', 'sort', 'fields'];
+
+/** A query parameter as text; given twice (`?a=1&a=2`), the last one. */
+export function text(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  return Array.isArray(v) ? String(v[v.length - 1]) : String(v);
+}
+
+/** An integer query parameter from `min` to `max`, refused in the words the operation would use. */
+function intParam(query: Record<string, unknown>, name: string, min: number, max: number): number | undefined {
+  const raw = text(query[name]);
+  if (raw === undefined) return undefined;
+  const value = Number(raw);
+  if (!/^-?\d+$/.test(raw.trim()) || value < min || value > max) {
+    throw validationError({ [name]: [`must be an integer from ${min} to ${max}`] });
+  }
+  return value;
+}
+
+/** Paging variables, plus the remaining query parameters as `filter` when asked. */
+export const page =
+  (extra: (r: RouteRequest) => Record<string, unknown> = () => ({}), withFilter = false) =>
+  (r: RouteRequest) => {
+    const vars: Record<string, unknown> = {
+      limit: intParam(r.query, 'limit', 1, MAX_LIMIT),
+      cursor: text(r.query.cursor),
+      sort: sortValues(text(r.query.sort)),
+      ...extra(r),
+    };
+    if (withFilter) vars.filter = Object.fromEntries(Object.entries(r.query).filter(([k]) => !PAGE_PARAMS.includes(k)));
+    return vars;
+  };
+
+export const id = (r: RouteRequest) => ({ id: r.params.id });
+export const idAndBody = (r: RouteRequest) => ({ id: r.params.id, input: r.body });
+export const body = (r: RouteRequest) => ({ input: r.body });
+export const contactId = (r: RouteRequest) => ({ contactId: r.params.id });

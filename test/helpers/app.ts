@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type AppDeps } from '../../src/app.ts';
 import { openDatabase, type Database, type OpenOptions } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { createApiKey, createCustomField, createUser, createWorkspace, type KeyInput } from '../../src/admin/workspaces.ts';
@@ -124,6 +124,8 @@ export interface TestAppOptions {
   graphql?: Partial<Pick<Config, 'graphqlIntrospection' | 'graphqlLimits'>>;
   /** Sees every SQL statement the app sends, for tests that count them. */
   onQuery?: OpenOptions['onQuery'];
+  /** Yoga plugins of the test's own (AppDeps.plugins). */
+  plugins?: AppDeps['plugins'];
 }
 
 /**
@@ -143,7 +145,15 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, webhookCaps: UNCAPPED_DELIVERIES, ...opts.webhooks }, { resolve: opts.resolve, redis });
   const logger = opts.logger ?? createLogger('silent');
   const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, allowedHosts: opts.allowedHosts ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
-  const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({ db, redis, webhooks, bus: opts.bus, logger, config });
+  const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({
+    db,
+    redis,
+    webhooks,
+    bus: opts.bus,
+    logger,
+    config,
+    plugins: opts.plugins,
+  });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
     // The test client (fetch) drops idle connections after 4 s; were the server to drop them at

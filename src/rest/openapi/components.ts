@@ -2,7 +2,8 @@
 // one response per error status (its codes read from the one error table, src/errors.ts), and
 // the bearer key scheme.
 import { STATUS_CODES } from 'node:http';
-import { ERROR_STATUS, type ErrorCode } from '../../errors.ts';
+import { ERROR_CODES } from '../../errors.ts';
+import { httpStatus } from '../errors.ts';
 import type { JsonSchema } from './request.ts';
 
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -69,7 +70,7 @@ const SCHEMAS: Record<string, JsonSchema> = {
       error: {
         type: 'object',
         properties: {
-          code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+          code: { type: 'string', enum: [...ERROR_CODES] },
           message: { type: 'string' },
           details: {
             type: 'object',
@@ -97,7 +98,7 @@ export function successEnvelope(data: JsonSchema, list: boolean): JsonSchema {
 const responseName = (status: number) => (STATUS_CODES[status] ?? `Status${status}`).replace(/[^A-Za-z]/g, '');
 
 function errorResponse(status: number) {
-  const codes = (Object.keys(ERROR_STATUS) as ErrorCode[]).filter((c) => ERROR_STATUS[c] === status);
+  const codes = ERROR_CODES.filter((c) => httpStatus(c) === status);
   return {
     description: `${STATUS_CODES[status]}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
     headers: RETRY_AFTER.has(status) ? { ...commonHeaders, 'Retry-After': ref('headers', 'Retry-After') } : commonHeaders,
@@ -112,7 +113,7 @@ function errorResponse(status: number) {
 
 /** The statuses documented as shared error responses. */
 export const ERROR_RESPONSES = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503];
-/** A refused rate (429) and an unreachable database (503, src/rest/envelope.ts) always say when to retry. */
+/** A refused rate (429) and an unreachable database (503, src/rest/errors.ts) always say when to retry. */
 const RETRY_AFTER = new Set([429, 503]);
 
 export const errorResponseRef = (status: number) => ref('responses', responseName(status));

@@ -3,7 +3,7 @@
 // find theirs here by the set of values (src/schema/common/zod-input.ts).
 import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../records/activity.ts';
 import { SCOPES } from '../../auth/scopes.ts';
-import { ERROR_STATUS, type ErrorCode as ErrorCodeValue } from '../../errors.ts';
+import { ERROR_CODES } from '../../errors.ts';
 import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
@@ -51,4 +51,8 @@ export const WebhookPayloadFormat = closedSet('WebhookPayloadFormat', PAYLOAD_FO
 export const WebhookContentType = closedSet('WebhookContentType', WEBHOOK_CONTENT_TYPES, 'json: an application/json body; form: the JSON as the `payload` field of a form.');
 export const DeliveryStatus = closedSet('DeliveryStatus', DELIVERY_STATUSES, 'Where a delivery stands: waiting for an attempt, delivered, or failed for good.');
 export const ActorType = closedSet('ActorType', ACTOR_TYPES, 'Who caused a change: an API key, a user signed in to the dashboard, or the service itself (such as the task scheduler).');
-export const ErrorCode = closedSet('ErrorCode', Object.keys(ERROR_STATUS) as ErrorCodeValue[], 'Why a request, or one row of it, failed: the `code` of the error envelope and of GraphQL `extensions.code`.');
+export const ErrorCode = closedSet(
+  'ErrorCode',
+  ERROR_CODES,
+  'Why a request, or one row of it, failed: the `code` of the error envelope and of GraphQL `extensions.code`.',
+);

@@ -1,5 +1,5 @@
 // The dashboard's sign-in routes under /dashboard/api: login, the current session (workspace and
-// environment switch) and logout. JSON in and out; errors in the API's envelope.
+// environment switch) and logout. JSON in and out; errors in the API's envelope, as on REST.
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { LoginLimits } from '../auth/login-limits.ts';
@@ -7,11 +7,11 @@ import { PASSWORD_MAX } from '../auth/passwords.ts';
 import { issueCsrfToken, isValidCsrfToken, SESSION_COOKIE, type Session, type SessionStore } from '../auth/sessions.ts';
 import { matchCredentials } from '../auth/sign-in.ts';
 import { AppError } from '../errors.ts';
-import { sendError } from '../rest/envelope.ts';
+import { sendError } from './errors.ts';
 import { assertStorable } from '../schema/common/storable.ts';
 import { parseInput } from '../schema/common/validation.ts';
-import { csrfRefusal } from './auth.ts';
-import { bodyErrors, jsonBody, requireJson } from './body.ts';
+import { CsrfRefusal } from '../http/auth.ts';
+import { bodyErrors, jsonBody, requireJson } from '../http/body.ts';
 
 const loginInput = z.strictObject({
   email: z.string().trim().min(1, 'is required').max(320, 'must be at most 320 characters'),
@@ -58,7 +58,7 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     const token: string | undefined = req.cookies?.[SESSION_COOKIE];
     const session = await sessions.find(token);
     if (!session) return sendError(res, signedOut());
-    if (opts.csrf && !isValidCsrfToken(token!, req.get('x-csrf-token'))) return sendError(res, csrfRefusal());
+    if (opts.csrf && !isValidCsrfToken(token!, req.get('x-csrf-token'))) return sendError(res, new CsrfRefusal());
     res.locals.session = { token: token!, session };
     next();
   };
