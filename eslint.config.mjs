@@ -5,13 +5,21 @@ import graphql from '@graphql-eslint/eslint-plugin';
 
 const recommended = graphql.configs['flat/schema-recommended'].rules;
 // Its naming rules, less the one style for every field and argument (replaced below).
-const { FieldDefinition: _field, InputValueDefinition: _input, Argument: _argument, ...namingDefaults } = recommended['@graphql-eslint/naming-convention'][1];
+const {
+  FieldDefinition: _field,
+  InputValueDefinition: _input,
+  Argument: _argument,
+  ...namingDefaults
+} = recommended['@graphql-eslint/naming-convention'][1];
 const ROOT = /^(Query|Mutation|Subscription)$/.source;
 
 export default [
   {
     files: ['contract/schema.graphql'],
-    languageOptions: { parser: graphql.parser, parserOptions: { graphQLConfig: { schema: 'contract/schema.graphql' } } },
+    languageOptions: {
+      parser: graphql.parser,
+      parserOptions: { graphQLConfig: { schema: 'contract/schema.graphql' } },
+    },
     plugins: { '@graphql-eslint': graphql },
     rules: {
       ...recommended,

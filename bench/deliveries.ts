@@ -34,7 +34,9 @@ interface ReceiverStats {
   last: number;
 }
 
-/** Receiver mode (a child of the benchmark): counts arrivals by delivery (one subscription, so the event id names it). */
+/**
+ * Receiver mode (a child of the benchmark): counts arrivals by delivery (one subscription, so the event id names it).
+ */
 function runReceiver(): void {
   const seen = new Set<string>();
   const stats: ReceiverStats = { hits: 0, distinct: 0, first: 0, last: 0 };
@@ -88,15 +90,22 @@ async function runBenchmark(): Promise<void> {
   };
   const pgUrl = process.env.DATABASE_URL || null;
   if (workers !== 1 && workers !== 2) throw new Error('--workers must be 1 or 2');
-  if (workers === 2 && !pgUrl) throw new Error('--workers 2 needs PostgreSQL (DATABASE_URL): the embedded database serves one process');
+  if (workers === 2 && !pgUrl)
+    throw new Error('--workers 2 needs PostgreSQL (DATABASE_URL): the embedded database serves one process');
 
   const cleanup: (() => Promise<unknown> | void)[] = [];
   try {
     // The receiver: a process of its own, so its work is not counted against the worker's.
-    const receiver = fork(fileURLToPath(import.meta.url), ['--receiver'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+    const receiver = fork(fileURLToPath(import.meta.url), ['--receiver'], {
+      execArgv: ['--import', 'tsx'],
+      stdio: 'inherit',
+    });
     cleanup.push(() => void receiver.kill());
-    const port = await new Promise<number>((resolve) => receiver.once('message', (m: { port: number }) => resolve(m.port)));
-    const stats = () => new Promise<ReceiverStats>((resolve) => (receiver.once('message', resolve), receiver.send('stats')));
+    const port = await new Promise<number>((resolve) =>
+      receiver.once('message', (m: { port: number }) => resolve(m.port)),
+    );
+    const stats = () =>
+      new Promise<ReceiverStats>((resolve) => (receiver.once('message', resolve), receiver.send('stats')));
     const url = `http://127.0.0.1:${port}/hook`;
 
     // On PostgreSQL the run gets a database of its own, dropped at the end.
@@ -116,7 +125,16 @@ async function runBenchmark(): Promise<void> {
     }
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-bench-'));
     cleanup.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-    const env = { ...process.env, DATABASE_URL: dbUrl ?? '', DATA_DIR: dataDir, ENCRYPTION_KEY: 'bench', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', WEBHOOK_HOST_REQUESTS_PER_MINUTE: '1000000', WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE: '1000000' };
+    const env = {
+      ...process.env,
+      DATABASE_URL: dbUrl ?? '',
+      DATA_DIR: dataDir,
+      ENCRYPTION_KEY: 'bench',
+      WEBHOOK_ALLOW_HTTP: 'true',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      WEBHOOK_HOST_REQUESTS_PER_MINUTE: '1000000',
+      WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE: '1000000',
+    };
     const config = loadConfig(env);
 
     const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
@@ -126,14 +144,24 @@ async function runBenchmark(): Promise<void> {
     cleanup.push(() => services.sender.close());
     const ws = await createWorkspace(db.prisma, { name: 'bench' });
     await db.prisma.webhookSubscription.create({
-      data: { id: newId('wh'), workspaceId: ws.id, url, events: ['contact.created'], secretEncrypted: services.box.seal('whsec_YmVuY2g='), retryPolicy: { max_retries: 0, intervals_seconds: [1] } },
+      data: {
+        id: newId('wh'),
+        workspaceId: ws.id,
+        url,
+        events: ['contact.created'],
+        secretEncrypted: services.box.seal('whsec_YmVuY2g='),
+        retryPolicy: { max_retries: 0, intervals_seconds: [1] },
+      },
     });
 
     let second: ChildProcess | null = null;
     if (workers === 2) {
       // As `npm run worker` starts it: compiled, without a TypeScript loader.
       execFileSync(process.execPath, ['scripts/build-server.mjs', '--if-stale']);
-      second = spawn(process.execPath, ['dist/server/worker.js'], { env: { ...env, LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+      second = spawn(process.execPath, ['dist/server/worker.js'], {
+        env: { ...env, LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       const proc = second;
       cleanup.push(() => void proc.kill('SIGKILL'));
       await new Promise<void>((resolve, reject) => {
@@ -154,7 +182,13 @@ async function runBenchmark(): Promise<void> {
             const contactId = `con_bench${i + j}`;
             const contact = contactCreated.sample().data.contact as Record<string, unknown>;
             return {
-              id: newId('evt'), workspaceId: ws.id, type: 'contact.created', entityType: 'contact', entityId: contactId, sequence: 1, contactId,
+              id: newId('evt'),
+              workspaceId: ws.id,
+              type: 'contact.created',
+              entityType: 'contact',
+              entityId: contactId,
+              sequence: 1,
+              contactId,
               data: { contact: { ...contact, id: contactId, email: `c${i + j}@example.com` } },
               actor: { type: 'api_key', id: 'key_bench', name: 'bench' },
             };
@@ -164,9 +198,17 @@ async function runBenchmark(): Promise<void> {
       },
       { timeout: 600_000 },
     );
-    say(`${total} events in the outbox; ${workers === 2 ? 'worker in this process + 1 worker process' : 'worker in this process'} (${db.kind})`);
+    say(
+      `${total} events in the outbox; ${workers === 2 ? 'worker in this process + 1 worker process' : 'worker in this process'} (${db.kind})`,
+    );
 
-    const worker = new DeliveryWorker({ prisma: db.prisma, logger: createLogger('warn'), pollMs: config.workerPollMs, metrics: new Metrics(() => deliveryQueueSample(db.prisma)), ...services });
+    const worker = new DeliveryWorker({
+      prisma: db.prisma,
+      logger: createLogger('warn'),
+      pollMs: config.workerPollMs,
+      metrics: new Metrics(() => deliveryQueueSample(db.prisma)),
+      ...services,
+    });
     const profiler = profileFile ? await startProfiler() : null;
     const cpuBefore = process.cpuUsage();
     worker.start();
@@ -197,8 +239,19 @@ async function runBenchmark(): Promise<void> {
     const seconds = Math.max(s.last - s.first, 1) / 1000;
     const perSecond = Math.round(s.distinct / seconds);
     say(`${s.distinct} deliveries, each once, in ${seconds.toFixed(2)} s = ${perSecond} deliveries/s`);
-    say(`CPU of this process while delivering: ${((cpu.user + cpu.system) / 1000 / s.distinct).toFixed(3)} ms per delivery`);
-    if (json) console.log(JSON.stringify({ events: total, deliveries: s.distinct, seconds: Number(seconds.toFixed(3)), per_second: perSecond, workers }));
+    say(
+      `CPU of this process while delivering: ${((cpu.user + cpu.system) / 1000 / s.distinct).toFixed(3)} ms per delivery`,
+    );
+    if (json)
+      console.log(
+        JSON.stringify({
+          events: total,
+          deliveries: s.distinct,
+          seconds: Number(seconds.toFixed(3)),
+          per_second: perSecond,
+          workers,
+        }),
+      );
   } finally {
     for (const step of cleanup.reverse()) await step();
   }

@@ -45,7 +45,13 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-function fire(base: string, c: Case, connections: number, seconds: number, onLatency?: (ms: number) => void): Promise<autocannon.Result> {
+function fire(
+  base: string,
+  c: Case,
+  connections: number,
+  seconds: number,
+  onLatency?: (ms: number) => void,
+): Promise<autocannon.Result> {
   // Without a callback autocannon returns its instance, an event emitter that is also a promise of the result.
   const instance = autocannon({
     url: base,
@@ -61,17 +67,26 @@ function fire(base: string, c: Case, connections: number, seconds: number, onLat
       },
     ],
   });
-  if (onLatency) (instance as unknown as autocannon.Instance).on('response', (_client: unknown, _status: number, _bytes: number, ms: number) => onLatency(ms));
+  if (onLatency)
+    (instance as unknown as autocannon.Instance).on(
+      'response',
+      (_client: unknown, _status: number, _bytes: number, ms: number) => onLatency(ms),
+    );
   return instance;
 }
 
 /** Measures every target for `opts.seconds`, interleaved: round 1 of each, round 2 of each, … */
-export async function measureInRounds(targets: Target[], opts: LoadOptions, onDone?: (m: Measured) => void): Promise<Measured[]> {
+export async function measureInRounds(
+  targets: Target[],
+  opts: LoadOptions,
+  onDone?: (m: Measured) => void,
+): Promise<Measured[]> {
   const slice = opts.seconds / opts.rounds;
   const tallies = targets.map(() => ({ latencies: [] as number[], requests: 0, failures: 0, cpu: 0 }));
   for (let round = 0; round < opts.rounds; round++) {
     for (const [i, t] of targets.entries()) {
-      if (round === 0 && opts.warmupSeconds > 0) await fire(t.server.base, t.case, opts.connections, opts.warmupSeconds);
+      if (round === 0 && opts.warmupSeconds > 0)
+        await fire(t.server.base, t.case, opts.connections, opts.warmupSeconds);
       const tally = tallies[i];
       await opts.settle?.();
       const cpuBefore = t.server.cpuMs();

@@ -35,7 +35,13 @@ const GOALS: Goal[] = [
 ];
 
 /** Cases whose p95 at 1,000,000 contacts must stay within 2× of their p95 at 10,000 (goal 6). */
-const SCALE_CASES = ['REST GET /v1/contacts/:id', 'REST GET /v1/contacts?limit=100', 'REST contacts ?status=', 'REST contacts cursor', 'REST GET /v1/contacts/search'];
+const SCALE_CASES = [
+  'REST GET /v1/contacts/:id',
+  'REST GET /v1/contacts?limit=100',
+  'REST contacts ?status=',
+  'REST contacts cursor',
+  'REST GET /v1/contacts/search',
+];
 
 export function goalsOf(size: number, prisma: Measured[], raw: Measured[], service: Measured[], rssMb: number): Row[] {
   const baseline = (name: string) => prisma.find((m) => m.name.startsWith(name));
@@ -61,7 +67,19 @@ export function goalsOf(size: number, prisma: Measured[], raw: Measured[], servi
     }
     rows.push(row);
   }
-  rows.push({ name: 'service RSS max (MB)', size, rps: NaN, p50: NaN, p95: NaN, p99: NaN, failures: 0, cpuPerRequest: NaN, ratio: rssMb, goal: '< 300 MB', met: rssMb < 300 });
+  rows.push({
+    name: 'service RSS max (MB)',
+    size,
+    rps: NaN,
+    p50: NaN,
+    p95: NaN,
+    p99: NaN,
+    failures: 0,
+    cpuPerRequest: NaN,
+    ratio: rssMb,
+    goal: '< 300 MB',
+    met: rssMb < 300,
+  });
   return rows;
 }
 
@@ -81,7 +99,13 @@ const num = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) :
 
 export function printTable(
   rows: Row[],
-  info: { database: string; load: LoadOptions; rssMax: number; delivery: Array<[number, number | null]>; sizes: number[] },
+  info: {
+    database: string;
+    load: LoadOptions;
+    rssMax: number;
+    delivery: Array<[number, number | null]>;
+    sizes: number[];
+  },
 ): void {
   scaleGoals(rows, info.sizes);
   const header = ['contacts', 'case', 'req/s', 'p50 ms', 'p95 ms', 'p99 ms', 'CPU ms/req', 'ratio', 'goal', 'met?'];
@@ -93,16 +117,36 @@ export function printTable(
     num(r.p95),
     num(r.p99),
     num(r.cpuPerRequest, 2),
-    r.ratio === undefined ? (r.against ? 'n/a' : '') : r.name.startsWith('service RSS') ? `${num(r.ratio)} MB` : `${num(r.ratio * 100)} %`,
+    r.ratio === undefined
+      ? r.against
+        ? 'n/a'
+        : ''
+      : r.name.startsWith('service RSS')
+        ? `${num(r.ratio)} MB`
+        : `${num(r.ratio * 100)} %`,
     r.goal ?? '',
     r.met === undefined ? '' : r.met ? 'yes' : 'NO',
   ]);
   for (const [workers, perSecond] of info.delivery) {
-    body.push(['', `webhook deliveries/s, ${workers} worker${workers > 1 ? 's' : ''}`, perSecond === null ? 'n/a' : num(perSecond), '', '', '', '', '', '', '']);
+    body.push([
+      '',
+      `webhook deliveries/s, ${workers} worker${workers > 1 ? 's' : ''}`,
+      perSecond === null ? 'n/a' : num(perSecond),
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+      '',
+    ]);
   }
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((b) => b[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (i >= 2 && i <= 7 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
-  console.log(`\n${info.database}, ${info.load.connections} connections, ${info.load.seconds} s per case; ratio = req/s against the Express + Prisma case of the same kind; CPU ms/req = the server process's CPU time per request\n`);
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (i >= 2 && i <= 7 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
+  console.log(
+    `\n${info.database}, ${info.load.connections} connections, ${info.load.seconds} s per case; ratio = req/s against the Express + Prisma case of the same kind; CPU ms/req = the server process's CPU time per request\n`,
+  );
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));

@@ -52,7 +52,9 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 /** A fresh database for one size: returns how the servers reach it and how to remove it. */
-async function freshDatabase(size: number): Promise<{ env: Record<string, string>; open: () => Promise<Database>; drop: () => Promise<void> }> {
+async function freshDatabase(
+  size: number,
+): Promise<{ env: Record<string, string>; open: () => Promise<Database>; drop: () => Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-bench-'));
   if (!pgUrl) {
     return {
@@ -93,8 +95,10 @@ function keyRotation(keys: string[]) {
   return rotation;
 }
 
-const CONTACT_FIELDS = 'id first_name last_name email phone company job_title status source tags assigned_to engagement_score custom_fields address { street city state zip country } created_at updated_at';
-const DEAL_FIELDS = 'id title pipeline_id stage_id stage_name value currency probability owner_id contact_id expected_close_date status custom_fields tags won_reason lost_reason competitor closed_at created_at updated_at';
+const CONTACT_FIELDS =
+  'id first_name last_name email phone company job_title status source tags assigned_to engagement_score custom_fields address { street city state zip country } created_at updated_at';
+const DEAL_FIELDS =
+  'id title pipeline_id stage_id stage_name value currency probability owner_id contact_id expected_close_date status custom_fields tags won_reason lost_reason competitor closed_at created_at updated_at';
 const PAGE = 'total limit has_more next_cursor';
 
 /** Numbers the contacts the write cases create: emails must stay unique in their workspace across cases. */
@@ -105,26 +109,50 @@ function serviceCases(s: Seeded): Case[] {
   const writeKey = keyRotation(s.writeKeys);
   let i = 0;
   const nextId = () => s.contactIds[i++ % s.contactIds.length];
-  const get = (name: string, p: () => string): Case => ({ name, request: () => ({ path: p(), headers: { authorization: readKey() } }) });
+  const get = (name: string, p: () => string): Case => ({
+    name,
+    request: () => ({ path: p(), headers: { authorization: readKey() } }),
+  });
   const gql = (name: string, query: string, variables: () => Record<string, unknown> = () => ({})): Case => ({
     name,
     method: 'POST',
-    request: () => ({ path: '/graphql', headers: { authorization: readKey() }, body: JSON.stringify({ query, variables: variables() }) }),
+    request: () => ({
+      path: '/graphql',
+      headers: { authorization: readKey() },
+      body: JSON.stringify({ query, variables: variables() }),
+    }),
   });
   return [
     get('REST GET /v1/contacts/:id', () => `/v1/contacts/${nextId()}`),
-    gql('GraphQL contact(id)', `query GetContact($id: ID!) { contact(id: $id) { ${CONTACT_FIELDS} } }`, () => ({ id: nextId() })),
+    gql('GraphQL contact(id)', `query GetContact($id: ID!) { contact(id: $id) { ${CONTACT_FIELDS} } }`, () => ({
+      id: nextId(),
+    })),
     get('REST GET /v1/contacts?limit=100', () => '/v1/contacts?limit=100'),
     gql('GraphQL contacts(limit: 100)', `{ contacts(limit: 100) { nodes { ${CONTACT_FIELDS} } ${PAGE} } }`),
     get('REST GET /v1/deals?limit=100', () => '/v1/deals?limit=100'),
-    gql('GraphQL deals(limit: 100) + contact, stage', `{ deals(limit: 100) { nodes { ${DEAL_FIELDS} contact { id first_name last_name email } stage { id name probability } } ${PAGE} } }`),
+    gql(
+      'GraphQL deals(limit: 100) + contact, stage',
+      `{ deals(limit: 100) { nodes { ${DEAL_FIELDS} contact { id first_name last_name email } stage { id name probability } } ${PAGE} } }`,
+    ),
     get('REST contacts ?status=customer', () => '/v1/contacts?status=customer&limit=100'),
-    get(`REST contacts cursor ${DEEP_PAGE.pages} pages deep`, () => `/v1/contacts?limit=${DEEP_PAGE.limit}&cursor=${s.deepCursor}`),
+    get(
+      `REST contacts cursor ${DEEP_PAGE.pages} pages deep`,
+      () => `/v1/contacts?limit=${DEEP_PAGE.limit}&cursor=${s.deepCursor}`,
+    ),
     get('REST GET /v1/contacts/search', () => `/v1/contacts/search?q=${encodeURIComponent(s.searchQuery)}`),
     {
       name: 'REST POST /v1/contacts (+ event)',
       method: 'POST',
-      request: () => ({ path: '/v1/contacts', headers: { authorization: writeKey() }, body: JSON.stringify({ first_name: 'Bench', last_name: 'Writer', email: `svc${process.pid}.${created++}@example.com`, company: 'Bench' }) }),
+      request: () => ({
+        path: '/v1/contacts',
+        headers: { authorization: writeKey() },
+        body: JSON.stringify({
+          first_name: 'Bench',
+          last_name: 'Writer',
+          email: `svc${process.pid}.${created++}@example.com`,
+          company: 'Bench',
+        }),
+      }),
     },
   ];
 }
@@ -132,7 +160,10 @@ function serviceCases(s: Seeded): Case[] {
 function baselineCases(s: Seeded, prefix: string, withWrites: boolean): Case[] {
   let i = 0;
   const cases: Case[] = [
-    { name: `${prefix} GET contact by id`, request: () => ({ path: `/contacts/${s.contactIds[i++ % s.contactIds.length]}` }) },
+    {
+      name: `${prefix} GET contact by id`,
+      request: () => ({ path: `/contacts/${s.contactIds[i++ % s.contactIds.length]}` }),
+    },
     { name: `${prefix} GET contacts?limit=100`, request: () => ({ path: '/contacts?limit=100' }) },
   ];
   if (withWrites) {
@@ -140,7 +171,15 @@ function baselineCases(s: Seeded, prefix: string, withWrites: boolean): Case[] {
     cases.push({
       name: `${prefix} insert contact (no event)`,
       method: 'POST',
-      request: () => ({ path: '/contacts', body: JSON.stringify({ first_name: 'Bench', last_name: 'Writer', email: `base${process.pid}.${created++}@example.com`, company: 'Bench' }) }),
+      request: () => ({
+        path: '/contacts',
+        body: JSON.stringify({
+          first_name: 'Bench',
+          last_name: 'Writer',
+          email: `base${process.pid}.${created++}@example.com`,
+          company: 'Bench',
+        }),
+      }),
     });
   }
   return cases;
@@ -211,11 +250,16 @@ async function measureTogether(wanted: Server[]): Promise<Array<{ results: Measu
     say(`-- ${targets.length} case(s), ${load.rounds} round(s) of ${load.seconds / load.rounds} s each`);
     const quiet = pgUrl ? await quietDatabase(wanted[0].env.DATABASE_URL) : null;
     const results = await measureInRounds(targets, { ...load, settle: quiet?.wait }, (m) =>
-      say(`   ${m.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`),
+      say(
+        `   ${m.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`,
+      ),
     );
     await quiet?.close();
     let offset = 0;
-    return wanted.map((s, i) => ({ results: results.slice(offset, (offset += s.cases.length)), rssMb: started[i]?.rssMaxMb() ?? 0 }));
+    return wanted.map((s, i) => ({
+      results: results.slice(offset, (offset += s.cases.length)),
+      rssMb: started[i]?.rssMaxMb() ?? 0,
+    }));
   } finally {
     for (const server of started) {
       if (!server) continue;
@@ -228,7 +272,11 @@ async function measureTogether(wanted: Server[]): Promise<Array<{ results: Measu
 async function deliveries(workers: number): Promise<number | null> {
   if (workers === 2 && !pgUrl) return null;
   try {
-    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'bench/deliveries.ts', '3000', '--json', '--workers', String(workers)], { maxBuffer: 1 << 24 });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'bench/deliveries.ts', '3000', '--json', '--workers', String(workers)],
+      { maxBuffer: 1 << 24 },
+    );
     const last = stdout.trim().split('\n').pop() ?? '';
     const parsed = JSON.parse(last) as { per_second: number };
     return parsed.per_second;
@@ -242,7 +290,9 @@ const rows: Row[] = [];
 let rssMax = 0;
 // The service runs as `npm start` runs it: compiled (scripts/build-server.mjs), without a TypeScript loader.
 await promisify(execFile)(process.execPath, ['scripts/build-server.mjs', '--if-stale']);
-say(`bench: ${pgUrl ? 'PostgreSQL' : 'PGlite'}, ${load.connections} connections, ${load.seconds} s per case (+${load.warmupSeconds} s warm-up), ${os.cpus().length} CPUs`);
+say(
+  `bench: ${pgUrl ? 'PostgreSQL' : 'PGlite'}, ${load.connections} connections, ${load.seconds} s per case (+${load.warmupSeconds} s warm-up), ${os.cpus().length} CPUs`,
+);
 for (const size of sizes) {
   const database = await freshDatabase(size);
   cleanups.add(database.drop);
@@ -254,24 +304,47 @@ for (const size of sizes) {
     const seeded = await seed(db, size, KEYS);
     await db.close();
     say(`   seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    const env = { ...database.env, BENCH_READ_WORKSPACE: seeded.readWorkspace, BENCH_WRITE_WORKSPACE: seeded.writeWorkspace };
+    const env = {
+      ...database.env,
+      BENCH_READ_WORKSPACE: seeded.readWorkspace,
+      BENCH_WRITE_WORKSPACE: seeded.writeWorkspace,
+    };
     const serviceEnv = { ...env, NODE_ENV: 'production', ENCRYPTION_KEY: 'bench-only-key' };
     const servers: Server[] = [
-      { label: 'baseline: Express + Prisma', script: 'bench/baselines/express-prisma.ts', env, cases: baselineCases(seeded, 'Express+Prisma', true) },
-      { label: `baseline: node:http + ${pgUrl ? 'pg' : 'PGlite query'}`, script: 'bench/baselines/node-pg.ts', env, cases: baselineCases(seeded, pgUrl ? 'http+pg' : 'http+PGlite', false) },
+      {
+        label: 'baseline: Express + Prisma',
+        script: 'bench/baselines/express-prisma.ts',
+        env,
+        cases: baselineCases(seeded, 'Express+Prisma', true),
+      },
+      {
+        label: `baseline: node:http + ${pgUrl ? 'pg' : 'PGlite query'}`,
+        script: 'bench/baselines/node-pg.ts',
+        env,
+        cases: baselineCases(seeded, pgUrl ? 'http+pg' : 'http+PGlite', false),
+      },
       {
         label: 'service (dist/server/main.js)',
         script: 'dist/server/main.js',
         env: serviceEnv,
         cases: serviceCases(seeded),
-        nodeArgs: [...startFlags(), ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : [])],
+        nodeArgs: [
+          ...startFlags(),
+          ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
+        ],
       },
     ];
     if (compare) {
       // Another checkout's service on the same data, for before/after figures from one run.
       const built = path.join(compare, 'dist/server/main.js');
       const prefix = `[${path.basename(compare)}] `;
-      servers.push({ label: `service of ${compare}`, script: fs.existsSync(built) ? built : path.join(compare, 'src/main.ts'), env: serviceEnv, nodeArgs: startFlags(), cases: serviceCases(seeded).map((c) => ({ ...c, name: prefix + c.name })) });
+      servers.push({
+        label: `service of ${compare}`,
+        script: fs.existsSync(built) ? built : path.join(compare, 'src/main.ts'),
+        env: serviceEnv,
+        nodeArgs: startFlags(),
+        cases: serviceCases(seeded).map((c) => ({ ...c, name: prefix + c.name })),
+      });
     }
     const [prisma, raw, service, other] = await runAll(servers);
     rssMax = Math.max(rssMax, service.rssMb);

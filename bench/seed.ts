@@ -23,8 +23,50 @@ export interface Seeded {
   searchQuery: string;
 }
 
-const FIRST = ['Ada', 'Alan', 'Barbara', 'Claude', 'Donald', 'Edsger', 'Frances', 'John', 'Katherine', 'Linus', 'Margaret', 'Niklaus', 'Radia', 'Ken', 'Dennis', 'Bjarne', 'Guido', 'Larry', 'Sophie', 'Tim'];
-const LAST = ['Lovelace', 'Turing', 'Liskov', 'Shannon', 'Knuth', 'Dijkstra', 'Allen', 'McCarthy', 'Johnson', 'Torvalds', 'Hamilton', 'Wirth', 'Perlman', 'Thompson', 'Ritchie', 'Stroustrup', 'Rossum', 'Wall', 'Wilson', 'Berners-Lee'];
+const FIRST = [
+  'Ada',
+  'Alan',
+  'Barbara',
+  'Claude',
+  'Donald',
+  'Edsger',
+  'Frances',
+  'John',
+  'Katherine',
+  'Linus',
+  'Margaret',
+  'Niklaus',
+  'Radia',
+  'Ken',
+  'Dennis',
+  'Bjarne',
+  'Guido',
+  'Larry',
+  'Sophie',
+  'Tim',
+];
+const LAST = [
+  'Lovelace',
+  'Turing',
+  'Liskov',
+  'Shannon',
+  'Knuth',
+  'Dijkstra',
+  'Allen',
+  'McCarthy',
+  'Johnson',
+  'Torvalds',
+  'Hamilton',
+  'Wirth',
+  'Perlman',
+  'Thompson',
+  'Ritchie',
+  'Stroustrup',
+  'Rossum',
+  'Wall',
+  'Wilson',
+  'Berners-Lee',
+];
 const STATUSES = ['active', 'inactive', 'lead', 'customer', 'churned'];
 const SOURCES = ['website', 'referral', 'social', 'paid_ads', 'manual', 'api', 'import'];
 const SEARCH_MATCHES = 20;
@@ -37,7 +79,14 @@ async function insertKeys(db: Database, workspaceId: string, count: number): Pro
   for (let i = 0; i < keys.length; i += 1000) {
     const batch = keys.slice(i, i + 1000);
     await db.prisma.apiKey.createMany({
-      data: batch.map((key, j) => ({ id: `key_${workspaceId}_${i + j}`, workspaceId, name: `bench ${i + j}`, prefix: displayPrefix(key), hash: hashApiKey(key), scope: 'full' })),
+      data: batch.map((key, j) => ({
+        id: `key_${workspaceId}_${i + j}`,
+        workspaceId,
+        name: `bench ${i + j}`,
+        prefix: displayPrefix(key),
+        hash: hashApiKey(key),
+        scope: 'full',
+      })),
     });
   }
   return keys;
@@ -81,7 +130,10 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
   const readKeys = await insertKeys(db, ws, keys);
   const writeKeys = await insertKeys(db, writes.id, keys);
   const step = Math.max(1, Math.floor(contacts / 1000));
-  const contactIds = Array.from({ length: Math.min(1000, contacts) }, (_, i) => `${ids.contact}${String(1 + i * step).padStart(8, '0')}`);
+  const contactIds = Array.from(
+    { length: Math.min(1000, contacts) },
+    (_, i) => `${ids.contact}${String(1 + i * step).padStart(8, '0')}`,
+  );
   const sortKeys = parseSort(undefined, CONTACT_SORT);
   const [deep] = await db.prisma.contact.findMany({
     where: { workspaceId: ws },
@@ -90,5 +142,13 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
     skip: Math.min(DEEP_PAGE.limit * DEEP_PAGE.pages, contacts - DEEP_PAGE.limit) - 1,
     take: 1,
   });
-  return { readWorkspace: ws, writeWorkspace: writes.id, readKeys, writeKeys, contactIds, deepCursor: encodeCursor('contacts', sortKeys, deep), searchQuery: 'gra hop' };
+  return {
+    readWorkspace: ws,
+    writeWorkspace: writes.id,
+    readKeys,
+    writeKeys,
+    contactIds,
+    deepCursor: encodeCursor('contacts', sortKeys, deep),
+    searchQuery: 'gra hop',
+  };
 }

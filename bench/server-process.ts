@@ -6,7 +6,10 @@ import net from 'node:net';
 
 export interface ServerProcess {
   base: string;
-  /** CPU time the process has used so far (user + system), in ms: per request it is steadier than req/s on a busy machine. */
+  /**
+   * CPU time the process has used so far (user + system), in ms:
+   * per request it is steadier than req/s on a busy machine.
+   */
   cpuMs(): number;
   /** Most resident memory seen so far, in MB. */
   rssMaxMb(): number;
@@ -48,12 +51,19 @@ function cpuMsOf(pid: number): number {
  */
 export function startFlags(): string[] {
   const start = (JSON.parse(fs.readFileSync('package.json', 'utf8')) as { scripts: { start: string } }).scripts.start;
-  const command = start.split('&&').map((s) => s.trim()).find((s) => s.endsWith('dist/server/main.js'));
+  const command = start
+    .split('&&')
+    .map((s) => s.trim())
+    .find((s) => s.endsWith('dist/server/main.js'));
   return command ? command.split(/\s+/).slice(1, -1) : [];
 }
 
 /** `nodeArgs`: extra flags for node, such as `--cpu-prof` (see `--profile` in run.ts). */
-export async function startServer(script: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<ServerProcess> {
+export async function startServer(
+  script: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ServerProcess> {
   const port = await freePort();
   // Node itself runs the script (tsx as a loader for TypeScript), so the child's pid is the server's.
   const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
@@ -69,7 +79,10 @@ export async function startServer(script: string, env: Record<string, string>, n
   for (let i = 0; ; i++) {
     if (exited) throw new Error(`${script} exited before answering:\n${stderr}`);
     if (i > 600) throw new Error(`${script} did not answer within 60 s:\n${stderr}`);
-    const ok = await fetch(`${base}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${base}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     await new Promise((r) => setTimeout(r, 100));
   }

@@ -22,7 +22,10 @@ export interface LiveEvent {
 /** Calls `onEvent` for each committed event of the given types; returns a function that stops. */
 export function onEvents(client: Client, types: string[], onEvent: (e: LiveEvent) => void): () => void {
   return client.subscribe<{ events: LiveEvent }>(
-    { query: 'subscription($types: [String!]) { events(types: $types) { id event timestamp data } }', variables: { types } },
+    {
+      query: 'subscription($types: [String!]) { events(types: $types) { id event timestamp data } }',
+      variables: { types },
+    },
     {
       next: (message) => message.data && onEvent(message.data.events),
       error: (err) => console.error('subscription failed', err),

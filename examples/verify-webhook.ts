@@ -61,7 +61,8 @@ export function createReceiver(secret: string, onEvent: (event: Delivery) => voi
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8'); // verify the raw body, before any parsing
       try {
-        if (!verifyServiceSignature(secret, raw, req.headers['x-service-signature'] as string)) throw new Error('bad signature');
+        if (!verifyServiceSignature(secret, raw, req.headers['x-service-signature'] as string))
+          throw new Error('bad signature');
         verifyStandardWebhook(secret, raw, req.headers);
       } catch {
         res.writeHead(401).end();

@@ -35,7 +35,10 @@ async function build() {
   const outputs = Object.keys(result.metafile.outputs).map((f) => path.basename(f));
   const js = outputs.find((f) => f.endsWith('.js'));
   const css = outputs.find((f) => f.endsWith('.css'));
-  const html = fs.readFileSync(path.join(root, 'src/dashboard/index.html'), 'utf8').replace('%JS%', js).replace('%CSS%', css);
+  const html = fs
+    .readFileSync(path.join(root, 'src/dashboard/index.html'), 'utf8')
+    .replace('%JS%', js)
+    .replace('%CSS%', css);
   fs.writeFileSync(path.join(outDir, 'index.html'), html);
   fs.writeFileSync(manifestFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs), js, css }, null, 2));
   const size = (f) => `${(fs.statSync(path.join(assets, f)).size / 1024).toFixed(1)} kB`;
@@ -43,6 +46,11 @@ async function build() {
 }
 
 // The bundle's own inputs (recorded at build), any new file in src/dashboard, the lock file, these scripts.
-const watched = () => [...listFiles(path.join(root, 'src/dashboard')), path.join(root, 'package-lock.json'), self, path.join(root, 'scripts/stale.mjs')];
+const watched = () => [
+  ...listFiles(path.join(root, 'src/dashboard')),
+  path.join(root, 'package-lock.json'),
+  self,
+  path.join(root, 'scripts/stale.mjs'),
+];
 if (process.argv.includes('--if-stale') && !isStale(root, manifestFile, watched())) process.exit(0);
 await build();

@@ -40,6 +40,11 @@ async function build() {
 
 // Any new file under src (a new module is only an input once something imports it, but
 // checking the tree is cheap), the lock file, these scripts.
-const watched = () => [...listFiles(path.join(root, 'src')).filter((f) => !f.includes('/src/dashboard/')), path.join(root, 'package-lock.json'), self, path.join(root, 'scripts/stale.mjs')];
+const watched = () => [
+  ...listFiles(path.join(root, 'src')).filter((f) => !f.includes('/src/dashboard/')),
+  path.join(root, 'package-lock.json'),
+  self,
+  path.join(root, 'scripts/stale.mjs'),
+];
 if (process.argv.includes('--if-stale') && !isStale(root, manifestFile, watched())) process.exit(0);
 await build();

@@ -36,7 +36,8 @@ function checkedIn(): Map<string, string> {
   const read = (rel: string) => files.set(rel, fs.readFileSync(path.join(DIR, rel), 'utf8'));
   for (const rel of ['openapi.json', 'schema.graphql']) if (fs.existsSync(path.join(DIR, rel))) read(rel);
   const events = path.join(DIR, EVENTS_DIR);
-  if (fs.existsSync(events)) for (const f of fs.readdirSync(events).filter((f) => f.endsWith('.json'))) read(`${EVENTS_DIR}/${f}`);
+  if (fs.existsSync(events))
+    for (const f of fs.readdirSync(events).filter((f) => f.endsWith('.json'))) read(`${EVENTS_DIR}/${f}`);
   return files;
 }
 
@@ -46,10 +47,12 @@ function differences(before: string, after: string): string[] {
   const b = after.split('\n');
   const count = (lines: string[]) => lines.reduce((m, l) => m.set(l, (m.get(l) ?? 0) + 1), new Map<string, number>());
   const [inA, inB] = [count(a), count(b)];
-  const only = (x: Map<string, number>, y: Map<string, number>) => [...x].reduce((n, [l, c]) => n + Math.max(0, c - (y.get(l) ?? 0)), 0);
+  const only = (x: Map<string, number>, y: Map<string, number>) =>
+    [...x].reduce((n, [l, c]) => n + Math.max(0, c - (y.get(l) ?? 0)), 0);
   let first = 0;
   while (first < Math.min(a.length, b.length) && a[first] === b[first]) first++;
-  const show = (lines: string[], sign: string) => lines.slice(first, first + 3).map((l) => `      ${sign} ${l.length > 160 ? l.slice(0, 160) + '…' : l}`);
+  const show = (lines: string[], sign: string) =>
+    lines.slice(first, first + 3).map((l) => `      ${sign} ${l.length > 160 ? l.slice(0, 160) + '…' : l}`);
   return [
     `    ${only(inB, inA)} line(s) only in the generated file, ${only(inA, inB)} only in the checked-in one; first difference at line ${first + 1}:`,
     ...show(a, '-'),
@@ -70,7 +73,13 @@ function check(expected: Map<string, string>): boolean {
     console.log(`contract/ is up to date (${expected.size} files).`);
     return true;
   }
-  console.error(['The checked-in contract is not what the code generates:', ...report, 'Run `npm run contract` and commit contract/.'].join('\n'));
+  console.error(
+    [
+      'The checked-in contract is not what the code generates:',
+      ...report,
+      'Run `npm run contract` and commit contract/.',
+    ].join('\n'),
+  );
   return false;
 }
 

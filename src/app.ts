@@ -47,7 +47,19 @@ export interface AppDeps {
   db: Database;
   /** Without graphqlIntrospection / graphqlLimits / answerPool, introspection is on and the limits are the defaults. */
   config: Pick<Config, 'trustProxy' | 'graphiql'> &
-    Partial<Pick<Config, 'publicOrigin' | 'allowedHosts' | 'metricsToken' | 'graphqlIntrospection' | 'graphqlLimits' | 'answerPool' | 'sessionIdleMinutes' | 'sessionMaxAgeHours'>>;
+    Partial<
+      Pick<
+        Config,
+        | 'publicOrigin'
+        | 'allowedHosts'
+        | 'metricsToken'
+        | 'graphqlIntrospection'
+        | 'graphqlLimits'
+        | 'answerPool'
+        | 'sessionIdleMinutes'
+        | 'sessionMaxAgeHours'
+      >
+    >;
   logger: Logger;
   redis?: Redis | null;
   /** Live events for subscriptions; in memory (this instance only) unless given. */
@@ -66,19 +78,33 @@ export function buildApp(deps: AppDeps) {
     maxAgeMs: (config.sessionMaxAgeHours ?? 168) * 3600_000,
   });
   // Ends open sockets and subscription streams when their key or session ends.
-  const watch = new CredentialWatch(db.prisma, { sessionTimes: sessions.times, logger, forgetKey: (hash) => authenticator.forget(hash) });
+  const watch = new CredentialWatch(db.prisma, {
+    sessionTimes: sessions.times,
+    logger,
+    forgetKey: (hash) => authenticator.forget(hash),
+  });
   const bus = deps.bus ?? createEventBus(null);
   // This instance's metrics; main.ts hands them to the in-process delivery worker too.
   const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
-  const contextOf = (caller: Caller, requestId: string): Context => ({ prisma: db.prisma, caller, requestId, warnings: [], bus, webhooks: deps.webhooks, keyCache: authenticator });
-  const onInternalError = (err: unknown, req: Request) => logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
+  const contextOf = (caller: Caller, requestId: string): Context => ({
+    prisma: db.prisma,
+    caller,
+    requestId,
+    warnings: [],
+    bus,
+    webhooks: deps.webhooks,
+    keyCache: authenticator,
+  });
+  const onInternalError = (err: unknown, req: Request) =>
+    logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
   // Shared middleware refuses by passing an AppError on; each surface answers in its own shape.
   const envelopeAnswer = restErrors(onInternalError);
 
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  if (config.trustProxy) app.set('trust proxy', /^\d+$/.test(config.trustProxy) ? Number(config.trustProxy) : config.trustProxy);
+  if (config.trustProxy)
+    app.set('trust proxy', /^\d+$/.test(config.trustProxy) ? Number(config.trustProxy) : config.trustProxy);
 
   app.use(requestId);
   app.use(observeRequests(logger, metrics));
@@ -129,7 +155,8 @@ export function buildApp(deps: AppDeps) {
   app.use(
     '/graphql',
     cookieParser(),
-    (req: Request, res: Response, next: NextFunction) => (usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next)),
+    (req: Request, res: Response, next: NextFunction) =>
+      usesSessionCookie(req) ? sessionGuard(req, res, next) : guard(req, res, next),
     // The dashboard reads a refused CSRF token as the error envelope, here too.
     (err: unknown, _req: Request, res: Response, next: NextFunction) =>
       err instanceof CsrfRefusal ? sendError(res, err) : next(err),
@@ -144,7 +171,11 @@ export function buildApp(deps: AppDeps) {
     graphqlErrors(onInternalError),
   );
   // Mounted before the dashboard's pages, which own the rest of /dashboard.
-  app.use('/dashboard/api', cookieParser(), dashboardSessionRoutes({ sessions, loginLimits: new LoginLimits(deps.redis ?? null) }));
+  app.use(
+    '/dashboard/api',
+    cookieParser(),
+    dashboardSessionRoutes({ sessions, loginLimits: new LoginLimits(deps.redis ?? null) }),
+  );
   app.use('/dashboard', dashboardPages());
 
   // The API reference needs no key.

@@ -5,7 +5,14 @@ import { config } from './config.ts';
 import { DatabaseBusyError, openDatabase, type Database } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
 import { AppError } from './errors.ts';
-import { createApiKey, createCustomField, createUser, createWorkspace, revokeApiKey, setUserPassword } from './admin/workspaces.ts';
+import {
+  createApiKey,
+  createCustomField,
+  createUser,
+  createWorkspace,
+  revokeApiKey,
+  setUserPassword,
+} from './admin/workspaces.ts';
 import { readPassword } from './admin/read-password.ts';
 import { StartupError } from './startup-error.ts';
 
@@ -45,7 +52,13 @@ const { values, positionals } = parseArgs({
   },
 });
 
-const list = (v: string | undefined) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : undefined);
+const list = (v: string | undefined) =>
+  v
+    ? v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+    : undefined;
 
 async function run(db: Database, command: string): Promise<unknown> {
   const p = db.prisma;
@@ -56,8 +69,15 @@ async function run(db: Database, command: string): Promise<unknown> {
       return createUser(p, { workspace: values.workspace ?? '', name: values.name ?? '', email: values.email ?? '' });
     case 'user set-password':
       // One password per person: a row of one workspace cannot get its own.
-      if (values.workspace) throw new AppError('validation_error', 'A password belongs to the e-mail address in every workspace: set-password takes no --workspace');
-      return setUserPassword(p, { email: values.email ?? '', password: await readPassword({ fromStdin: Boolean(values['password-stdin']) }) });
+      if (values.workspace)
+        throw new AppError(
+          'validation_error',
+          'A password belongs to the e-mail address in every workspace: set-password takes no --workspace',
+        );
+      return setUserPassword(p, {
+        email: values.email ?? '',
+        password: await readPassword({ fromStdin: Boolean(values['password-stdin']) }),
+      });
     case 'key create':
       return createApiKey(p, {
         workspace: values.workspace ?? '',
@@ -71,14 +91,21 @@ async function run(db: Database, command: string): Promise<unknown> {
     case 'key revoke':
       return revokeApiKey(p, values.id ?? '');
     case 'custom-field create':
-      return createCustomField(p, { workspace: values.workspace ?? '', key: values.key ?? '', type: values.type ?? '', options: list(values.options), label: values.label });
+      return createCustomField(p, {
+        workspace: values.workspace ?? '',
+        key: values.key ?? '',
+        type: values.type ?? '',
+        options: list(values.options),
+        label: values.label,
+      });
     default:
       throw new AppError('validation_error', `Unknown command "${command}"\n${USAGE}`);
   }
 }
 
 function fail(code: string, message: string, details?: unknown): never {
-  if (values.json) process.stdout.write(JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) + '\n');
+  if (values.json)
+    process.stdout.write(JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) + '\n');
   process.stderr.write(`error: ${message}${details ? ' ' + JSON.stringify(details) : ''}\n`);
   process.exit(1);
 }

@@ -31,16 +31,26 @@ function origin(name: string, v: string | undefined): string | null {
     throw new Error(`${name} must be a URL such as https://crm.example.com, got "${v}"`);
   }
   if (url.protocol !== 'https:' || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
-    throw new Error(`${name} must be an https:// origin with no path, query or credentials, such as https://crm.example.com, got "${v}"`);
+    throw new Error(
+      `${name} must be an https:// origin with no path, query or credentials, such as https://crm.example.com, got "${v}"`,
+    );
   }
   return url.origin;
 }
 
 function hostList(name: string, v: string | undefined): string[] | null {
   if (v === undefined || v.trim() === '') return null;
-  const hosts = v.split(',').map((h) => h.trim().toLowerCase()).filter(Boolean);
-  const bad = hosts.filter((h) => !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h));
-  if (bad.length) throw new Error(`${name} must list host names without ports, such as crm.example.com,api.example.com; got "${bad.join(', ')}"`);
+  const hosts = v
+    .split(',')
+    .map((h) => h.trim().toLowerCase())
+    .filter(Boolean);
+  const bad = hosts.filter(
+    (h) => !/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/.test(h),
+  );
+  if (bad.length)
+    throw new Error(
+      `${name} must list host names without ports, such as crm.example.com,api.example.com; got "${bad.join(', ')}"`,
+    );
   return hosts;
 }
 
@@ -57,7 +67,10 @@ export interface Config {
   trustProxy: string | null;
   /** The origin clients reach the service at (PUBLIC_URL), e.g. https://crm.example.com: where https redirects go. */
   publicOrigin: string | null;
-  /** Host names (ALLOWED_HOSTS, comma-separated) an https redirect may name when PUBLIC_URL is unset; null: the request's own Host. */
+  /**
+   * Host names (ALLOWED_HOSTS, comma-separated) an https redirect
+   * may name when PUBLIC_URL is unset; null: the request's own Host.
+   */
   allowedHosts: string[] | null;
   tlsCertFile: string | null;
   tlsKeyFile: string | null;
@@ -67,7 +80,10 @@ export interface Config {
   graphqlIntrospection: boolean;
   /** Shape limits of GraphQL documents, checked before anything runs (see src/graphql/limits.ts). */
   graphqlLimits: GraphqlLimits;
-  /** Bytes of answers in flight at once over every transport, and how many operations may wait for room and how long (see src/http/answer-pool.ts). */
+  /**
+   * Bytes of answers in flight at once over every transport, and how many
+   * operations may wait for room and how long (see src/http/answer-pool.ts).
+   */
   answerPool: AnswerPoolLimits;
   /** Key that encrypts webhook secrets at rest; a key file under dataDir is made when unset. */
   encryptionKey: string | null;
@@ -91,7 +107,10 @@ export interface Config {
   metricsToken: string | null;
   /** How long SIGTERM waits for requests and webhook attempts in flight before cutting them. */
   shutdownGraceMs: number;
-  /** A request's headers must arrive within this long, its whole body within httpRequestTimeoutMs (see src/http/server-options.ts). */
+  /**
+   * A request's headers must arrive within this long, its whole body
+   * within httpRequestTimeoutMs (see src/http/server-options.ts).
+   */
   httpHeadersTimeoutMs: number;
   httpRequestTimeoutMs: number;
   /** Dashboard sign-ins end after this long unused, and this long after sign-in at the latest. */
@@ -125,7 +144,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxCost: int('GRAPHQL_MAX_COST', env.GRAPHQL_MAX_COST, DEFAULT_GRAPHQL_LIMITS.maxCost),
       maxTokens: int('GRAPHQL_MAX_TOKENS', env.GRAPHQL_MAX_TOKENS, DEFAULT_GRAPHQL_LIMITS.maxTokens),
       maxDirectives: int('GRAPHQL_MAX_DIRECTIVES', env.GRAPHQL_MAX_DIRECTIVES, DEFAULT_GRAPHQL_LIMITS.maxDirectives),
-      maxResponseBytes: positive('GRAPHQL_MAX_RESPONSE_BYTES', env.GRAPHQL_MAX_RESPONSE_BYTES, DEFAULT_GRAPHQL_LIMITS.maxResponseBytes),
+      maxResponseBytes: positive(
+        'GRAPHQL_MAX_RESPONSE_BYTES',
+        env.GRAPHQL_MAX_RESPONSE_BYTES,
+        DEFAULT_GRAPHQL_LIMITS.maxResponseBytes,
+      ),
     },
     answerPool: {
       maxBytes: positive('ANSWER_POOL_BYTES', env.ANSWER_POOL_BYTES, DEFAULT_ANSWER_POOL.maxBytes),
@@ -136,10 +159,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookAllowHttp: bool(env.WEBHOOK_ALLOW_HTTP),
     webhookAllowPrivateUrls: bool(env.WEBHOOK_ALLOW_PRIVATE_URLS),
     webhookCaps: {
-      testSendsPerMinute: positive('WEBHOOK_TEST_SENDS_PER_MINUTE', env.WEBHOOK_TEST_SENDS_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.testSendsPerMinute),
-      redeliveriesPerMinute: positive('WEBHOOK_REDELIVERIES_PER_MINUTE', env.WEBHOOK_REDELIVERIES_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.redeliveriesPerMinute),
-      workspaceDeliveriesPerMinute: positive('WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE', env.WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.workspaceDeliveriesPerMinute),
-      hostSendsPerMinute: positive('WEBHOOK_HOST_REQUESTS_PER_MINUTE', env.WEBHOOK_HOST_REQUESTS_PER_MINUTE, DEFAULT_OUTBOUND_CAPS.hostSendsPerMinute),
+      testSendsPerMinute: positive(
+        'WEBHOOK_TEST_SENDS_PER_MINUTE',
+        env.WEBHOOK_TEST_SENDS_PER_MINUTE,
+        DEFAULT_OUTBOUND_CAPS.testSendsPerMinute,
+      ),
+      redeliveriesPerMinute: positive(
+        'WEBHOOK_REDELIVERIES_PER_MINUTE',
+        env.WEBHOOK_REDELIVERIES_PER_MINUTE,
+        DEFAULT_OUTBOUND_CAPS.redeliveriesPerMinute,
+      ),
+      workspaceDeliveriesPerMinute: positive(
+        'WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE',
+        env.WEBHOOK_WORKSPACE_DELIVERIES_PER_MINUTE,
+        DEFAULT_OUTBOUND_CAPS.workspaceDeliveriesPerMinute,
+      ),
+      hostSendsPerMinute: positive(
+        'WEBHOOK_HOST_REQUESTS_PER_MINUTE',
+        env.WEBHOOK_HOST_REQUESTS_PER_MINUTE,
+        DEFAULT_OUTBOUND_CAPS.hostSendsPerMinute,
+      ),
     },
     smtpUrl: env.SMTP_URL || null,
     smtpFrom: env.SMTP_FROM || 'CRM <no-reply@localhost>',

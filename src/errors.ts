@@ -28,10 +28,18 @@ export type ErrorDetails = Record<string, string[]>;
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly details?: ErrorDetails;
-  /** Seconds to wait before trying again (a refused rate_limited): REST's Retry-After, GraphQL's `extensions.retry_after`. */
+  /**
+   * Seconds to wait before trying again (a refused rate_limited):
+   * REST's Retry-After, GraphQL's `extensions.retry_after`.
+   */
   readonly retryAfter?: number;
 
-  constructor(code: ErrorCode, message: string, details?: ErrorDetails, options?: { cause?: unknown; retryAfter?: number }) {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    details?: ErrorDetails,
+    options?: { cause?: unknown; retryAfter?: number },
+  ) {
     super(message, options);
     this.name = 'AppError';
     this.code = code;
@@ -54,8 +62,18 @@ export const internalError = (cause?: unknown) =>
   isDatabaseUnavailable(cause)
     ? new AppError('service_unavailable', 'The service is temporarily unavailable; retry shortly', undefined, { cause })
     : isInvalidValue(cause)
-      ? new AppError('validation_error', 'The request holds a value that cannot be stored or searched for, such as text with a NUL character', undefined, { cause })
-      : new AppError('internal_error', 'An unexpected error occurred; quote the request id when reporting it', undefined, { cause });
+      ? new AppError(
+          'validation_error',
+          'The request holds a value that cannot be stored or searched for, such as text with a NUL character',
+          undefined,
+          { cause },
+        )
+      : new AppError(
+          'internal_error',
+          'An unexpected error occurred; quote the request id when reporting it',
+          undefined,
+          { cause },
+        );
 
 /** Seconds a client should wait before retrying a 503. */
 export const UNAVAILABLE_RETRY_AFTER_SECONDS = 1;

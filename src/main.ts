@@ -42,8 +42,13 @@ async function start() {
   // ends the start with one line, before the database exists and before a first key is printed.
   let serve!: (app: http.RequestListener) => void;
   const handler = deferredHandler(new Promise((resolve) => (serve = resolve)));
-  const tls = config.tlsCertFile && config.tlsKeyFile ? { cert: readTlsFile('TLS_CERT_FILE', config.tlsCertFile), key: readTlsFile('TLS_KEY_FILE', config.tlsKeyFile) } : null;
-  const servers: http.Server[] = [bounded(tls ? createTlsServer(tls, handler) : http.createServer(serverOptions(config), handler), config)];
+  const tls =
+    config.tlsCertFile && config.tlsKeyFile
+      ? { cert: readTlsFile('TLS_CERT_FILE', config.tlsCertFile), key: readTlsFile('TLS_KEY_FILE', config.tlsKeyFile) }
+      : null;
+  const servers: http.Server[] = [
+    bounded(tls ? createTlsServer(tls, handler) : http.createServer(serverOptions(config), handler), config),
+  ];
   await listen(servers[0], config.port, config.host, 'PORT');
   const plainPort = config.httpRedirectPort ?? 80;
   if (tls) {
@@ -76,13 +81,36 @@ async function start() {
     );
   }
 
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
 
   const webhooks = createWebhookServices(config, { redis });
   const bus = createEventBus(config.redisUrl, { logger });
-  const { app, yoga, authenticator, sessions, metrics, limits, watch, clientAddress } = buildApp({ db, config, logger, redis, webhooks, bus });
-  const worker = config.workerInProcess ? new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, metrics, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) }) : null;
+  const { app, yoga, authenticator, sessions, metrics, limits, watch, clientAddress } = buildApp({
+    db,
+    config,
+    logger,
+    redis,
+    webhooks,
+    bus,
+  });
+  const worker = config.workerInProcess
+    ? new DeliveryWorker({
+        prisma: db.prisma,
+        logger,
+        pollMs: config.workerPollMs,
+        metrics,
+        ...webhooks,
+        notifyDisabled: createOwnerNotifier({
+          prisma: db.prisma,
+          logger,
+          smtpUrl: config.smtpUrl,
+          from: config.smtpFrom,
+        }),
+      })
+    : null;
   worker?.start();
   serve(app);
   if (tls) {
@@ -96,8 +124,19 @@ async function start() {
 
   const drains = servers.map(drainable);
   // servers[0] serves the API (HTTPS when TLS is configured); GraphQL over WebSocket shares its port.
-  const graphqlWs = attachGraphqlWs(servers[0], { yoga, authenticator, sessions, limits, watch, clientAddress, logger });
-  const feed = config.eventFeedIntervalMs > 0 ? startEventFeed({ prisma: db.prisma, bus, logger, intervalMs: config.eventFeedIntervalMs }) : null;
+  const graphqlWs = attachGraphqlWs(servers[0], {
+    yoga,
+    authenticator,
+    sessions,
+    limits,
+    watch,
+    clientAddress,
+    logger,
+  });
+  const feed =
+    config.eventFeedIntervalMs > 0
+      ? startEventFeed({ prisma: db.prisma, bus, logger, intervalMs: config.eventFeedIntervalMs })
+      : null;
   const scheduler = startTaskScheduler({ prisma: db.prisma, logger, intervalMs: config.schedulerIntervalMs });
 
   let stopping = false;
@@ -137,7 +176,10 @@ function createTlsServer(tls: { cert: Buffer; key: Buffer }, handler: http.Reque
   try {
     return https.createServer({ ...tls, ...serverOptions(config) }, handler);
   } catch (err) {
-    throw new StartupError(`TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its key: ${(err as Error).message}`, { cause: err });
+    throw new StartupError(
+      `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its key: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 

@@ -17,11 +17,19 @@ try {
   const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, probe: true });
   await applyMigrations(db.adapter, { client: db.prisma });
   // Caps on outbound requests are shared with every instance through Redis when it is configured.
-  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : null;
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+    : null;
   redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis unavailable'));
   const webhooks = createWebhookServices(config, { redis });
   await verifyEncryptionKey(db.prisma, webhooks.box);
-  const worker = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: config.workerPollMs, ...webhooks, notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }) });
+  const worker = new DeliveryWorker({
+    prisma: db.prisma,
+    logger,
+    pollMs: config.workerPollMs,
+    ...webhooks,
+    notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }),
+  });
   worker.start();
   logger.info({ pid: process.pid }, 'webhook delivery worker started');
   const stop = async (signal: string) => {

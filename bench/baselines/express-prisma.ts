@@ -20,7 +20,8 @@ const newestFirst = [{ createdAt: 'desc' as const }, { id: 'desc' as const }];
 const app = express();
 app.disable('x-powered-by');
 app.set('etag', false);
-const json = (res: express.Response, status: number, body: string) => res.status(status).type('application/json').send(body);
+const json = (res: express.Response, status: number, body: string) =>
+  res.status(status).type('application/json').send(body);
 
 app.get('/contacts/:id', async (req, res) => {
   const contact = await prisma.contact.findUnique({ where: { id: req.params.id, workspaceId: env.readWorkspace } });
@@ -31,29 +32,59 @@ app.get('/contacts/:id', async (req, res) => {
 app.get('/contacts', async (req, res) => {
   const limit = Number(req.query.limit ?? 25);
   const where = { workspaceId: env.readWorkspace };
-  const [rows, total] = await Promise.all([prisma.contact.findMany({ where, orderBy: newestFirst, take: limit + 1 }), prisma.contact.count({ where })]);
+  const [rows, total] = await Promise.all([
+    prisma.contact.findMany({ where, orderBy: newestFirst, take: limit + 1 }),
+    prisma.contact.count({ where }),
+  ]);
   const nodes = rows.slice(0, limit);
   const more = rows.length > limit;
-  json(res, 200, envelope(nodes.map(contactRecord), pageMeta(total, limit, more, more ? encodeCursor('contacts', contactKeys, nodes[limit - 1]) : null)));
+  json(
+    res,
+    200,
+    envelope(
+      nodes.map(contactRecord),
+      pageMeta(total, limit, more, more ? encodeCursor('contacts', contactKeys, nodes[limit - 1]) : null),
+    ),
+  );
 });
 
 app.get('/deals', async (req, res) => {
   const limit = Number(req.query.limit ?? 25);
   const where = { workspaceId: env.readWorkspace };
   const [rows, total] = await Promise.all([
-    prisma.deal.findMany({ where, orderBy: newestFirst, take: limit + 1, include: { stage: { select: { name: true } } } }),
+    prisma.deal.findMany({
+      where,
+      orderBy: newestFirst,
+      take: limit + 1,
+      include: { stage: { select: { name: true } } },
+    }),
     prisma.deal.count({ where }),
   ]);
   const nodes = rows.slice(0, limit);
   const more = rows.length > limit;
-  json(res, 200, envelope(nodes.map(dealRecord), pageMeta(total, limit, more, more ? encodeCursor('deals', dealKeys, nodes[limit - 1]) : null)));
+  json(
+    res,
+    200,
+    envelope(
+      nodes.map(dealRecord),
+      pageMeta(total, limit, more, more ? encodeCursor('deals', dealKeys, nodes[limit - 1]) : null),
+    ),
+  );
 });
 
 // A plain insert, without the service's validation, transaction or outbox event.
 app.post('/contacts', express.json(), async (req, res) => {
   const b = req.body as { first_name: string; last_name?: string; email: string; company?: string };
   const contact = await prisma.contact.create({
-    data: { id: newId('con'), workspaceId: env.writeWorkspace, firstName: b.first_name, lastName: b.last_name ?? null, email: b.email.toLowerCase(), company: b.company ?? null, source: 'api' },
+    data: {
+      id: newId('con'),
+      workspaceId: env.writeWorkspace,
+      firstName: b.first_name,
+      lastName: b.last_name ?? null,
+      email: b.email.toLowerCase(),
+      company: b.company ?? null,
+      source: 'api',
+    },
   });
   json(res, 201, envelope(contactRecord(contact)));
 });

@@ -29,7 +29,10 @@ const contactKeys = parseSort(undefined, CONTACT_SORT);
 type Row = Parameters<typeof contactRecord>[0];
 
 function send(res: http.ServerResponse, status: number, body: string) {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  });
   res.end(body);
 }
 
@@ -37,18 +40,31 @@ async function handle(req: http.IncomingMessage, res: http.ServerResponse) {
   const url = new URL(req.url ?? '/', 'http://bench');
   const byId = /^\/contacts\/([^/]+)$/.exec(url.pathname);
   if (byId) {
-    const [row] = await query<Row>(`SELECT ${COLUMNS} FROM contacts WHERE id = $1 AND workspace_id = $2`, [byId[1], env.readWorkspace]);
+    const [row] = await query<Row>(`SELECT ${COLUMNS} FROM contacts WHERE id = $1 AND workspace_id = $2`, [
+      byId[1],
+      env.readWorkspace,
+    ]);
     return row ? send(res, 200, envelope(contactRecord(row))) : send(res, 404, '{"success":false}');
   }
   if (url.pathname === '/contacts') {
     const limit = Number(url.searchParams.get('limit') ?? 25);
     const [rows, [{ n }]] = await Promise.all([
-      query<Row>(`SELECT ${COLUMNS} FROM contacts WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [env.readWorkspace, limit + 1]),
+      query<Row>(`SELECT ${COLUMNS} FROM contacts WHERE workspace_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [
+        env.readWorkspace,
+        limit + 1,
+      ]),
       query<{ n: number }>('SELECT count(*)::int AS n FROM contacts WHERE workspace_id = $1', [env.readWorkspace]),
     ]);
     const nodes = rows.slice(0, limit);
     const more = rows.length > limit;
-    return send(res, 200, envelope(nodes.map(contactRecord), pageMeta(n, limit, more, more ? encodeCursor('contacts', contactKeys, nodes[limit - 1]) : null)));
+    return send(
+      res,
+      200,
+      envelope(
+        nodes.map(contactRecord),
+        pageMeta(n, limit, more, more ? encodeCursor('contacts', contactKeys, nodes[limit - 1]) : null),
+      ),
+    );
   }
   if (url.pathname === '/healthz') return send(res, 200, '"ok"');
   send(res, 404, '{"success":false}');

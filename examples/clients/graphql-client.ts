@@ -77,24 +77,56 @@ async function main(): Promise<void> {
   const email = `grace.${Date.now()}@example.com`;
   const created = dataOf(
     'creating a contact',
-    await client.mutation(CreateContact, { input: { first_name: 'Grace', email, status: 'lead', tags: ['navy'], address: { city: 'Arlington', country: 'US' } } }).toPromise(),
+    await client
+      .mutation(CreateContact, {
+        input: {
+          first_name: 'Grace',
+          email,
+          status: 'lead',
+          tags: ['navy'],
+          address: { city: 'Arlington', country: 'US' },
+        },
+      })
+      .toPromise(),
   );
   const contact = created.createContact;
   console.log(`contact ${contact.id} (${contact.status}) in ${contact.address?.city ?? 'no city'}`);
 
-  const leads = dataOf('listing leads', await client.query(ContactsByStatus, { filter: { status: 'lead' }, limit: 100 }).toPromise());
+  const leads = dataOf(
+    'listing leads',
+    await client.query(ContactsByStatus, { filter: { status: 'lead' }, limit: 100 }).toPromise(),
+  );
   if (!leads.contacts.nodes.some((c) => c.id === contact.id)) throw new Error('the new lead is not listed');
-  console.log(`${leads.contacts.total} lead(s); first cities: ${leads.contacts.nodes.slice(0, 5).map((c) => c.address?.city ?? '-').join(', ')}`);
+  console.log(
+    `${leads.contacts.total} lead(s); first cities: ${leads.contacts.nodes
+      .slice(0, 5)
+      .map((c) => c.address?.city ?? '-')
+      .join(', ')}`,
+  );
 
   const { pipelines } = dataOf('listing pipelines', await client.query(Pipelines, {}).toPromise());
   const pipeline = pipelines.nodes.find((p) => p.is_default);
   if (!pipeline) throw new Error('the workspace has no default pipeline');
   const [, second] = pipeline.stages;
 
-  const deal = dataOf('creating a deal', await client.mutation(CreateDeal, { input: { title: 'Navy contract', pipeline_id: pipeline.id, value: 50_000, contact_id: contact.id } }).toPromise()).createDeal;
-  const moved = dataOf('moving the deal', await client.mutation(MoveDeal, { id: deal.id, input: { stage_id: second.id, note: 'qualified on a call' } }).toPromise()).moveDealStage;
+  const deal = dataOf(
+    'creating a deal',
+    await client
+      .mutation(CreateDeal, {
+        input: { title: 'Navy contract', pipeline_id: pipeline.id, value: 50_000, contact_id: contact.id },
+      })
+      .toPromise(),
+  ).createDeal;
+  const moved = dataOf(
+    'moving the deal',
+    await client
+      .mutation(MoveDeal, { id: deal.id, input: { stage_id: second.id, note: 'qualified on a call' } })
+      .toPromise(),
+  ).moveDealStage;
   if (moved.stage_id !== second.id) throw new Error(`the deal is in ${moved.stage_name}, not ${second.name}`);
-  console.log(`deal ${deal.title}: ${moved.stage_history.map((h) => `${h.from_stage_name ?? 'start'} → ${h.to_stage_name}`).join(', ')}`);
+  console.log(
+    `deal ${deal.title}: ${moved.stage_history.map((h) => `${h.from_stage_name ?? 'start'} → ${h.to_stage_name}`).join(', ')}`,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

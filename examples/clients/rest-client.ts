@@ -7,7 +7,8 @@ import type { components, paths } from './generated/rest-api.ts';
 export type Contact = components['schemas']['Contact'];
 export type Deal = components['schemas']['Deal'];
 /** A contact as lists answer it: `?fields=` lets a client pick the fields, so only `id` is sure to be there. */
-export type ListedContact = paths['/v1/contacts']['get']['responses'][200]['content']['application/json']['data'][number];
+export type ListedContact =
+  paths['/v1/contacts']['get']['responses'][200]['content']['application/json']['data'][number];
 
 export function crmClient(baseUrl: string, apiKey: string) {
   return createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${apiKey}` } });
@@ -21,7 +22,14 @@ function failure(what: string, error: { error: { code: string; message: string }
 
 export async function createContact(api: Crm, email: string): Promise<Contact> {
   const { data, error } = await api.POST('/v1/contacts', {
-    body: { first_name: 'Ada', last_name: 'Lovelace', email, company: 'Analytical Engines', tags: ['vip'], address: { city: 'London', country: 'GB' } },
+    body: {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email,
+      company: 'Analytical Engines',
+      tags: ['vip'],
+      address: { city: 'London', country: 'GB' },
+    },
     headers: { 'Idempotency-Key': `create-${email}` },
   });
   if (!data) throw failure('creating a contact', error);
@@ -33,7 +41,9 @@ export async function contactsTagged(api: Crm, tag: string): Promise<ListedConta
   const found: ListedContact[] = [];
   let cursor: string | undefined;
   do {
-    const { data, error } = await api.GET('/v1/contacts', { params: { query: { tags: tag, sort: '-created_at', limit: 50, cursor } } });
+    const { data, error } = await api.GET('/v1/contacts', {
+      params: { query: { tags: tag, sort: '-created_at', limit: 50, cursor } },
+    });
     if (!data) throw failure('listing contacts', error);
     found.push(...data.data);
     cursor = data.meta.next_cursor ?? undefined;
@@ -49,23 +59,39 @@ export async function winDeal(api: Crm, contact: Contact): Promise<Deal> {
   if (!pipeline) throw new Error('the workspace has no default pipeline');
   const [first, second] = pipeline.stages;
 
-  const created = await api.POST('/v1/deals', { body: { title: `${contact.company ?? contact.first_name} licence`, pipeline_id: pipeline.id, stage_id: first.id, value: 12_000, contact_id: contact.id } });
+  const created = await api.POST('/v1/deals', {
+    body: {
+      title: `${contact.company ?? contact.first_name} licence`,
+      pipeline_id: pipeline.id,
+      stage_id: first.id,
+      value: 12_000,
+      contact_id: contact.id,
+    },
+  });
   if (!created.data) throw failure('creating a deal', created.error);
   const deal = created.data.data;
 
-  const moved = await api.PUT('/v1/deals/{id}/stage', { params: { path: { id: deal.id } }, body: { stage_id: second.id, note: 'qualified on a call' } });
+  const moved = await api.PUT('/v1/deals/{id}/stage', {
+    params: { path: { id: deal.id } },
+    body: { stage_id: second.id, note: 'qualified on a call' },
+  });
   if (!moved.data) throw failure('moving the deal', moved.error);
   const history = moved.data.data.stage_history.map((h) => `${h.from_stage_name ?? 'start'} → ${h.to_stage_name}`);
   console.log(`deal ${deal.id}: ${history.join(', ')}`);
 
-  const won = await api.PUT('/v1/deals/{id}', { params: { path: { id: deal.id } }, body: { status: 'won', won_reason: 'best fit' } });
+  const won = await api.PUT('/v1/deals/{id}', {
+    params: { path: { id: deal.id } },
+    body: { status: 'won', won_reason: 'best fit' },
+  });
   if (!won.data) throw failure('winning the deal', won.error);
   return won.data.data;
 }
 
 /** A refused input answers the error envelope, with the fields at fault. */
 export async function refusedEmail(api: Crm): Promise<string[]> {
-  const { data, error, response } = await api.POST('/v1/contacts', { body: { first_name: 'No', email: 'not-an-email' } });
+  const { data, error, response } = await api.POST('/v1/contacts', {
+    body: { first_name: 'No', email: 'not-an-email' },
+  });
   if (data || response.status !== 400) throw new Error(`expected a 400, got ${response.status}`);
   return error?.error.details?.email ?? [];
 }
@@ -84,8 +110,11 @@ async function main(): Promise<void> {
   console.log(`${vips.length} vip contact(s); cities: ${vips.map((c) => c.address?.city ?? '-').join(', ')}`);
 
   const deal = await winDeal(api, contact);
-  if (deal.status !== 'won' || deal.closed_at === null) throw new Error(`the deal is ${deal.status}, closed at ${deal.closed_at}`);
-  console.log(`deal ${deal.title} won at ${new Date(deal.closed_at).toISOString()}, worth ${deal.value ?? 0} ${deal.currency}`);
+  if (deal.status !== 'won' || deal.closed_at === null)
+    throw new Error(`the deal is ${deal.status}, closed at ${deal.closed_at}`);
+  console.log(
+    `deal ${deal.title} won at ${new Date(deal.closed_at).toISOString()}, worth ${deal.value ?? 0} ${deal.currency}`,
+  );
 
   const messages = await refusedEmail(api);
   if (messages.length === 0) throw new Error('a refused email names no reason');

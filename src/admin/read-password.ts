@@ -40,7 +40,8 @@ function prompt(question: string): Promise<string> {
 
 export async function readPassword(opts: { fromStdin: boolean }): Promise<string> {
   if (opts.fromStdin) return firstLineOfStdin();
-  if (!process.stdin.isTTY) throw new AppError('validation_error', 'No terminal to type the password in: pipe it and pass --password-stdin');
+  if (!process.stdin.isTTY)
+    throw new AppError('validation_error', 'No terminal to type the password in: pipe it and pass --password-stdin');
   const password = await prompt('New password: ');
   if ((await prompt('Repeat it: ')) !== password) throw new AppError('validation_error', 'The passwords differ');
   return password;

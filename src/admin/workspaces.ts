@@ -18,12 +18,20 @@ import { DEFAULT_STAGES } from '../schema/pipeline/pipeline.rules.ts';
 /** The input of createApiKey, for its callers. */
 export type { KeyInput };
 
-
 async function createDefaultPipeline(tx: Prisma.TransactionClient, workspaceId: string) {
   const pipelineId = newId('pipe');
-  await tx.pipeline.create({ data: { id: pipelineId, workspaceId, name: 'Sales Pipeline', isDefault: true, position: 1 } });
+  await tx.pipeline.create({
+    data: { id: pipelineId, workspaceId, name: 'Sales Pipeline', isDefault: true, position: 1 },
+  });
   await tx.stage.createMany({
-    data: DEFAULT_STAGES.map((s, i) => ({ id: newId('stg'), workspaceId, pipelineId, name: s.name, probability: s.probability, position: i + 1 })),
+    data: DEFAULT_STAGES.map((s, i) => ({
+      id: newId('stg'),
+      workspaceId,
+      pipelineId,
+      name: s.name,
+      probability: s.probability,
+      position: i + 1,
+    })),
   });
 }
 
@@ -36,7 +44,9 @@ export async function createWorkspace(db: Db, input: { name: string; plan?: stri
   if (!/^[A-Z]{3}$/.test(currency)) throw validationError({ currency: ['must be an ISO 4217 code'] });
   return db.$transaction(async (tx) => {
     const live = await tx.workspace.create({ data: { id: newId('ws'), name, plan, currency } });
-    const sandbox = await tx.workspace.create({ data: { id: newId('ws'), name: `${name} (sandbox)`, plan, currency, isSandbox: true, liveId: live.id } });
+    const sandbox = await tx.workspace.create({
+      data: { id: newId('ws'), name: `${name} (sandbox)`, plan, currency, isSandbox: true, liveId: live.id },
+    });
     await createDefaultPipeline(tx, live.id);
     await createDefaultPipeline(tx, sandbox.id);
     return { id: live.id, name, plan, currency, sandbox_id: sandbox.id, created_at: live.createdAt.toISOString() };
@@ -47,7 +57,8 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
   await liveWorkspace(db, input.workspace);
   const email = normalizeEmail(input.email ?? '');
   if (!input.name?.trim()) throw validationError({ name: ['is required'] });
-  if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw validationError({ email: ['must be a valid email address'] });
+  if (!email || !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email))
+    throw validationError({ email: ['must be a valid email address'] });
   const taken = () => new AppError('conflict', `A user with email ${email} already exists in this workspace`);
   const user = await withRefusals({ uniqueViolation: taken }, () =>
     db.user.create({ data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email } }),
@@ -63,7 +74,10 @@ export async function setUserPassword(db: Db, input: { email: string; password: 
   const email = normalizeEmail(input.email ?? '');
   if (!email) throw validationError({ email: ['is required'] });
   const passwordHash = await hashPassword(input.password ?? '');
-  const users = await db.user.findMany({ where: { email, workspace: { isSandbox: false } }, select: { id: true, workspaceId: true } });
+  const users = await db.user.findMany({
+    where: { email, workspace: { isSandbox: false } },
+    select: { id: true, workspaceId: true },
+  });
   if (users.length === 0) throw new AppError('not_found', `No user with email ${email}`);
   const ids = users.map((u) => u.id);
   await db.user.updateMany({ where: { id: { in: ids } }, data: { passwordHash } });
@@ -97,7 +111,14 @@ export async function revokeApiKey(db: Db, id: string) {
 
 export async function createCustomField(db: Db, input: CustomFieldInput) {
   const row = await insertCustomField(db, input);
-  return { id: row.id, workspace_id: row.workspaceId, key: row.key, type: row.type, options: row.options, label: row.label };
+  return {
+    id: row.id,
+    workspace_id: row.workspaceId,
+    key: row.key,
+    type: row.type,
+    options: row.options,
+    label: row.label,
+  };
 }
 
 /** First start: one workspace, one user and a full-access key, when the database has none. */
@@ -105,6 +126,11 @@ export async function ensureDefaultWorkspace(db: Db) {
   if ((await db.workspace.count()) > 0) return null;
   const ws = await createWorkspace(db, { name: 'Default workspace', plan: 'standard' });
   const user = await createUser(db, { workspace: ws.id, name: 'Admin', email: 'admin@example.com' });
-  const key = await createApiKey(db, { workspace: ws.id, name: 'Default full-access key', scope: 'full', userId: user.id });
+  const key = await createApiKey(db, {
+    workspace: ws.id,
+    name: 'Default full-access key',
+    scope: 'full',
+    userId: user.id,
+  });
   return { workspace: ws, user, key };
 }

@@ -64,7 +64,8 @@ export class Authenticator {
       caller = { caller: found, until: now + CACHE_MS };
       this.cache.set(hash, caller);
     }
-    if (caller.caller.expiresAt && caller.caller.expiresAt.getTime() <= now) throw unauthorized('The API key has expired');
+    if (caller.caller.expiresAt && caller.caller.expiresAt.getTime() <= now)
+      throw unauthorized('The API key has expired');
     this.touch(caller.caller.keyId, now);
     return caller.caller;
   }

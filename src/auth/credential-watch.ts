@@ -10,7 +10,10 @@ import type { Caller } from './authenticate.ts';
 import { allows, RESOURCES, type Grant, type Scope } from './scopes.ts';
 import type { SessionTimes } from './sessions.ts';
 
-/** Interval between two checks of every held credential: within it plus one query, anything held of an ended credential is ended. */
+/**
+ * Interval between two checks of every held credential: within it
+ * plus one query, anything held of an ended credential is ended.
+ */
 export const CHECK_EVERY_MS = 2_000;
 
 /** Why a held connection ends: `unauthorized` (close 4401) or `forbidden`, a narrowed scope (close 4403). */
@@ -48,7 +51,12 @@ export class CredentialWatch {
 
   constructor(
     private prisma: Db,
-    private opts: { sessionTimes: SessionTimes; logger?: CheckLogger; intervalMs?: number; forgetKey?: (hash: string) => void },
+    private opts: {
+      sessionTimes: SessionTimes;
+      logger?: CheckLogger;
+      intervalMs?: number;
+      forgetKey?: (hash: string) => void;
+    },
   ) {}
 
   /** Holds something open for `caller` until the returned release is called; `end` is called at most once. */
@@ -88,7 +96,9 @@ export class CredentialWatch {
   check(): Promise<void> {
     // One check at a time: a slow database must not pile up queries.
     this.checking ??= this.checkAll()
-      .catch((err: Error) => this.opts.logger?.warn({ err: err.message }, 'credential check failed; retrying at the next interval'))
+      .catch((err: Error) =>
+        this.opts.logger?.warn({ err: err.message }, 'credential check failed; retrying at the next interval'),
+      )
       .finally(() => (this.checking = null));
     return this.checking;
   }
@@ -123,16 +133,28 @@ export class CredentialWatch {
       const byId = new Map(keys.map((k) => [k.id, k]));
       for (const id of keyIds) {
         const key = byId.get(id);
-        const gone = !key || key.revokedAt ? 'The API key was revoked' : key.expiresAt && key.expiresAt.getTime() <= now ? 'The API key has expired' : null;
+        const gone =
+          !key || key.revokedAt
+            ? 'The API key was revoked'
+            : key.expiresAt && key.expiresAt.getTime() <= now
+              ? 'The API key has expired'
+              : null;
         if (key && gone) this.opts.forgetKey?.(key.hash);
         this.endAll(`key:${id}`, (caller) =>
-          gone ? ending('unauthorized', gone) : narrowed(caller, { scope: key!.scope as Scope, permissions: key!.permissions }) ? ending('forbidden', "The API key's scope was narrowed") : null,
+          gone
+            ? ending('unauthorized', gone)
+            : narrowed(caller, { scope: key!.scope as Scope, permissions: key!.permissions })
+              ? ending('forbidden', "The API key's scope was narrowed")
+              : null,
         );
       }
     }
     if (sessionIds.length) {
       const [sessions, users] = await Promise.all([
-        this.prisma.dashboardSession.findMany({ where: { id: { in: sessionIds } }, select: { id: true, userIds: true, expiresAt: true, lastSeenAt: true } }),
+        this.prisma.dashboardSession.findMany({
+          where: { id: { in: sessionIds } },
+          select: { id: true, userIds: true, expiresAt: true, lastSeenAt: true },
+        }),
         this.prisma.user.findMany({ where: { id: { in: [...userIds] }, active: true }, select: { id: true } }),
       ]);
       const byId = new Map(sessions.map((s) => [s.id, s]));

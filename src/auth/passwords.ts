@@ -8,8 +8,10 @@ export const PASSWORD_MIN = 10;
 export const PASSWORD_MAX = 1024;
 
 export function checkPasswordRules(password: string): void {
-  if (password.length < PASSWORD_MIN) throw validationError({ password: [`must be at least ${PASSWORD_MIN} characters`] });
-  if (password.length > PASSWORD_MAX) throw validationError({ password: [`must be at most ${PASSWORD_MAX} characters`] });
+  if (password.length < PASSWORD_MIN)
+    throw validationError({ password: [`must be at least ${PASSWORD_MIN} characters`] });
+  if (password.length > PASSWORD_MAX)
+    throw validationError({ password: [`must be at most ${PASSWORD_MAX} characters`] });
 }
 
 export function hashPassword(password: string): Promise<string> {

@@ -66,7 +66,10 @@ export class RateLimits {
     if (!entry) {
       const plan = PLAN_LIMITS[name];
       const main = this.store(`rl:${name}`, plan.perMinute);
-      const limiter = plan.burst > plan.perMinute ? new BurstyRateLimiter(main, this.store(`rl:${name}:burst`, plan.burst - plan.perMinute)) : main;
+      const limiter =
+        plan.burst > plan.perMinute
+          ? new BurstyRateLimiter(main, this.store(`rl:${name}:burst`, plan.burst - plan.perMinute))
+          : main;
       entry = { limiter, plan };
       this.limiters.set(name, entry);
     }

@@ -18,7 +18,8 @@ export function parsePermissions(list: string[]): { valid: string[]; invalid: st
   const invalid: string[] = [];
   for (const raw of list.map((p) => p.trim()).filter(Boolean)) {
     const [resource, access] = raw.split(':');
-    if ((RESOURCES as readonly string[]).includes(resource) && (access === 'read' || access === 'write')) valid.push(raw);
+    if ((RESOURCES as readonly string[]).includes(resource) && (access === 'read' || access === 'write'))
+      valid.push(raw);
     else invalid.push(raw);
   }
   return { valid, invalid };
@@ -28,7 +29,10 @@ export function allows(grant: Grant, resource: Resource, access: Access): boolea
   if (grant.scope === 'full') return true;
   if (grant.scope === 'read_only') return access === 'read';
   // A write permission implies read of the same resource.
-  return grant.permissions.includes(`${resource}:${access}`) || (access === 'read' && grant.permissions.includes(`${resource}:write`));
+  return (
+    grant.permissions.includes(`${resource}:${access}`) ||
+    (access === 'read' && grant.permissions.includes(`${resource}:write`))
+  );
 }
 
 export function assertAllowed(grant: Grant, resource: Resource, access: Access): void {
@@ -68,7 +72,9 @@ export function eventNeeds(name: string, data?: unknown): readonly Resource[] {
   if (resource !== 'tasks') return [resource];
   if (data === undefined) return ['tasks', 'contacts', 'deals'];
   const d = (data ?? {}) as { task?: unknown; previous?: unknown };
-  const related = [relatedType(d.task), relatedType(d.previous)].map((t) => (t ? RELATED_RESOURCE[t] : undefined)).filter((r) => r !== undefined);
+  const related = [relatedType(d.task), relatedType(d.previous)]
+    .map((t) => (t ? RELATED_RESOURCE[t] : undefined))
+    .filter((r) => r !== undefined);
   return ['tasks', ...new Set(related)];
 }
 
@@ -80,15 +86,19 @@ export function readableRecordKinds(grant: Grant): string[] {
 }
 
 /** The first of `needs` the grant may not read, if any. */
-export const firstUnreadable = (grant: Grant, needs: readonly Resource[]): Resource | undefined => needs.find((r) => !allows(grant, r, 'read'));
+export const firstUnreadable = (grant: Grant, needs: readonly Resource[]): Resource | undefined =>
+  needs.find((r) => !allows(grant, r, 'read'));
 
 /** Refuses (403) when the grant may not read the data of every event named. */
 export function assertMayReadEvents(grant: Grant, events: readonly string[], field = 'events'): void {
   const refused = events.filter((e) => firstUnreadable(grant, eventNeeds(e)));
   if (refused.length === 0) return;
-  throw new AppError(
-    'forbidden',
-    `This API key may not read the data of ${refused.join(', ')}`,
-    { [field]: refused.map((e) => `${e} needs ${eventNeeds(e).map((r) => `${r}:read`).join(', ')}`) },
-  );
+  throw new AppError('forbidden', `This API key may not read the data of ${refused.join(', ')}`, {
+    [field]: refused.map(
+      (e) =>
+        `${e} needs ${eventNeeds(e)
+          .map((r) => `${r}:read`)
+          .join(', ')}`,
+    ),
+  });
 }

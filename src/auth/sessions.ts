@@ -43,7 +43,11 @@ export function isValidCsrfToken(sessionToken: string, csrfToken: unknown): bool
 }
 
 const sessionInclude = {
-  user: { include: { workspace: { select: { id: true, name: true, plan: true, currency: true, sandbox: { select: { id: true } } } } } },
+  user: {
+    include: {
+      workspace: { select: { id: true, name: true, plan: true, currency: true, sandbox: { select: { id: true } } } },
+    },
+  },
 } as const;
 
 async function loadSession(prisma: Db, where: Prisma.DashboardSessionWhereUniqueInput) {
@@ -63,7 +67,13 @@ export class SessionStore {
     await this.deleteExpired();
     const token = base64url(randomBytes(32));
     const { id } = await this.prisma.dashboardSession.create({
-      data: { id: newId('ses'), tokenHash: hashToken(token), userId, userIds, expiresAt: new Date(Date.now() + this.times.maxAgeMs) },
+      data: {
+        id: newId('ses'),
+        tokenHash: hashToken(token),
+        userId,
+        userIds,
+        expiresAt: new Date(Date.now() + this.times.maxAgeMs),
+      },
     });
     return { token, session: (await loadSession(this.prisma, { id }))! };
   }
@@ -74,13 +84,19 @@ export class SessionStore {
     const session = await loadSession(this.prisma, { tokenHash: hashToken(token) });
     if (!session) return null;
     const now = Date.now();
-    if (session.expiresAt.getTime() <= now || now - session.lastSeenAt.getTime() >= this.times.idleMs || !session.user.active) {
+    if (
+      session.expiresAt.getTime() <= now ||
+      now - session.lastSeenAt.getTime() >= this.times.idleMs ||
+      !session.user.active
+    ) {
       await this.prisma.dashboardSession.deleteMany({ where: { id: session.id } });
       return null;
     }
     if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) {
       // Best effort, like API keys' last_used_at: a failed bookkeeping write must not fail the request.
-      await this.prisma.dashboardSession.update({ where: { id: session.id }, data: { lastSeenAt: new Date(now) } }).catch(() => {});
+      await this.prisma.dashboardSession
+        .update({ where: { id: session.id }, data: { lastSeenAt: new Date(now) } })
+        .catch(() => {});
     }
     return session;
   }
@@ -96,7 +112,9 @@ export class SessionStore {
 
   /** Ends every session of these users (after a password change). */
   static async deleteForUsers(prisma: Db, userIds: string[]): Promise<number> {
-    const { count } = await prisma.dashboardSession.deleteMany({ where: { OR: [{ userId: { in: userIds } }, { userIds: { hasSome: userIds } }] } });
+    const { count } = await prisma.dashboardSession.deleteMany({
+      where: { OR: [{ userId: { in: userIds } }, { userIds: { hasSome: userIds } }] },
+    });
     return count;
   }
 
@@ -113,7 +131,9 @@ export class SessionStore {
   private async deleteExpired(): Promise<void> {
     const now = Date.now();
     await this.prisma.dashboardSession.deleteMany({
-      where: { OR: [{ expiresAt: { lte: new Date(now) } }, { lastSeenAt: { lte: new Date(now - this.times.idleMs) } }] },
+      where: {
+        OR: [{ expiresAt: { lte: new Date(now) } }, { lastSeenAt: { lte: new Date(now - this.times.idleMs) } }],
+      },
     });
   }
 }

@@ -30,7 +30,9 @@ export function App() {
   return (
     <LocationProvider scope="/dashboard">
       {session === undefined ? (
-        <main id="main" class="narrow">{error ? <ErrorMessage error={error} /> : <p role="status">Loading…</p>}</main>
+        <main id="main" class="narrow">
+          {error ? <ErrorMessage error={error} /> : <p role="status">Loading…</p>}
+        </main>
       ) : session === null ? (
         <SignIn onSignedIn={changeSession} />
       ) : (

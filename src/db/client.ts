@@ -41,7 +41,9 @@ export interface OpenOptions {
 /** How long a start waits for PostgreSQL to accept a connection. */
 const CONNECT_TIMEOUT_MS = 10_000;
 
-/** One connection before anything else: a wrong or unreachable DATABASE_URL ends the start with one line, never a hang. */
+/**
+ * One connection before anything else: a wrong or unreachable DATABASE_URL ends the start with one line, never a hang.
+ */
 async function checkPostgres(url: string): Promise<void> {
   let where: string;
   try {
@@ -57,7 +59,10 @@ async function checkPostgres(url: string): Promise<void> {
     await client.connect();
     await client.query('SELECT 1');
   } catch (err) {
-    throw new StartupError(`Cannot use PostgreSQL at ${where} (DATABASE_URL): ${(err as Error).message || (err as NodeJS.ErrnoException).code}`, { cause: err });
+    throw new StartupError(
+      `Cannot use PostgreSQL at ${where} (DATABASE_URL): ${(err as Error).message || (err as NodeJS.ErrnoException).code}`,
+      { cause: err },
+    );
   } finally {
     await client.end().catch(() => {});
   }
@@ -71,7 +76,12 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
       // A connection PostgreSQL ends (restart, admin shutdown) can report it more than once; pg
       // throws an 'error' event nobody listens to at that moment, which would end the process.
       // Every connection gets a listener for its whole life; the pool drops and replaces it.
-      { connectionString: opts.databaseUrl, max: opts.poolSize ?? 10, options, onConnect: (client) => void client.on('error', () => {}) },
+      {
+        connectionString: opts.databaseUrl,
+        max: opts.poolSize ?? 10,
+        options,
+        onConnect: (client) => void client.on('error', () => {}),
+      },
       opts.schema ? { schema: opts.schema } : undefined,
     );
     const prisma = createClient(adapter, opts.onQuery);
@@ -100,7 +110,10 @@ function createClient(adapter: PrismaPg | PrismaPGlite, onQuery: OpenOptions['on
   return prisma;
 }
 
-async function openPglite(dir: string | null, fromDump?: Blob): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
+async function openPglite(
+  dir: string | null,
+  fromDump?: Blob,
+): Promise<{ pglite: PGlite; release: () => Promise<void> }> {
   if (!dir) return { pglite: await PGlite.create(fromDump ? { loadDataDir: fromDump } : {}), release: async () => {} };
   const dbDir = path.join(dir, 'pglite');
   prepareDataDir(dir, dbDir);
@@ -110,6 +123,9 @@ async function openPglite(dir: string | null, fromDump?: Blob): Promise<{ pglite
   } catch (err) {
     unlock();
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    throw new StartupError(`The embedded database in ${dir} cannot be opened (${reason}): restore the directory from a backup, or move it away to start empty`, { cause: err });
+    throw new StartupError(
+      `The embedded database in ${dir} cannot be opened (${reason}): restore the directory from a backup, or move it away to start empty`,
+      { cause: err },
+    );
   }
 }

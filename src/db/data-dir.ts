@@ -41,7 +41,10 @@ export function prepareDataDir(dataDir: string, dbDir: string): void {
   }
   const { bavail, bsize } = fs.statfsSync(dbDir);
   if (bavail * bsize < MIN_FREE_BYTES) {
-    throw unusable(dataDir, `only ${Math.floor((bavail * bsize) / 1024 / 1024)} MB free, at least ${MIN_FREE_BYTES / 1024 / 1024} MB needed`);
+    throw unusable(
+      dataDir,
+      `only ${Math.floor((bavail * bsize) / 1024 / 1024)} MB free, at least ${MIN_FREE_BYTES / 1024 / 1024} MB needed`,
+    );
   }
   const probe = path.join(dbDir, `.write-check-${process.pid}`);
   try {

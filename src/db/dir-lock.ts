@@ -18,8 +18,12 @@ interface Holder {
 
 export class DatabaseBusyError extends StartupError {
   constructor(dir: string, holder?: Holder) {
-    const by = holder ? ` by process ${holder.pid}${holder.host === os.hostname() ? '' : ` on host ${holder.host}`}` : '';
-    super(`The embedded database in ${dir} is in use${by}: the server is running. Stop it, or use PostgreSQL (DATABASE_URL).`);
+    const by = holder
+      ? ` by process ${holder.pid}${holder.host === os.hostname() ? '' : ` on host ${holder.host}`}`
+      : '';
+    super(
+      `The embedded database in ${dir} is in use${by}: the server is running. Stop it, or use PostgreSQL (DATABASE_URL).`,
+    );
     this.name = 'DatabaseBusyError';
   }
 }
@@ -79,7 +83,13 @@ const UNREADABLE_GRACE_MS = 5_000;
 export function lockDirectory(dbDir: string, shownDir: string): () => void {
   const lockPath = `${dbDir}.lock`;
   const dir = fs.statSync(dbDir);
-  const me: Holder = { pid: process.pid, host: os.hostname(), started: startTimeOf(process.pid), dev: dir.dev, ino: dir.ino };
+  const me: Holder = {
+    pid: process.pid,
+    host: os.hostname(),
+    started: startTimeOf(process.pid),
+    dev: dir.dev,
+    ino: dir.ino,
+  };
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = fs.openSync(lockPath, 'wx');
@@ -99,7 +109,8 @@ export function lockDirectory(dbDir: string, shownDir: string): () => void {
     const found = readHolder(lockPath);
     if (!found) continue;
     const fresh = !found.holder && Date.now() - fs.statSync(lockPath).mtimeMs < UNREADABLE_GRACE_MS;
-    if (fresh || (found.holder && holds(found.holder, dir))) throw new DatabaseBusyError(shownDir, found.holder ?? undefined);
+    if (fresh || (found.holder && holds(found.holder, dir)))
+      throw new DatabaseBusyError(shownDir, found.holder ?? undefined);
     takeOver(lockPath, found.ino);
   }
   throw new DatabaseBusyError(shownDir);

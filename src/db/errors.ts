@@ -1,6 +1,7 @@
 /** The database's own error under a Prisma error, when a driver adapter raised it. */
 function driverCause(err: unknown): { originalCode?: unknown; kind?: unknown } | undefined {
-  return (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } } } | null)?.meta?.driverAdapterError?.cause;
+  return (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } } } | null)
+    ?.meta?.driverAdapterError?.cause;
 }
 
 /**

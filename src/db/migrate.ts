@@ -61,7 +61,10 @@ function loadEngine(): Promise<void> {
 /** The migrations on disk: the folders under prisma/migrations, in name order. */
 async function migrationNames(): Promise<string[]> {
   const entries = await fs.readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort((a, b) => a.localeCompare(b));
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort((a, b) => a.localeCompare(b));
 }
 
 /** What `prisma migrate` reads from disk: every `migrations/<dir>/migration.sql`, in name order. */
@@ -109,7 +112,8 @@ async function runScript(adapter: SqlDriverAdapter, script: string): Promise<voi
     return;
   }
   const client = (adapter as unknown as { client?: Partial<PgliteLike> }).client;
-  if (typeof client?.exec !== 'function') throw new Error('pglite-prisma-adapter changed: cannot reach its PGlite client');
+  if (typeof client?.exec !== 'function')
+    throw new Error('pglite-prisma-adapter changed: cannot reach its PGlite client');
   try {
     await client.exec(script);
   } catch (e) {
@@ -194,10 +198,22 @@ async function withEngine<T>(
  * as `prisma migrate deploy` does; returns the names applied now. On PostgreSQL the engine
  * itself takes `pg_advisory_lock(72707369)`, so concurrent callers wait for each other.
  */
-export async function applyMigrations(adapter: SqlMigrationAwareDriverAdapterFactory, opts: { client?: MigrationReader } = {}): Promise<string[]> {
+export async function applyMigrations(
+  adapter: SqlMigrationAwareDriverAdapterFactory,
+  opts: { client?: MigrationReader } = {},
+): Promise<string[]> {
   const migrationsList = await readMigrations();
   // Starting the engine costs about half a second; skip it when every migration is recorded as applied.
-  if (opts.client && (await pendingMigrations(opts.client, migrationsList.migrationDirectories.map((d) => d.path))).length === 0) return [];
+  if (
+    opts.client &&
+    (
+      await pendingMigrations(
+        opts.client,
+        migrationsList.migrationDirectories.map((d) => d.path),
+      )
+    ).length === 0
+  )
+    return [];
   return withEngine(adapter, async (engine) => {
     const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: noFilter });
     return appliedMigrationNames;

@@ -31,6 +31,12 @@ export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   const original = typeof e.originalCode === 'string' ? e.originalCode : '';
   if (PRISMA_CODES.has(code) || SOCKET_CODES.has(code) || SQLSTATE.test(code) || SQLSTATE.test(original)) return true;
   if (typeof e.kind === 'string' && ADAPTER_KINDS.has(e.kind)) return true;
-  if (typeof e.message === 'string' && (DROPPED.test(e.message) || (code === 'P2028' && NO_CONNECTION_FOR_TRANSACTION.test(e.message)))) return true;
-  return [e.meta?.driverAdapterError?.cause, e.cause, e.originalError].some((inner) => isDatabaseUnavailable(inner, depth + 1));
+  if (
+    typeof e.message === 'string' &&
+    (DROPPED.test(e.message) || (code === 'P2028' && NO_CONNECTION_FOR_TRANSACTION.test(e.message)))
+  )
+    return true;
+  return [e.meta?.driverAdapterError?.cause, e.cause, e.originalError].some((inner) =>
+    isDatabaseUnavailable(inner, depth + 1),
+  );
 }

@@ -60,13 +60,22 @@ interface Topics {
  * The events of one topic, for one subscriber. Not yoga's pubsub.subscribe: its queue of untaken
  * events throws at 1,024 inside the event listener, an uncaught exception that ends the process.
  */
-function follow(topics: Topics, topic: string, accept: (e: unknown) => boolean = () => true): AsyncIterable<PublishedEvent> {
+function follow(
+  topics: Topics,
+  topic: string,
+  accept: (e: unknown) => boolean = () => true,
+): AsyncIterable<PublishedEvent> {
   return new Repeater<PublishedEvent>((push, stop) => {
     let behind = 0;
     const listener: Listener = (event) => {
       if (!accept((event as CustomEvent<unknown>).detail)) return;
       if (behind >= MAX_EVENTS_BEHIND) {
-        stop(new AppError('service_unavailable', `The subscription fell more than ${MAX_EVENTS_BEHIND} events behind and was ended; subscribe again`));
+        stop(
+          new AppError(
+            'service_unavailable',
+            `The subscription fell more than ${MAX_EVENTS_BEHIND} events behind and was ended; subscribe again`,
+          ),
+        );
         return;
       }
       behind++;
@@ -80,7 +89,11 @@ function follow(topics: Topics, topic: string, accept: (e: unknown) => boolean =
 
 /** What subscribers may be given from a channel others can write to: an event's shape, nothing else. */
 const isPublishedEvent = (e: unknown): e is PublishedEvent =>
-  typeof e === 'object' && e !== null && typeof (e as PublishedEvent).id === 'string' && typeof (e as PublishedEvent).event === 'string' && typeof (e as PublishedEvent).workspaceId === 'string';
+  typeof e === 'object' &&
+  e !== null &&
+  typeof (e as PublishedEvent).id === 'string' &&
+  typeof (e as PublishedEvent).event === 'string' &&
+  typeof (e as PublishedEvent).workspaceId === 'string';
 
 /**
  * The Redis event target sends SUBSCRIBE and UNSUBSCRIBE without handling their failure: one
@@ -94,7 +107,9 @@ function withHandledSubscribes(client: Redis, logger: BusLogger | undefined): Re
       if (typeof value !== 'function') return value;
       if (prop !== 'subscribe' && prop !== 'unsubscribe') return value.bind(target);
       return (...args: unknown[]) =>
-        (value.apply(target, args) as Promise<unknown>).catch((err: Error) => logger?.warn({ err: err.message }, `event bus: redis ${prop} failed`));
+        (value.apply(target, args) as Promise<unknown>).catch((err: Error) =>
+          logger?.warn({ err: err.message }, `event bus: redis ${prop} failed`),
+        );
     },
   });
 }
@@ -135,7 +150,11 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
       }
     },
   };
-  const target = createRedisEventTarget({ publishClient, subscribeClient: withHandledSubscribes(subscribeClient, opts.logger), serializer });
+  const target = createRedisEventTarget({
+    publishClient,
+    subscribeClient: withHandledSubscribes(subscribeClient, opts.logger),
+    serializer,
+  });
 
   return {
     // Published here rather than through the target's dispatchEvent: the Redis event target does not

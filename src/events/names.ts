@@ -2,20 +2,50 @@
 
 /** Events the service emits. */
 export const EMITTED_EVENTS = [
-  'contact.created', 'contact.updated', 'contact.deleted', 'contact.merged',
-  'contact.tag_added', 'contact.tag_removed', 'contact.status_changed',
-  'deal.created', 'deal.updated', 'deal.stage_changed', 'deal.won', 'deal.lost', 'deal.deleted',
-  'task.created', 'task.updated', 'task.completed', 'task.assigned', 'task.overdue', 'task.deleted',
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.merged',
+  'contact.tag_added',
+  'contact.tag_removed',
+  'contact.status_changed',
+  'deal.created',
+  'deal.updated',
+  'deal.stage_changed',
+  'deal.won',
+  'deal.lost',
+  'deal.deleted',
+  'task.created',
+  'task.updated',
+  'task.completed',
+  'task.assigned',
+  'task.overdue',
+  'task.deleted',
   'activity.logged',
 ] as const;
 
 /** Names from the specification that subscriptions may list although nothing emits them yet. */
 export const ACCEPTED_EVENTS = [
   ...EMITTED_EVENTS,
-  'invoice.created', 'invoice.paid', 'invoice.overdue', 'form.submitted',
-  'payment.received', 'payment.failed', 'payment.refunded', 'subscription.created', 'subscription.canceled',
-  'appointment.booked', 'appointment.rescheduled', 'appointment.canceled',
-  'email.sent', 'email.opened', 'email.clicked', 'email.bounced', 'sms.sent', 'sms.received', 'call.completed',
+  'invoice.created',
+  'invoice.paid',
+  'invoice.overdue',
+  'form.submitted',
+  'payment.received',
+  'payment.failed',
+  'payment.refunded',
+  'subscription.created',
+  'subscription.canceled',
+  'appointment.booked',
+  'appointment.rescheduled',
+  'appointment.canceled',
+  'email.sent',
+  'email.opened',
+  'email.clicked',
+  'email.bounced',
+  'sms.sent',
+  'sms.received',
+  'call.completed',
 ] as const;
 
 /** Written to the log for contact timelines only; never offered to subscribers. */

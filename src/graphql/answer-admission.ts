@@ -8,7 +8,10 @@ import type { ServerResponse } from 'node:http';
 import { AnswerPool, Busy, estimateOf, type Reservation } from '../http/answer-pool.ts';
 import { abandon, AnswerPoolFull, holdReservation, stopped } from './response-budget.ts';
 
-/** How long an answer may take to be written to an HTTP client once admitted; past it the connection is cut and its reservation freed. */
+/**
+ * How long an answer may take to be written to an HTTP client once
+ * admitted; past it the connection is cut and its reservation freed.
+ */
 export const ANSWER_WRITE_DEADLINE_MS = 60_000;
 
 /** Operations whose reservation their WebSocket gives back. */
@@ -27,7 +30,12 @@ export function releaseOperation(context: object, gone = false): void {
 }
 
 /** Reserves room for an operation of this cost (after a wait, maybe), or gives the refusal to answer with. */
-export async function admit(pool: AnswerPool, context: object, cost: number, maxResponseBytes: number): Promise<{ reservation: Reservation } | { refusal: AnswerPoolFull }> {
+export async function admit(
+  pool: AnswerPool,
+  context: object,
+  cost: number,
+  maxResponseBytes: number,
+): Promise<{ reservation: Reservation } | { refusal: AnswerPoolFull }> {
   const res = (context as { res?: ServerResponse }).res;
   let reservation: Reservation;
   try {
@@ -57,4 +65,5 @@ export async function admit(pool: AnswerPool, context: object, cost: number, max
 }
 
 /** Whether the reservation of this operation is given back by someone else than the end of its run. */
-export const releasedElsewhere = (context: object) => socketOperations.has(context) || Boolean((context as { res?: ServerResponse }).res);
+export const releasedElsewhere = (context: object) =>
+  socketOperations.has(context) || Boolean((context as { res?: ServerResponse }).res);

@@ -71,7 +71,9 @@ export const FIELD_WEIGHTS: Record<string, number> = {
   'Webhook.description': 10,
 };
 
-/** The lists of introspection, sized by the schema: its types, and the most fields, arguments, values... of one of them. */
+/**
+ * The lists of introspection, sized by the schema: its types, and the most fields, arguments, values... of one of them.
+ */
 function introspectionSizes(schema: GraphQLSchema): Record<string, number> {
   const types = Object.values(schema.getTypeMap());
   const most = (counts: number[]) => Math.max(1, ...counts);
@@ -80,11 +82,15 @@ function introspectionSizes(schema: GraphQLSchema): Record<string, number> {
   return {
     '__Schema.types': types.length,
     '__Schema.directives': directives.length,
-    '__Type.fields': most(types.map((t) => (isObjectType(t) || isInterfaceType(t) ? Object.keys(t.getFields()).length : 0))),
+    '__Type.fields': most(
+      types.map((t) => (isObjectType(t) || isInterfaceType(t) ? Object.keys(t.getFields()).length : 0)),
+    ),
     '__Type.inputFields': most(types.map((t) => (isInputObjectType(t) ? Object.keys(t.getFields()).length : 0))),
     '__Type.enumValues': most(types.map((t) => (isEnumType(t) ? t.getValues().length : 0))),
     '__Type.interfaces': most(types.map((t) => (isObjectType(t) || isInterfaceType(t) ? t.getInterfaces().length : 0))),
-    '__Type.possibleTypes': most(types.map((t) => (isUnionType(t) || isInterfaceType(t) ? schema.getPossibleTypes(t).length : 0))),
+    '__Type.possibleTypes': most(
+      types.map((t) => (isUnionType(t) || isInterfaceType(t) ? schema.getPossibleTypes(t).length : 0)),
+    ),
     '__Field.args': most(fields.map((f) => f.args.length)),
     '__Directive.args': most(directives.map((d) => d.args.length)),
   };
@@ -92,7 +98,8 @@ function introspectionSizes(schema: GraphQLSchema): Record<string, number> {
 
 const sizesOf = new WeakMap<GraphQLSchema, Record<string, number>>();
 
-const isPageType = (type: unknown): boolean => isObjectType(type) && type.name.endsWith('Page') && 'nodes' in type.getFields();
+const isPageType = (type: unknown): boolean =>
+  isObjectType(type) && type.name.endsWith('Page') && 'nodes' in type.getFields();
 
 function estimatorFor(schema: GraphQLSchema): ComplexityEstimator {
   let sizes = sizesOf.get(schema);
@@ -100,17 +107,24 @@ function estimatorFor(schema: GraphQLSchema): ComplexityEstimator {
   const bounds = sizes;
   return ({ type: parent, field, args, childComplexity }) => {
     const named = getNamedType(field.type);
-    if (!isObjectType(named) && !isInterfaceType(named) && !isUnionType(named)) return FIELD_WEIGHTS[`${parent.name}.${field.name}`] ?? 0;
+    if (!isObjectType(named) && !isInterfaceType(named) && !isUnionType(named))
+      return FIELD_WEIGHTS[`${parent.name}.${field.name}`] ?? 0;
     // A page's nodes: one object each, multiplied by the `limit` of the field that returned the page.
     if (isPageType(parent) && field.name === 'nodes') return 1 + childComplexity;
-    const limit = typeof args.limit === 'number' && Number.isFinite(args.limit) && args.limit >= 1 ? Math.ceil(args.limit) : MAX_LIMIT;
+    const limit =
+      typeof args.limit === 'number' && Number.isFinite(args.limit) && args.limit >= 1
+        ? Math.ceil(args.limit)
+        : MAX_LIMIT;
     if (isPageType(named)) return 1 + limit * childComplexity;
     if (!isListType(getNullableType(field.type))) return 1 + childComplexity;
     return (bounds[`${parent.name}.${field.name}`] ?? limit) * (1 + childComplexity);
   };
 }
 
-/** Fields visited while expanding fragments, past which a document is refused as too large (fragment spreads repeat work). */
+/**
+ * Fields visited while expanding fragments, past which a document
+ * is refused as too large (fragment spreads repeat work).
+ */
 const MAX_EXPANDED_FIELDS = 10_000;
 
 export type CostResult = { cost: number } | { error: GraphQLError } | { invalidVariables: true };
@@ -132,14 +146,22 @@ export function variableErrors(
 ): readonly GraphQLError[] | undefined {
   const operation = getOperationAST(document, operationName);
   if (!operation?.variableDefinitions?.length) return undefined;
-  return getVariableValues(schema, operation.variableDefinitions, variables ?? {}, { maxErrors: MAX_VARIABLE_ERRORS, ...options }).errors;
+  return getVariableValues(schema, operation.variableDefinitions, variables ?? {}, {
+    maxErrors: MAX_VARIABLE_ERRORS,
+    ...options,
+  }).errors;
 }
 
 /**
  * The cost of the document's operations with these variables. Variables that do not fit their
  * declared types are left to execution, which refuses them before any resolver runs.
  */
-export function operationCost(schema: GraphQLSchema, document: DocumentNode, variables?: Record<string, unknown> | null, operationName?: string | null): CostResult {
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables?: Record<string, unknown> | null,
+  operationName?: string | null,
+): CostResult {
   // graphql-query-complexity coerces the variables with no cap on errors: a list variable of 10^5
   // items of the wrong type would build 10^5 GraphQLErrors (each with its stack) and exhaust the
   // heap. Whether they fit is known from the first error; execution names up to 50 of them.
@@ -156,7 +178,11 @@ export function operationCost(schema: GraphQLSchema, document: DocumentNode, var
     return { cost };
   } catch (err) {
     if (err instanceof GraphQLError && /maximum allowed number of nodes/.test(err.message)) {
-      return { error: new GraphQLError(`The document has more than ${MAX_EXPANDED_FIELDS} fields once its fragments are expanded`) };
+      return {
+        error: new GraphQLError(
+          `The document has more than ${MAX_EXPANDED_FIELDS} fields once its fragments are expanded`,
+        ),
+      };
     }
     if (err instanceof GraphQLError) return { invalidVariables: true };
     throw err;
@@ -169,7 +195,14 @@ const allowances = new WeakMap<GraphQLSchema, number>();
 function introspectionAllowance(schema: GraphQLSchema): number {
   let allowance = allowances.get(schema);
   if (allowance === undefined) {
-    const query = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true });
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      oneOf: true,
+    });
     const result = operationCost(schema, parse(query));
     allowance = 'cost' in result ? result.cost : 0;
     allowances.set(schema, allowance);
@@ -178,9 +211,18 @@ function introspectionAllowance(schema: GraphQLSchema): number {
 }
 
 const isIntrospection = (d: DocumentNode) =>
-  d.definitions.every((def) => def.kind !== 'OperationDefinition' || (def as OperationDefinitionNode).selectionSet.selections.every((s) => s.kind === 'Field' && s.name.value.startsWith('__')));
+  d.definitions.every(
+    (def) =>
+      def.kind !== 'OperationDefinition' ||
+      (def as OperationDefinitionNode).selectionSet.selections.every(
+        (s) => s.kind === 'Field' && s.name.value.startsWith('__'),
+      ),
+  );
 
-/** The most an operation of this document may cost: maxCost, or for introspection alone what the standard introspection query costs if more. */
+/**
+ * The most an operation of this document may cost: maxCost, or for
+ * introspection alone what the standard introspection query costs if more.
+ */
 export function costLimitOf(schema: GraphQLSchema, document: DocumentNode, maxCost: number): number {
   return isIntrospection(document) ? Math.max(maxCost, introspectionAllowance(schema)) : maxCost;
 }

@@ -23,7 +23,10 @@ const ASSETS: Record<string, { type: string; body: (b: Bundle) => string | Buffe
   'editor.worker.js': { type: 'text/javascript', body: (b) => b.editorWorkerService },
   'json.worker.js': { type: 'text/javascript', body: (b) => b.jsonWorker },
   'graphql.worker.js': { type: 'text/javascript', body: (b) => b.graphqlWorker },
-  'favicon.ico': { type: 'image/x-icon', body: (b) => Buffer.from(b.favicon.slice(b.favicon.indexOf(',') + 1), 'base64') },
+  'favicon.ico': {
+    type: 'image/x-icon',
+    body: (b) => Buffer.from(b.favicon.slice(b.favicon.indexOf(',') + 1), 'base64'),
+  },
 };
 
 /** GraphiQL's settings: the headers editor opens with the header a key goes in. */
@@ -80,7 +83,8 @@ const CSP = [
 ].join('; ');
 
 /** A browser opening /graphql: a GET that prefers HTML to JSON. The page needs no key; its queries do. */
-export const isGraphiqlPage = (req: Request): boolean => req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html';
+export const isGraphiqlPage = (req: Request): boolean =>
+  req.method === 'GET' && req.accepts(['application/json', 'text/html']) === 'text/html';
 
 /** GraphiQL's page and files; mount ahead of /graphql itself, only when GraphiQL is enabled. */
 export function graphiqlRoutes() {

@@ -26,7 +26,10 @@ export interface GraphqlLimits {
   /** Lexical tokens of the document, counted while parsing: bounds parse time and memory. */
   maxTokens: number;
   maxDirectives: number;
-  /** Bytes of JSON one answer may hold (texts exactly as sent); a larger one is cut (response-budget.ts), on REST refused (rest/router.ts). */
+  /**
+   * Bytes of JSON one answer may hold (texts exactly as sent); a larger
+   * one is cut (response-budget.ts), on REST refused (rest/router.ts).
+   */
   maxResponseBytes: number;
 }
 
@@ -35,7 +38,14 @@ export interface GraphqlLimits {
  * and the dashboard's queries (cost at most about 200) need, far below what it takes to make one
  * request expensive: the cost of 20,000 is about 20,000 objects, or 20 MiB of long texts.
  */
-export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = { maxDepth: 10, maxAliases: 15, maxCost: 20_000, maxTokens: 2000, maxDirectives: 50, maxResponseBytes: 16 * 1024 * 1024 };
+export const DEFAULT_GRAPHQL_LIMITS: GraphqlLimits = {
+  maxDepth: 10,
+  maxAliases: 15,
+  maxCost: 20_000,
+  maxTokens: 2000,
+  maxDirectives: 50,
+  maxResponseBytes: 16 * 1024 * 1024,
+};
 
 /**
  * A refused document, in our error vocabulary. Yoga answers it like any parse or validation
@@ -91,30 +101,36 @@ type BeforeRun = { args: ExecutionArgs; setResultAndStopExecution: (result: { er
  * them recursively) or whose cost with these variables is over the limit; returns the cost of one
  * that may run (undefined when its variables are left to execution to refuse).
  */
-const refuseExpensive = (maxCost: number, hideSuggestions: boolean) => ({ args, setResultAndStopExecution }: BeforeRun): number | undefined => {
-  if (nestedDeeperThan(args.variableValues)) return void setResultAndStopExecution({ errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)] });
-  const variables = args.variableValues as Record<string, unknown> | undefined;
-  const cost = operationCost(args.schema, args.document, variables, args.operationName);
-  if ('error' in cost) return void setResultAndStopExecution({ errors: [refusal(cost.error.message)] });
-  if ('invalidVariables' in cost) {
-    const errors = variableErrors(args.schema, args.document, variables, args.operationName, { hideSuggestions });
-    // As execution would answer them: coded, with details, and the status of a variables error.
-    if (errors) return void setResultAndStopExecution({ errors: errors.map((e) => withCode(e, { http: { status: 400 } })) });
-  }
-  if (!('cost' in cost)) return undefined;
-  const limit = costLimitOf(args.schema, args.document, maxCost);
-  if (cost.cost > limit) {
-    return void setResultAndStopExecution({
-      errors: [
-        refusal(
-          `Query cost limit of ${limit} exceeded, found ${cost.cost}: lists multiply the cost of what they select by their limit ` +
-            `(${MAX_LIMIT} when none is given); ask for smaller pages or fewer nested lists`,
-        ),
-      ],
-    });
-  }
-  return cost.cost;
-};
+const refuseExpensive =
+  (maxCost: number, hideSuggestions: boolean) =>
+  ({ args, setResultAndStopExecution }: BeforeRun): number | undefined => {
+    if (nestedDeeperThan(args.variableValues))
+      return void setResultAndStopExecution({
+        errors: [refusal(`Variables are nested more than ${MAX_JSON_DEPTH} levels deep`)],
+      });
+    const variables = args.variableValues as Record<string, unknown> | undefined;
+    const cost = operationCost(args.schema, args.document, variables, args.operationName);
+    if ('error' in cost) return void setResultAndStopExecution({ errors: [refusal(cost.error.message)] });
+    if ('invalidVariables' in cost) {
+      const errors = variableErrors(args.schema, args.document, variables, args.operationName, { hideSuggestions });
+      // As execution would answer them: coded, with details, and the status of a variables error.
+      if (errors)
+        return void setResultAndStopExecution({ errors: errors.map((e) => withCode(e, { http: { status: 400 } })) });
+    }
+    if (!('cost' in cost)) return undefined;
+    const limit = costLimitOf(args.schema, args.document, maxCost);
+    if (cost.cost > limit) {
+      return void setResultAndStopExecution({
+        errors: [
+          refusal(
+            `Query cost limit of ${limit} exceeded, found ${cost.cost}: lists multiply the cost of what they select by their limit ` +
+              `(${MAX_LIMIT} when none is given); ask for smaller pages or fewer nested lists`,
+          ),
+        ],
+      });
+    }
+    return cost.cost;
+  };
 
 /**
  * The cost check, then for a query or mutation a reservation in the answer pool (answer-admission.ts):
@@ -134,12 +150,22 @@ const checkAndAdmit = (limits: GraphqlLimits, pool: AnswerPool | undefined, hide
   };
 };
 
-/** graphql-js words a suggestion as ` Did you mean "x"?`, ` Did you mean "x" or "y"?`, ` Did you mean the enum value "x"?`... */
+/**
+ * graphql-js words a suggestion as ` Did you mean "x"?`,
+ * ` Did you mean "x" or "y"?`, ` Did you mean the enum value "x"?`...
+ */
 const SUGGESTION = /\s*Did you mean [^?]*\?/g;
 
 function withoutSuggestion<E extends Error>(error: E): E | GraphQLError {
   if (!(error instanceof GraphQLError) || !error.message.match(SUGGESTION)) return error;
-  return new GraphQLError(error.message.replace(SUGGESTION, ''), { nodes: error.nodes, source: error.source, positions: error.positions, path: error.path, originalError: error.originalError, extensions: error.extensions });
+  return new GraphQLError(error.message.replace(SUGGESTION, ''), {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    path: error.path,
+    originalError: error.originalError,
+    extensions: error.extensions,
+  });
 }
 
 /**
@@ -153,8 +179,20 @@ const noSuggestions: Plugin = {
     // graphql-js 16 takes (schema, document, rules, options, typeInfo), whatever envelop names them.
     type Validate = (...args: unknown[]) => ReturnType<typeof validateFn>;
     const validate = validateFn as unknown as Validate;
-    setValidationFn(((schema: unknown, document: unknown, rules: unknown, options: object | undefined, typeInfo: unknown) =>
-      validate(schema, document, rules, { ...options, hideSuggestions: true }, typeInfo)) as unknown as typeof validateFn);
+    setValidationFn(((
+      schema: unknown,
+      document: unknown,
+      rules: unknown,
+      options: object | undefined,
+      typeInfo: unknown,
+    ) =>
+      validate(
+        schema,
+        document,
+        rules,
+        { ...options, hideSuggestions: true },
+        typeInfo,
+      )) as unknown as typeof validateFn);
     return ({ valid, result, setResult }) => {
       if (!valid) setResult(result.map(withoutSuggestion));
     };
@@ -168,13 +206,26 @@ const noSuggestions: Plugin = {
 };
 
 /** The yoga plugins; graphql-ws operations get them too, through yoga.getEnveloped (websocket.ts). */
-export function graphqlLimitPlugins(limits: GraphqlLimits, opts: { introspection: boolean; pool?: AnswerPool }): Plugin[] {
+export function graphqlLimitPlugins(
+  limits: GraphqlLimits,
+  opts: { introspection: boolean; pool?: AnswerPool },
+): Plugin[] {
   const rules = opts.introspection ? limitRules(limits) : [...limitRules(limits), noIntrospection];
   return [
     ...(opts.introspection ? [] : [noSuggestions]),
     // The parser counts tokens as it goes and stops at the limit; there is no validation context yet, so it throws.
-    maxTokensPlugin({ n: limits.maxTokens, onReject: [(_ctx, err) => { throw limitError(err); }] }),
+    maxTokensPlugin({
+      n: limits.maxTokens,
+      onReject: [
+        (_ctx, err) => {
+          throw limitError(err);
+        },
+      ],
+    }),
     { onValidate: ({ addValidationRule }) => rules.forEach((rule) => addValidationRule(rule)) },
-    { onExecute: checkAndAdmit(limits, opts.pool, !opts.introspection), onSubscribe: (run) => void refuseExpensive(limits.maxCost, !opts.introspection)(run) },
+    {
+      onExecute: checkAndAdmit(limits, opts.pool, !opts.introspection),
+      onSubscribe: (run) => void refuseExpensive(limits.maxCost, !opts.introspection)(run),
+    },
   ];
 }

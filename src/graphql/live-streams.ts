@@ -21,7 +21,10 @@ function asGraphQLError(err: unknown): GraphQLError {
 }
 
 /** The stream, ended by its credential's end or its own failure with a last error result instead of an abort. */
-function heldStream(source: AsyncIterable<ExecutionResult>, hold: (end: (err: AppError) => void) => () => void): Repeater<ExecutionResult> {
+function heldStream(
+  source: AsyncIterable<ExecutionResult>,
+  hold: (end: (err: AppError) => void) => () => void,
+): Repeater<ExecutionResult> {
   return new Repeater<ExecutionResult>(async (push, stop) => {
     const it = source[Symbol.asyncIterator]();
     const release = hold((err) => {
@@ -50,7 +53,10 @@ export function liveStreamsPlugin(watch: CredentialWatch): Plugin<Context> {
     onSubscribe({ args, setResultAndStopExecution }) {
       const { caller } = args.contextValue as Context;
       if (watch.count('stream', caller) >= MAX_SUBSCRIPTIONS_PER_CREDENTIAL) {
-        const refusal = new AppError('rate_limited', `At most ${MAX_SUBSCRIPTIONS_PER_CREDENTIAL} subscriptions may be open at once with one key or sign-in; end one first`);
+        const refusal = new AppError(
+          'rate_limited',
+          `At most ${MAX_SUBSCRIPTIONS_PER_CREDENTIAL} subscriptions may be open at once with one key or sign-in; end one first`,
+        );
         setResultAndStopExecution({ errors: [toGraphQLError(refusal)] });
         return;
       }

@@ -16,7 +16,14 @@
 // operations on the original schema and counts its answers once resolved (rest/router.ts). Each
 // operation, and each event of a subscription, has its own count.
 import { MapperKind, mapSchema } from '@graphql-tools/utils';
-import { defaultFieldResolver, getNamedType, GraphQLError, isLeafType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  GraphQLError,
+  isLeafType,
+  type GraphQLFieldResolver,
+  type GraphQLSchema,
+} from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { extensionsOf } from './errors.ts';
 import { REFUSED } from './limits.ts';
@@ -34,7 +41,9 @@ class ResponseTooLarge extends GraphQLError {
 
 /** The error that cuts an answer the answer pool has no room for. */
 export class AnswerPoolFull extends GraphQLError {
-  constructor(message = `The server is busy with large answers; retry in ${ANSWER_RETRY_AFTER_SECONDS} s, or ask for smaller pages`) {
+  constructor(
+    message = `The server is busy with large answers; retry in ${ANSWER_RETRY_AFTER_SECONDS} s, or ask for smaller pages`,
+  ) {
     super(message, {
       extensions: {
         ...extensionsOf({ code: 'service_unavailable', retryAfter: ANSWER_RETRY_AFTER_SECONDS }),
@@ -79,7 +88,10 @@ export function abandon(context: object): void {
   countOf(context, undefined, false)!.cut = true;
 }
 
-/** Bytes of a value in the JSON answer: texts and JSON values exactly, objects and lists by their punctuation (their fields count themselves). */
+/**
+ * Bytes of a value in the JSON answer: texts and JSON values exactly,
+ * objects and lists by their punctuation (their fields count themselves).
+ */
 function sizeOf(value: unknown, leaf: boolean): number {
   if (typeof value === 'string') return jsonStringBytes(value);
   if (leaf) return jsonBytes(value);

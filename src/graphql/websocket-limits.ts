@@ -1,7 +1,10 @@
 // Bounds of GraphQL over WebSocket: what one socket, one address and one key may hold, so that no
 // connection or message can take the process's memory.
 
-/** Largest message, checked by `ws` from the frame header before the message is buffered: the same 1 MiB as HTTP bodies. Over it: close 1009. */
+/**
+ * Largest message, checked by `ws` from the frame header before the
+ * message is buffered: the same 1 MiB as HTTP bodies. Over it: close 1009.
+ */
 export const MAX_MESSAGE_BYTES = 1024 * 1024;
 /**
  * Largest message before the socket is accepted: a `connection_init` carries a key or a CSRF token,
@@ -14,9 +17,14 @@ export const AUTH_DEADLINE_MS = 3_000;
 export const MAX_UNAUTHENTICATED_PER_ADDRESS = 20;
 /** Authenticated sockets per key, or per dashboard session, on one instance; more are closed with 4429. */
 export const MAX_SOCKETS_PER_CREDENTIAL = 20;
-/** Operations in flight on one socket (subscriptions and queries not yet answered); more are answered `rate_limited`. */
+/**
+ * Operations in flight on one socket (subscriptions and queries not yet answered); more are answered `rate_limited`.
+ */
 export const MAX_OPERATIONS_PER_SOCKET = 50;
-/** Messages (graphql-ws messages and WebSocket pings) a socket may send: a burst of this many, then MESSAGES_PER_SECOND. Past it: close 4429. */
+/**
+ * Messages (graphql-ws messages and WebSocket pings) a socket may send:
+ * a burst of this many, then MESSAGES_PER_SECOND. Past it: close 4429.
+ */
 export const MESSAGE_BURST = 200;
 export const MESSAGES_PER_SECOND = 50;
 /**

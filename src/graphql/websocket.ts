@@ -54,7 +54,8 @@ const TOO_MANY = 4429;
 const POLICY_VIOLATION = 1008;
 const MESSAGE_TOO_BIG = 1009;
 
-const byteLength = (data: RawData): number => (Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength);
+const byteLength = (data: RawData): number =>
+  Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
 
 interface SocketExtra {
   request: IncomingMessage;
@@ -85,7 +86,10 @@ function sessionTokenOf(req: IncomingMessage): string | undefined {
   return withCookies.cookies?.[SESSION_COOKIE];
 }
 
-/** The caller of a socket, checked again for every operation (a key revoked or a session ended since starts nothing new). */
+/**
+ * The caller of a socket, checked again for every operation (a
+ * key revoked or a session ended since starts nothing new).
+ */
 function socketAuthentication(
   deps: { authenticator: Authenticator; sessions: SessionStore },
   req: IncomingMessage,
@@ -98,7 +102,8 @@ function socketAuthentication(
   return async () => {
     const session = await deps.sessions.find(token);
     if (!session) throw new AppError('unauthorized', 'The dashboard session has ended; sign in again');
-    if (!isValidCsrfToken(token, csrf)) throw new AppError('forbidden', 'Missing or invalid csrf_token in connectionParams');
+    if (!isValidCsrfToken(token, csrf))
+      throw new AppError('forbidden', 'Missing or invalid csrf_token in connectionParams');
     return callerOfSession(session);
   };
 }
@@ -107,7 +112,9 @@ function socketAuthentication(
 const bucketOf = (caller: Caller) => (caller.keyId ? `key:${caller.keyId}` : `user:${caller.userId}`);
 
 function rateLimited(d: RateDecision): GraphQLError {
-  const refusal = toGraphQLError(new AppError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`));
+  const refusal = toGraphQLError(
+    new AppError('rate_limited', `Rate limit of ${d.limit} requests per minute exceeded; retry in ${d.retryAfter} s`),
+  );
   return new GraphQLError(refusal.message, { extensions: { ...refusal.extensions, retry_after: d.retryAfter } });
 }
 
@@ -148,7 +155,9 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
     handleProtocols,
     verifyClient: ({ req }, accept) => {
       if ((waiting.get(addressOf(req)) ?? 0) < MAX_UNAUTHENTICATED_PER_ADDRESS) return accept(true);
-      accept(false, 429, 'Too many connections from this address waiting to authenticate', { 'Retry-After': String(Math.ceil(AUTH_DEADLINE_MS / 1000)) });
+      accept(false, 429, 'Too many connections from this address waiting to authenticate', {
+        'Retry-After': String(Math.ceil(AUTH_DEADLINE_MS / 1000)),
+      });
     },
   });
 
@@ -161,28 +170,42 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       try {
         caller = await authenticate();
       } catch (err) {
-        if (!(err instanceof AppError) || (err.code !== 'unauthorized' && err.code !== 'forbidden')) throw internal(err);
+        if (!(err instanceof AppError) || (err.code !== 'unauthorized' && err.code !== 'forbidden'))
+          throw internal(err);
         // A refused key costs its address, as on HTTP: guessing keys over sockets is throttled too.
         const d = await limits.consume('standard', `ip:${extra.address}`);
         if (!d.allowed) extra.close(TOO_MANY, `Too many failed attempts; retry in ${d.retryAfter} s`);
-        // graphql-ws answers 4403 Forbidden to `false` (a missing CSRF token); an unusable key or session is 4401, like HTTP's 401.
+        // graphql-ws answers 4403 Forbidden to `false` (a missing CSRF
+        // token); an unusable key or session is 4401, like HTTP's 401.
         else if (err.code === 'unauthorized') extra.close(CloseCode.Unauthorized, err.message);
         return false;
       }
       if (watch.count('socket', caller) >= MAX_SOCKETS_PER_CREDENTIAL) {
-        extra.close(TOO_MANY, `At most ${MAX_SOCKETS_PER_CREDENTIAL} connections may be open at once with one key or sign-in`);
+        extra.close(
+          TOO_MANY,
+          `At most ${MAX_SOCKETS_PER_CREDENTIAL} connections may be open at once with one key or sign-in`,
+        );
         return false;
       }
       // The client may have gone while the key was checked: nothing to hold then.
       if (ctx.extra.request.socket.destroyed) return false;
       extra.authenticate = authenticate;
-      extra.release = watch.hold('socket', caller, (why) => extra.close(why.code === 'forbidden' ? CloseCode.Forbidden : CloseCode.Unauthorized, why.message));
+      extra.release = watch.hold('socket', caller, (why) =>
+        extra.close(why.code === 'forbidden' ? CloseCode.Forbidden : CloseCode.Unauthorized, why.message),
+      );
       extra.accepted();
       return true;
     },
     onSubscribe: async (ctx, id, payload) => {
       if (Object.keys(ctx.subscriptions).length > MAX_OPERATIONS_PER_SOCKET) {
-        return [toGraphQLError(new AppError('rate_limited', `At most ${MAX_OPERATIONS_PER_SOCKET} operations may run at once on one connection`))];
+        return [
+          toGraphQLError(
+            new AppError(
+              'rate_limited',
+              `At most ${MAX_OPERATIONS_PER_SOCKET} operations may run at once on one connection`,
+            ),
+          ),
+        ];
       }
       let caller: Caller;
       try {
@@ -248,19 +271,26 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       else waiting.delete(address);
     };
     let cut: NodeJS.Timeout | null = null;
-    /** Closes, and cuts the connection if the peer does not finish the close handshake soon: a refused socket must not linger. */
+    /**
+     * Closes, and cuts the connection if the peer does not finish
+     * the close handshake soon: a refused socket must not linger.
+     */
     const close = (code: number, reason: string) => {
       if (socket.readyState === socket.OPEN) socket.close(code, reason);
       cut ??= setTimeout(() => socket.terminate(), CLOSE_GRACE_MS).unref();
     };
     const operations = new Map<string, object>();
-    /** Answers being delivered may wait for the reader on top of the unread-output limit: the answer pool holds their bytes, and bounds them across sockets. */
+    /**
+     * Answers being delivered may wait for the reader on top of the unread-output
+     * limit: the answer pool holds their bytes, and bounds them across sockets.
+     */
     const answerBytes = () => {
       let bytes = 0;
       for (const context of operations.values()) bytes += reservedBytesOf(context);
       return bytes;
     };
-    const backedUp = () => socket.bufferedAmount > MAX_BUFFERED_BYTES && socket.bufferedAmount > MAX_BUFFERED_BYTES + answerBytes();
+    const backedUp = () =>
+      socket.bufferedAmount > MAX_BUFFERED_BYTES && socket.bufferedAmount > MAX_BUFFERED_BYTES + answerBytes();
     const tooSlow = () => close(POLICY_VIOLATION, 'Too slow: messages sent to this connection are not being read');
     const budget = new MessageBudget();
     const extra: SocketExtra = { request, address, close, accepted, operations };
@@ -282,7 +312,8 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
         onMessage: (cb) =>
           socket.on('message', (data) => {
             if (!budget.take()) return close(TOO_MANY, 'Too many messages');
-            if (counted && byteLength(data) > MAX_UNAUTHENTICATED_MESSAGE_BYTES) return close(MESSAGE_TOO_BIG, 'Message too big before authentication');
+            if (counted && byteLength(data) > MAX_UNAUTHENTICATED_MESSAGE_BYTES)
+              return close(MESSAGE_TOO_BIG, 'Message too big before authentication');
             const checked = checkMessage(data);
             if ('close' in checked) return close(...checked.close);
             if ('reply' in checked) return void socket.send(checked.reply);
@@ -328,7 +359,9 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       const sockets = [...wss.clients];
       for (const s of sockets) s.close(1001, 'Going away');
       await new Promise((resolve) => wss.close(resolve));
-      const ended = sockets.map((s) => new Promise((resolve) => (s.readyState === s.CLOSED ? resolve(null) : s.once('close', resolve))));
+      const ended = sockets.map(
+        (s) => new Promise((resolve) => (s.readyState === s.CLOSED ? resolve(null) : s.once('close', resolve))),
+      );
       const grace = new Promise((resolve) => setTimeout(resolve, CLOSE_GRACE_MS).unref());
       await Promise.race([Promise.all(ended), grace]);
       for (const s of sockets) s.terminate();

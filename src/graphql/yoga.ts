@@ -80,7 +80,9 @@ export function createGraphqlHandler(opts: {
   /** Whether `__schema` / `__type` may be queried (config GRAPHQL_INTROSPECTION). */
   introspection: boolean;
   limits: GraphqlLimits;
-  /** The process's pool of answer bytes, shared with REST (answer-pool.ts); none: operations are not admitted by size. */
+  /**
+   * The process's pool of answer bytes, shared with REST (answer-pool.ts); none: operations are not admitted by size.
+   */
   answers?: AnswerPool;
   logger: Logger;
   metrics: Metrics;
@@ -98,13 +100,16 @@ export function createGraphqlHandler(opts: {
     // cookie (the dashboard itself is same-origin).
     cors: { credentials: false },
     context: (init) =>
-      'caller' in init ? opts.contextOf(init.caller, init.requestId) : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId),
+      'caller' in init
+        ? opts.contextOf(init.caller, init.requestId)
+        : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId),
     maskedErrors: {
       maskError: (error) => {
         // Another surface's operation: that surface translates its errors (in-process.ts).
         if (answeredInProcess(error)) return error as Error;
         const masked = maskError(error);
-        if ((masked as GraphQLError).extensions?.code === 'internal_error') opts.logger.error({ err: error, requestId: requestIdOf(error) }, 'graphql resolver failed');
+        if ((masked as GraphQLError).extensions?.code === 'internal_error')
+          opts.logger.error({ err: error, requestId: requestIdOf(error) }, 'graphql resolver failed');
         return masked;
       },
     },

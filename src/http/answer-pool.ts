@@ -35,7 +35,8 @@ export const ANSWER_RETRY_AFTER_SECONDS = UNAVAILABLE_RETRY_AFTER_SECONDS;
 export const DEFAULT_ANSWER_POOL: AnswerPoolLimits = { maxBytes: 24 * 1024 * 1024, maxWaiting: 200, maxWaitMs: 10_000 };
 
 /** The bytes to reserve for an operation of this cost whose answer may hold at most maxResponseBytes. */
-export const estimateOf = (cost: number, maxResponseBytes: number) => Math.min(maxResponseBytes, Math.max(BYTES_PER_COST, Math.ceil(cost) * BYTES_PER_COST));
+export const estimateOf = (cost: number, maxResponseBytes: number) =>
+  Math.min(maxResponseBytes, Math.max(BYTES_PER_COST, Math.ceil(cost) * BYTES_PER_COST));
 
 export class Busy extends AppError {
   readonly retryAfter = ANSWER_RETRY_AFTER_SECONDS;
@@ -137,6 +138,8 @@ export class AnswerPool {
 
   /** The refusal of an operation the pool has no room for. */
   busy(): Busy {
-    return new Busy(`The server is busy with large answers; retry in ${ANSWER_RETRY_AFTER_SECONDS} s, or ask for smaller pages`);
+    return new Busy(
+      `The server is busy with large answers; retry in ${ANSWER_RETRY_AFTER_SECONDS} s, or ask for smaller pages`,
+    );
   }
 }

@@ -40,7 +40,8 @@ export function authenticateAndLimit(auth: Authenticator, limits: RateLimits, me
     try {
       caller = await auth.authenticate(req.get('authorization'));
     } catch (err) {
-      const failure = err instanceof AppError ? err : new AppError('internal_error', 'Authentication failed unexpectedly');
+      const failure =
+        err instanceof AppError ? err : new AppError('internal_error', 'Authentication failed unexpectedly');
       const d = await limits.consume('standard', `ip:${req.ip}`);
       setRateHeaders(res, d);
       // A key that could not be checked (database down) is not a guess: answer why, never 429.
@@ -64,7 +65,8 @@ export class CsrfRefusal extends AppError {
 }
 
 /** Requests that send an API key are the key's: a dashboard cookie riding along is ignored. */
-export const usesSessionCookie = (req: Request): boolean => !req.get('authorization') && Boolean(req.cookies?.[SESSION_COOKIE]);
+export const usesSessionCookie = (req: Request): boolean =>
+  !req.get('authorization') && Boolean(req.cookies?.[SESSION_COOKIE]);
 
 /**
  * The signed-in dashboard user (session cookie), for /graphql. Every such request must carry the

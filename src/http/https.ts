@@ -13,14 +13,18 @@ export interface RedirectPolicy {
   allowedHosts: string[] | null;
 }
 
-const HOST = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?)(:\d{1,5})?$/;
+const HOST =
+  /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?)(:\d{1,5})?$/;
 
 /** The https origin a plain-HTTP request may be sent to, or null when its Host may not be used. */
 function target(req: Request, policy: RedirectPolicy, port: string): string | null {
   if (policy.publicOrigin) return policy.publicOrigin;
   const m = HOST.exec(req.get('host') ?? '');
   if (!m) return null;
-  const name = m[1].replace(/^\[|\]$/g, '').replace(/\.$/, '').toLowerCase();
+  const name = m[1]
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
   if (m[1].startsWith('[') && net.isIP(name) !== 6) return null;
   const local = name === 'localhost' || net.isIP(name) !== 0;
   if (policy.allowedHosts && !local && !policy.allowedHosts.includes(name)) return null;
@@ -28,12 +32,16 @@ function target(req: Request, policy: RedirectPolicy, port: string): string | nu
   return `https://${m[1].toLowerCase().replace(/\.$/, '')}${port}`;
 }
 
-const httpsOnly = () => new AppError('forbidden', 'This service is served over https only: send the request to its https address');
+const httpsOnly = () =>
+  new AppError('forbidden', 'This service is served over https only: send the request to its https address');
 
 /** Behind a trusted proxy, a request that reached the proxy over plain HTTP is sent to https. */
 export function redirectPlainHttp(policy: RedirectPolicy) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const proto = String(req.get('x-forwarded-proto') ?? '').split(',')[0].trim().toLowerCase();
+    const proto = String(req.get('x-forwarded-proto') ?? '')
+      .split(',')[0]
+      .trim()
+      .toLowerCase();
     if (proto !== 'http') return next();
     const origin = target(req, policy, '');
     if (!origin) return next(httpsOnly());

@@ -48,7 +48,8 @@ export class IdempotencyStore {
         continue;
       }
       if (row.requestHash !== requestHash) return { kind: 'mismatch' };
-      if (row.status === 'done') return { kind: 'replay', status: row.responseStatus!, body: this.unseal(row.responseBody!) };
+      if (row.status === 'done')
+        return { kind: 'replay', status: row.responseStatus!, body: this.unseal(row.responseBody!) };
       if (now.getTime() - row.createdAt.getTime() < ABANDONED_AFTER_MS) return { kind: 'in_flight' };
       const taken = await this.prisma.idempotencyKey.updateMany({
         where: { ...ref, status: 'in_flight', createdAt: row.createdAt },

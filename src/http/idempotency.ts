@@ -115,14 +115,22 @@ function replayRequestId(res: Response, body: string): void {
  * Stores the answer (or releases the key) before it is sent, so a retry that follows the answer
  * always finds it. Every REST answer goes through res.json; one that does not is released.
  */
-function settleWithResponse(res: Response, store: IdempotencyStore, ref: KeyRef, claimedAt: Date, logger: Logger): void {
+function settleWithResponse(
+  res: Response,
+  store: IdempotencyStore,
+  ref: KeyRef,
+  claimedAt: Date,
+  logger: Logger,
+): void {
   let settled = false;
   const send = res.json.bind(res);
   res.json = (body: unknown) => {
     if (settled) return send(body);
     settled = true;
     const status = res.statusCode;
-    const saving = stored(status) ? store.complete(ref, claimedAt, status, JSON.stringify(body)) : store.release(ref, claimedAt);
+    const saving = stored(status)
+      ? store.complete(ref, claimedAt, status, JSON.stringify(body))
+      : store.release(ref, claimedAt);
     const requestId = res.locals.requestId;
     saving
       .catch((err: unknown) => logger.error({ err, requestId }, 'idempotency: storing the answer failed'))
@@ -133,6 +141,10 @@ function settleWithResponse(res: Response, store: IdempotencyStore, ref: KeyRef,
   res.on('finish', () => {
     if (settled) return;
     settled = true;
-    store.release(ref, claimedAt).catch((err: unknown) => logger.error({ err, requestId: res.locals.requestId }, 'idempotency: releasing the key failed'));
+    store
+      .release(ref, claimedAt)
+      .catch((err: unknown) =>
+        logger.error({ err, requestId: res.locals.requestId }, 'idempotency: releasing the key failed'),
+      );
   });
 }

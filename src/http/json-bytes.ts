@@ -42,7 +42,8 @@ export function jsonBytes(value: unknown): number {
       return String(value).length;
     case 'object': {
       if (value instanceof Date) return 26;
-      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return jsonBytes((value as { toJSON(): unknown }).toJSON());
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+        return jsonBytes((value as { toJSON(): unknown }).toJSON());
       if (Array.isArray(value)) {
         let total = 1 + Math.max(1, value.length);
         for (const item of value) total += jsonBytes(item);

@@ -38,7 +38,9 @@ export function opsRoutes(deps: OpsDeps): express.Router {
   router.get('/readyz', async (_req, res) => {
     const checks = await readiness(deps);
     const failed = Object.keys(checks).filter((name) => checks[name] !== 'ok');
-    res.status(failed.length ? 503 : 200).json(failed.length ? { status: 'unavailable', failed, checks } : { status: 'ok', checks });
+    res
+      .status(failed.length ? 503 : 200)
+      .json(failed.length ? { status: 'unavailable', failed, checks } : { status: 'ok', checks });
   });
 
   router.get('/metrics', async (req, res, next) => {

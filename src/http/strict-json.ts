@@ -31,7 +31,8 @@ function unsafeNumberAt(value: unknown): { path: string; reason: UnsafeNumberRea
     const { value: item, path } = stack.pop()!;
     if (item instanceof NumberLiteral && item.reason) return { path: path.join('.') || '_', reason: item.reason };
     if (typeof item !== 'object' || item === null) continue;
-    for (const [key, child] of Array.isArray(item) ? item.entries() : Object.entries(item)) stack.push({ value: child, path: [...path, String(key)] });
+    for (const [key, child] of Array.isArray(item) ? item.entries() : Object.entries(item))
+      stack.push({ value: child, path: [...path, String(key)] });
   }
   return null;
 }
@@ -48,7 +49,8 @@ export function parseStrictJson(text: string, what = 'The request body'): unknow
   } catch {
     throw new AppError('malformed_request', `${what} is not valid JSON`);
   }
-  if (nestedDeeperThan(value)) throw new AppError('malformed_request', `${what} is nested more than ${MAX_JSON_DEPTH} levels deep`);
+  if (nestedDeeperThan(value))
+    throw new AppError('malformed_request', `${what} is nested more than ${MAX_JSON_DEPTH} levels deep`);
   if (value === null || typeof value !== 'object') return checkedScalar(text, value);
   let unsafe = false;
   let checked: unknown;

@@ -46,7 +46,10 @@ function overdueBatch(prisma: Db, now: Date): Promise<number> {
         FOR UPDATE SKIP LOCKED)
       RETURNING id`;
     if (claimed.length === 0) return 0;
-    const tasks = await tx.task.findMany({ where: { id: { in: claimed.map((c) => c.id) } }, orderBy: { dueDate: 'asc' } });
+    const tasks = await tx.task.findMany({
+      where: { id: { in: claimed.map((c) => c.id) } },
+      orderBy: { dueDate: 'asc' },
+    });
     for (const view of await loadTaskViews(tx, tasks)) await recordTaskEvent(tx, view, taskOverdue.build(view), ACTOR);
     return claimed.length;
   });
@@ -82,7 +85,8 @@ function reminderBatch(prisma: Db, now: Date): Promise<ClaimedReminder[]> {
   );
 }
 
-const wants = (r: ClaimedReminder) => r.active && notificationPreferences(r.notification_preferences)[r.reminder_type as NotificationChannel] === true;
+const wants = (r: ClaimedReminder) =>
+  r.active && notificationPreferences(r.notification_preferences)[r.reminder_type as NotificationChannel] === true;
 
 /** One pass: every newly overdue task and every due reminder, in batches until none is left. */
 export async function runOnce(deps: SchedulerDeps, now: Date = new Date()): Promise<RunResult> {
@@ -99,10 +103,23 @@ export async function runOnce(deps: SchedulerDeps, now: Date = new Date()): Prom
       // No e-mail or push transport exists yet, so "sending" is this log line; a transport
       // would be called here with the same fields.
       if (wants(r)) {
-        deps.logger.info({ task_id: r.id, workspace_id: r.workspace_id, user_id: r.assignee_id, channel: r.reminder_type, title: r.title, due_date: r.due_date }, 'task reminder');
+        deps.logger.info(
+          {
+            task_id: r.id,
+            workspace_id: r.workspace_id,
+            user_id: r.assignee_id,
+            channel: r.reminder_type,
+            title: r.title,
+            due_date: r.due_date,
+          },
+          'task reminder',
+        );
         result.remindersSent++;
       } else {
-        deps.logger.debug({ task_id: r.id, user_id: r.assignee_id, channel: r.reminder_type }, 'task reminder not sent: channel off or user inactive');
+        deps.logger.debug(
+          { task_id: r.id, user_id: r.assignee_id, channel: r.reminder_type },
+          'task reminder not sent: channel off or user inactive',
+        );
         result.remindersSkipped++;
       }
     }

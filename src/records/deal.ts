@@ -35,4 +35,3 @@ export function dealRecord(d: DealWithStage) {
     updated_at: d.updatedAt.toISOString(),
   };
 }
-

@@ -18,7 +18,9 @@ export interface TaskView extends Task {
 
 type Reader = Pick<Prisma.TransactionClient, 'user' | 'contact' | 'deal'>;
 
-const idsOf = (tasks: Task[], type: string) => [...new Set(tasks.filter((t) => t.relatedToType === type).map((t) => t.relatedToId!))];
+const idsOf = (tasks: Task[], type: string) => [
+  ...new Set(tasks.filter((t) => t.relatedToType === type).map((t) => t.relatedToId!)),
+];
 const nameKey = (workspaceId: string, type: string | null, id: string | null) => `${workspaceId}:${type}:${id}`;
 
 /** Works for tasks of several workspaces (the scheduler's batches); a name only matches in its own workspace. */
@@ -30,13 +32,20 @@ export async function loadTaskViews(db: Reader, tasks: Task[]): Promise<TaskView
   const [users, contacts, deals] = await Promise.all([
     assigneeIds.length ? db.user.findMany({ where: { id: { in: assigneeIds } } }) : [],
     contactIds.length
-      ? db.contact.findMany({ where: { id: { in: contactIds } }, select: { id: true, workspaceId: true, firstName: true, lastName: true } })
+      ? db.contact.findMany({
+          where: { id: { in: contactIds } },
+          select: { id: true, workspaceId: true, firstName: true, lastName: true },
+        })
       : [],
-    dealIds.length ? db.deal.findMany({ where: { id: { in: dealIds } }, select: { id: true, workspaceId: true, title: true } }) : [],
+    dealIds.length
+      ? db.deal.findMany({ where: { id: { in: dealIds } }, select: { id: true, workspaceId: true, title: true } })
+      : [],
   ]);
   const userById = new Map(users.map((u) => [u.id, u]));
   const names = new Map<string, string>([
-    ...contacts.map((c) => [nameKey(c.workspaceId, 'contact', c.id), [c.firstName, c.lastName].filter(Boolean).join(' ')] as const),
+    ...contacts.map(
+      (c) => [nameKey(c.workspaceId, 'contact', c.id), [c.firstName, c.lastName].filter(Boolean).join(' ')] as const,
+    ),
     ...deals.map((d) => [nameKey(d.workspaceId, 'deal', d.id), d.title] as const),
   ]);
   return tasks.map((t) => ({
@@ -50,11 +59,17 @@ export async function loadTaskView(db: Reader, task: Task): Promise<TaskView> {
   return (await loadTaskViews(db, [task]))[0];
 }
 
-export const relatedTo = (t: TaskView) => (t.relatedToType && t.relatedToId ? { type: t.relatedToType, id: t.relatedToId, name: t.relatedName } : null);
+export const relatedTo = (t: TaskView) =>
+  t.relatedToType && t.relatedToId ? { type: t.relatedToType, id: t.relatedToId, name: t.relatedName } : null;
 
 export function reminderOf(t: Task) {
   if (!t.reminderType || t.reminderBeforeMinutes === null) return null;
-  return { type: t.reminderType, before_minutes: t.reminderBeforeMinutes, remind_at: t.reminderAt, sent_at: t.reminderSentAt };
+  return {
+    type: t.reminderType,
+    before_minutes: t.reminderBeforeMinutes,
+    remind_at: t.reminderAt,
+    sent_at: t.reminderSentAt,
+  };
 }
 
 const iso = (d: Date | null) => d?.toISOString() ?? null;

@@ -3,7 +3,15 @@
 // in the operation's typed variables, which would refuse the whole request. It travels as an empty
 // row instead, which the resolver refuses at the same index without writing anything, and the
 // answer's error for that index names what was wrong with the row as sent.
-import { getNullableType, isInputObjectType, isListType, typeFromAST, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode } from 'graphql';
+import {
+  getNullableType,
+  isInputObjectType,
+  isListType,
+  typeFromAST,
+  type GraphQLInputType,
+  type GraphQLSchema,
+  type OperationDefinitionNode,
+} from 'graphql';
 import type { ErrorDetails } from '../errors.ts';
 import { valueProblems } from './variables.ts';
 
@@ -28,7 +36,13 @@ export interface SetAside {
  * Takes the rows of `body[field]` that do not fit `rowType` out of the typed request. A body with
  * no such list, or more rows than `max`, is left as it is, to be refused whole.
  */
-export function setAsideUnfitRows(schema: GraphQLSchema, rowType: GraphQLInputType, body: unknown, field: string, max: number): SetAside | null {
+export function setAsideUnfitRows(
+  schema: GraphQLSchema,
+  rowType: GraphQLInputType,
+  body: unknown,
+  field: string,
+  max: number,
+): SetAside | null {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return null;
   const rows = (body as Record<string, unknown>)[field];
   if (!Array.isArray(rows) || rows.length > max) return null;

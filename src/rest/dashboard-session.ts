@@ -69,7 +69,10 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     const decision = await loginLimits.attempt(input.email, address);
     if (!decision.allowed) {
       res.setHeader('Retry-After', String(decision.retryAfter));
-      return sendError(res, new AppError('rate_limited', `Too many sign-in attempts; retry in ${decision.retryAfter} s`));
+      return sendError(
+        res,
+        new AppError('rate_limited', `Too many sign-in attempts; retry in ${decision.retryAfter} s`),
+      );
     }
     const userIds = await matchCredentials(sessions.prisma, input.email, input.password);
     if (userIds.length === 0) return sendError(res, wrongCredentials());
@@ -99,7 +102,8 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
         where: { id: { in: session.userIds }, workspaceId: input.workspace_id, active: true },
         select: { id: true },
       });
-      if (!user) return sendError(res, new AppError('not_found', `Workspace ${input.workspace_id} not found among yours`));
+      if (!user)
+        return sendError(res, new AppError('not_found', `Workspace ${input.workspace_id} not found among yours`));
       change.userId = user.id;
     }
     if (input.environment !== undefined) change.sandbox = input.environment === 'sandbox';
@@ -112,7 +116,9 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     res.status(204).end();
   });
 
-  router.use((req, res) => sendError(res, new AppError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}`)));
+  router.use((req, res) =>
+    sendError(res, new AppError('not_found', `No route ${req.method} ${req.baseUrl}${req.path}`)),
+  );
   router.use((err: unknown, _req: Request, res: Response, next: NextFunction) => {
     if (err instanceof AppError) return sendError(res, err);
     next(err);

@@ -17,7 +17,14 @@ import {
 } from 'graphql';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
 import { EXACT_UP_TO } from '../schema/common/total.ts';
-import { commonHeaders, ERROR_RESPONSES, errorResponseRef, sharedComponents, successEnvelope, writeSuccessHeaders } from './openapi/components.ts';
+import {
+  commonHeaders,
+  ERROR_RESPONSES,
+  errorResponseRef,
+  sharedComponents,
+  successEnvelope,
+  writeSuccessHeaders,
+} from './openapi/components.ts';
 import { queryParameters, requestSchema, type JsonSchema, type Parameter } from './openapi/request.ts';
 import { ResponseSchemas } from './openapi/response.ts';
 import { webhooksSection } from './openapi/webhooks.ts';
@@ -33,7 +40,10 @@ const INTRO = `Contacts, deals in pipelines, tasks, activities and webhooks. Eve
 
 /** Paging variables an operation may declare; their help text unless the field's argument has its own. */
 const PAGE_PARAMETERS: Record<string, { schema: JsonSchema; help: string }> = {
-  limit: { schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }, help: `Page size, 1 to ${MAX_LIMIT}.` },
+  limit: {
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+    help: `Page size, 1 to ${MAX_LIMIT}.`,
+  },
   cursor: { schema: { type: 'string' }, help: '`meta.next_cursor` of the previous page.' },
   sort: { schema: { type: 'string' }, help: 'Comma-separated fields; a leading - sorts descending.' },
 };
@@ -48,16 +58,20 @@ interface Operation {
 
 function operationOf(route: RestRoute, schema: GraphQLSchema, operations: Map<string, DocumentNode>): Operation {
   const document = operations.get(route.operation);
-  const definition = document?.definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  const definition = document?.definitions.find(
+    (d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION,
+  );
   const [field] = definition?.selectionSet.selections ?? [];
   const root = definition?.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-  if (!definition || field?.kind !== Kind.FIELD || !root) throw new Error(`Route ${route.method} ${route.path}: operation ${route.operation} has no root field`);
+  if (!definition || field?.kind !== Kind.FIELD || !root)
+    throw new Error(`Route ${route.method} ${route.path}: operation ${route.operation} has no root field`);
   const variables = new Set(definition.variableDefinitions?.map((v) => v.variable.name.value));
   return { definition, variables, field, rootField: root.getFields()[field.name.value] };
 }
 
 /** `ListContacts` → `List contacts`. */
-const summaryOf = (operation: string) => operation.replace(/(?<=[a-z])([A-Z])/g, ' $1').replace(/ [A-Z]/g, (w) => w.toLowerCase());
+const summaryOf = (operation: string) =>
+  operation.replace(/(?<=[a-z])([A-Z])/g, ' $1').replace(/ [A-Z]/g, (w) => w.toLowerCase());
 
 const tagOf = (route: RestRoute) => {
   const first = route.path.split('/')[1];
@@ -78,7 +92,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
 /** The operation's description: its GraphQL root field's, which every root field has (the schema linter checks). */
 function descriptionOf(route: RestRoute, op: Operation): string {
   if (op.rootField.description) return op.rootField.description;
-  throw new Error(`Route ${route.method} ${route.path}: give the root field ${op.rootField.name} a description (the operation's)`);
+  throw new Error(
+    `Route ${route.method} ${route.path}: give the root field ${op.rootField.name} a description (the operation's)`,
+  );
 }
 
 /** Paging parameters the operation declares, described by the root field's own arguments. */
@@ -96,12 +112,20 @@ function pageParameters(op: Operation, route: RestRoute, fieldNames: string[]): 
       return { name, in: 'query', required: false, description, schema };
     });
   if (route.fields) {
-    params.push({ name: 'fields', in: 'query', required: false, description: `Comma-separated fields to return (\`id\` always is): ${fieldNames.join(', ')}.`, schema: { type: 'string' } });
+    params.push({
+      name: 'fields',
+      in: 'query',
+      required: false,
+      description: `Comma-separated fields to return (\`id\` always is): ${fieldNames.join(', ')}.`,
+      schema: { type: 'string' },
+    });
   }
   return params;
 }
 
-/** Error statuses a route can answer: the guard's, the database's, the body parser's, its inputs', and its own rules'. */
+/**
+ * Error statuses a route can answer: the guard's, the database's, the body parser's, its inputs', and its own rules'.
+ */
 function errorStatuses(route: RestRoute, params: Parameter[]): number[] {
   const statuses = new Set([401, 429, 500, 503, ...(route.errors ?? [])]);
   const hasBody = route.method === 'POST' || route.method === 'PUT';
@@ -118,16 +142,25 @@ function dataSchema(route: RestRoute, op: Operation, responses: ResponseSchemas)
   const partial = Boolean(route.fields);
   if (!route.list) return responses.answer(rootField.type, op.field.selectionSet, partial);
   const page = getNamedType(rootField.type);
-  const nodes = op.field.selectionSet?.selections.find((s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === 'nodes');
-  if (!isObjectType(page) || !nodes) throw new Error(`Route ${route.method} ${route.path}: a list operation must select the nodes of a page`);
-  return { type: 'array', items: responses.answer(getNamedType(page.getFields().nodes.type), nodes.selectionSet, partial) };
+  const nodes = op.field.selectionSet?.selections.find(
+    (s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === 'nodes',
+  );
+  if (!isObjectType(page) || !nodes)
+    throw new Error(`Route ${route.method} ${route.path}: a list operation must select the nodes of a page`);
+  return {
+    type: 'array',
+    items: responses.answer(getNamedType(page.getFields().nodes.type), nodes.selectionSet, partial),
+  };
 }
 
 /** Fails the start when a route's operation takes input the route table does not describe. */
 function assertDescribed(route: RestRoute, op: Operation): void {
-  if (op.variables.has('input') && !route.body) throw new Error(`Route ${route.method} ${route.path} takes a body: name its zod schema in routes.ts (body)`);
-  if (op.variables.has('filter') && !route.query) throw new Error(`Route ${route.method} ${route.path} takes filters: name their zod schema in routes.ts (query)`);
-  if (typeof route.status === 'function' && !route.statuses) throw new Error(`Route ${route.method} ${route.path}: list the statuses its status function answers (statuses)`);
+  if (op.variables.has('input') && !route.body)
+    throw new Error(`Route ${route.method} ${route.path} takes a body: name its zod schema in routes.ts (body)`);
+  if (op.variables.has('filter') && !route.query)
+    throw new Error(`Route ${route.method} ${route.path} takes filters: name their zod schema in routes.ts (query)`);
+  if (typeof route.status === 'function' && !route.statuses)
+    throw new Error(`Route ${route.method} ${route.path}: list the statuses its status function answers (statuses)`);
 }
 
 const IDEMPOTENCY_KEY: Parameter = {
@@ -141,12 +174,26 @@ const IDEMPOTENCY_KEY: Parameter = {
 };
 
 /** The OpenAPI operation of one route; its request body schema is added to `bodies`. */
-function describeRoute(route: RestRoute, op: Operation, responses: ResponseSchemas, bodies: Record<string, JsonSchema>) {
+function describeRoute(
+  route: RestRoute,
+  op: Operation,
+  responses: ResponseSchemas,
+  bodies: Record<string, JsonSchema>,
+) {
   const data = dataSchema(route, op, responses);
   const item = route.list ? (data.items as JsonSchema) : data;
   const fieldNames = Object.keys((item.properties as object | undefined) ?? {});
-  const pathParams: Parameter[] = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({ name, in: 'path', required: true, schema: { type: 'string' } }));
-  const parameters = [...pathParams, ...(route.query ? queryParameters(route.query) : []), ...pageParameters(op, route, fieldNames)];
+  const pathParams: Parameter[] = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    schema: { type: 'string' },
+  }));
+  const parameters = [
+    ...pathParams,
+    ...(route.query ? queryParameters(route.query) : []),
+    ...pageParameters(op, route, fieldNames),
+  ];
   // Every POST and PUT takes an Idempotency-Key (src/http/idempotency.ts): a replay, or 409/422.
   const writes = route.method === 'POST' || route.method === 'PUT';
   if (writes) parameters.push(IDEMPOTENCY_KEY);
@@ -161,13 +208,25 @@ function describeRoute(route: RestRoute, op: Operation, responses: ResponseSchem
     const name = `${route.operation}Body`;
     bodies[name] = requestSchema(route.body);
     const required = ((bodies[name].required as string[] | undefined) ?? []).length > 0;
-    operation.requestBody = { required, content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } } };
+    operation.requestBody = {
+      required,
+      content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
+    };
   }
   const success = route.statuses ?? [typeof route.status === 'number' ? route.status : 200];
   const content = { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
   operation.responses = {
-    ...Object.fromEntries(success.map((s) => [String(s), { description: STATUS_CODES[s], headers: writes ? writeSuccessHeaders : commonHeaders, content }])),
-    ...Object.fromEntries([...new Set([...errorStatuses(route, parameters), ...(writes ? [409, 422] : [])])].sort().map((s) => [String(s), errorResponseRef(s)])),
+    ...Object.fromEntries(
+      success.map((s) => [
+        String(s),
+        { description: STATUS_CODES[s], headers: writes ? writeSuccessHeaders : commonHeaders, content },
+      ]),
+    ),
+    ...Object.fromEntries(
+      [...new Set([...errorStatuses(route, parameters), ...(writes ? [409, 422] : [])])]
+        .sort()
+        .map((s) => [String(s), errorResponseRef(s)]),
+    ),
   };
   return operation;
 }
@@ -186,7 +245,11 @@ function serversOf(publicOrigin: string | null | undefined) {
   return publicOrigin ? [{ url: publicOrigin, description: 'This instance (PUBLIC_URL).' }, here] : [here];
 }
 
-export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, DocumentNode>, options: OpenApiOptions = {}) {
+export function buildOpenApi(
+  schema: GraphQLSchema,
+  operations: Map<string, DocumentNode>,
+  options: OpenApiOptions = {},
+) {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const document of operations.values()) {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
@@ -215,6 +278,9 @@ export function buildOpenApi(schema: GraphQLSchema, operations: Map<string, Docu
     tags,
     paths,
     webhooks: events.webhooks,
-    components: { ...sharedComponents, schemas: { ...sharedComponents.schemas, ...responses.components, ...bodies, ...events.schemas } },
+    components: {
+      ...sharedComponents,
+      schemas: { ...sharedComponents.schemas, ...responses.components, ...bodies, ...events.schemas },
+    },
   };
 }

@@ -64,12 +64,17 @@ interface CompiledRoute extends RestRoute {
  * `limit` (the default page size when none is given), as bytes. Only `limit` changes the cost of
  * a fixed operation, so it is computed once per page size.
  */
-function estimator(schema: GraphQLSchema, document: DocumentNode, maxResponseBytes: number): (variables: Record<string, unknown>) => number {
+function estimator(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  maxResponseBytes: number,
+): (variables: Record<string, unknown>) => number {
   const byLimit = new Map<number, number>();
   return (variables) => {
     const limit = variables.limit ?? DEFAULT_LIMIT;
     // A limit out of range is refused by the operation before anything is read.
-    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) return estimateOf(1, maxResponseBytes);
+    if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+      return estimateOf(1, maxResponseBytes);
     let bytes = byLimit.get(limit);
     if (bytes === undefined) {
       const cost = operationCost(schema, document, { ...variables, limit });
@@ -81,7 +86,12 @@ function estimator(schema: GraphQLSchema, document: DocumentNode, maxResponseByt
   };
 }
 
-function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string, DocumentNode>, maxResponseBytes: number): CompiledRoute {
+function compile(
+  route: RestRoute,
+  schema: GraphQLSchema,
+  operations: Map<string, DocumentNode>,
+  maxResponseBytes: number,
+): CompiledRoute {
   const document = operations.get(route.operation);
   if (!document) throw new Error(`Route ${route.method} ${route.path} names unknown operation ${route.operation}`);
   const paramNames: string[] = [];
@@ -96,7 +106,8 @@ function compile(route: RestRoute, schema: GraphQLSchema, operations: Map<string
   if (route.list && isObjectType(type)) type = getNamedType(type.getFields().nodes.type);
   const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
   const compiled = compileQuery(schema, document);
-  if (!isCompiledQuery(compiled)) throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  if (!isCompiledQuery(compiled))
+    throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   const run: Execute = (args) =>
     compiled.query(args.rootValue, args.contextValue, args.variableValues) as ReturnType<Execute>;
   return {
@@ -130,7 +141,10 @@ function pickFields(value: Record<string, unknown>, fields: string[]): Record<st
 
 function parseFields(route: CompiledRoute, raw: unknown): string[] | null {
   if (!route.fields || raw === undefined || raw === '') return null;
-  const names = String(raw).split(',').map((s) => s.trim()).filter(Boolean);
+  const names = String(raw)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = names.filter((n) => !route.selectable.has(n));
   if (unknown.length) throw validationError({ fields: [`unknown field(s): ${unknown.join(', ')}`] });
   return names;
@@ -152,7 +166,10 @@ export interface RestOptions {
   maxResponseBytes: number;
 }
 
-/** Holds a reservation until the response is done with (written, or its connection gone), cutting a client that takes too long to read it. */
+/**
+ * Holds a reservation until the response is done with (written, or its
+ * connection gone), cutting a client that takes too long to read it.
+ */
 function holdUntilWritten(res: Response, reservation: Reservation): void {
   if (res.destroyed) return reservation.release();
   const deadline = setTimeout(() => res.destroy(), ANSWER_WRITE_DEADLINE_MS).unref();
@@ -205,7 +222,10 @@ export function restApi(opts: RestOptions): {
     if (!route || !match) {
       if (allowed.size) {
         res.setHeader('Allow', [...allowed].join(', '));
-        return sendError(res, new AppError('method_not_allowed', `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}`));
+        return sendError(
+          res,
+          new AppError('method_not_allowed', `${req.method} is not allowed on ${req.originalUrl.split('?')[0]}`),
+        );
       }
       return sendError(res, new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`));
     }
@@ -220,11 +240,16 @@ export function restApi(opts: RestOptions): {
         }
       }
       const fields = parseFields(route, req.query.fields);
-      const given = route.variables ? route.variables({ params, query: req.query as Record<string, unknown>, body }) : {};
+      const given = route.variables
+        ? route.variables({ params, query: req.query as Record<string, unknown>, body })
+        : {};
       refuseUnstorable(given);
-      const aside = route.rows && route.rowType ? setAsideUnfitRows(opts.schema, route.rowType, given.input, route.rows.field, route.rows.max) : null;
+      const aside =
+        route.rows && route.rowType
+          ? setAsideUnfitRows(opts.schema, route.rowType, given.input, route.rows.field, route.rows.max)
+          : null;
       const variableValues = route.typed(aside ? { ...given, input: aside.body } : given);
-      if (!pipeline) throw new Error('The REST plugin is not one of yoga\'s plugins');
+      if (!pipeline) throw new Error("The REST plugin is not one of yoga's plugins");
       const enveloped = pipeline({ req, res, inProcess: true });
       const ctx = (await enveloped.contextFactory()) as Context;
       const reserving = answers.reserve(route.estimate(variableValues));
@@ -240,7 +265,10 @@ export function restApi(opts: RestOptions): {
       if (aside) answerUnfitRows(value, aside);
       const bytes = jsonBytes(value);
       if (bytes > maxResponseBytes) {
-        throw new AppError('validation_error', `The answer would be larger than ${maxResponseBytes} bytes; ask for a smaller limit or fewer fields`);
+        throw new AppError(
+          'validation_error',
+          `The answer would be larger than ${maxResponseBytes} bytes; ask for a smaller limit or fewer fields`,
+        );
       }
       if (!reservation.growTo(bytes)) throw answers.busy();
       const extra: Record<string, unknown> = {};
@@ -248,7 +276,13 @@ export function restApi(opts: RestOptions): {
       const status = typeof route.status === 'function' ? route.status(value) : (route.status ?? 200);
       if (route.list) {
         const nodes = fields ? value.nodes.map((n: Record<string, unknown>) => pickFields(n, fields)) : value.nodes;
-        return sendData(res, status, nodes, { total: value.total, limit: value.limit, has_more: value.has_more, next_cursor: value.next_cursor, ...extra });
+        return sendData(res, status, nodes, {
+          total: value.total,
+          limit: value.limit,
+          has_more: value.has_more,
+          next_cursor: value.next_cursor,
+          ...extra,
+        });
       }
       return sendData(res, status, fields ? pickFields(value, fields) : value, extra);
     } catch (err) {

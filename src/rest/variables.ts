@@ -27,7 +27,8 @@ import { EXPECTED, snakeCase } from './errors.ts';
 function prune(value: unknown, type: GraphQLInputType): unknown {
   const inner = isNonNullType(type) ? type.ofType : type;
   if (value === null || value === undefined) return value;
-  if (isListType(inner)) return Array.isArray(value) ? value.map((v) => prune(v, inner.ofType)) : prune(value, inner.ofType);
+  if (isListType(inner))
+    return Array.isArray(value) ? value.map((v) => prune(v, inner.ofType)) : prune(value, inner.ofType);
   if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
     const fields = inner.getFields();
     const out: Record<string, unknown> = {};
@@ -60,7 +61,8 @@ function notListed(value: unknown, type: GraphQLInputType, path: string[], found
     } else value.forEach((v, i) => notListed(v, inner.ofType, [...path, String(i)], found));
   } else if (isInputObjectType(inner) && typeof value === 'object' && !Array.isArray(value)) {
     const fields = inner.getFields();
-    for (const [key, v] of Object.entries(value)) if (Object.hasOwn(fields, key)) notListed(v, fields[key].type, [...path, key], found);
+    for (const [key, v] of Object.entries(value))
+      if (Object.hasOwn(fields, key)) notListed(v, fields[key].type, [...path, key], found);
   }
 }
 
@@ -81,7 +83,9 @@ function fromQuery(value: unknown, type: GraphQLInputType): unknown {
   if (Array.isArray(value) && !isListType(inner)) value = value[value.length - 1]; // ?a=1&a=2: the last one
   if (isInputObjectType(inner) && value && typeof value === 'object') {
     const fields = inner.getFields();
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, Object.hasOwn(fields, k) ? fromQuery(v, fields[k].type) : v]));
+    return Object.fromEntries(
+      Object.entries(value).map(([k, v]) => [k, Object.hasOwn(fields, k) ? fromQuery(v, fields[k].type) : v]),
+    );
   }
   if (typeof value !== 'string') return value;
   const name = getNamedType(inner).name;
@@ -91,7 +95,8 @@ function fromQuery(value: unknown, type: GraphQLInputType): unknown {
 }
 
 /** `-created_at,first_name` as the values of a sort enum: `created_at_desc`, `first_name_asc`. */
-export const sortValues = (text: string | undefined): string[] | undefined => (text === undefined ? undefined : sortEnumNames(text));
+export const sortValues = (text: string | undefined): string[] | undefined =>
+  text === undefined ? undefined : sortEnumNames(text);
 
 /** One coercion failure in the API's words, from what GraphQL reports about it. */
 function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): { problem: string; field?: string } {
@@ -99,7 +104,8 @@ function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): 
   const missing = /^Field "(\w+)" of required type ".*" was not provided\./.exec(message);
   if (missing) return { problem: 'is required', field: missing[1] };
   if (/found null\.$|not to be null\.$/.test(message)) return { problem: 'must not be null' };
-  const enumName = /does not exist in "(\w+)" enum/.exec(message)?.[1] ?? /^Enum "(\w+)" cannot represent/.exec(message)?.[1];
+  const enumName =
+    /does not exist in "(\w+)" enum/.exec(message)?.[1] ?? /^Enum "(\w+)" cannot represent/.exec(message)?.[1];
   const enumType = enumName ? schema.getType(enumName) : undefined;
   if (enumType && isEnumType(enumType)) {
     const names = enumType.getValues().map((v) => v.name);
@@ -121,7 +127,14 @@ function problemOf(error: GraphQLError, schema: GraphQLSchema, value: unknown): 
  * where a list goes (when `lists`: JSON bodies must say lists as lists), and what GraphQL's
  * coercion refuses. Returns true when it stopped at MAX_DETAILS.
  */
-function typeProblems(schema: GraphQLSchema, value: unknown, type: GraphQLInputType, keyOf: (parts: string[]) => string, details: ErrorDetails, lists: boolean): boolean {
+function typeProblems(
+  schema: GraphQLSchema,
+  value: unknown,
+  type: GraphQLInputType,
+  keyOf: (parts: string[]) => string,
+  details: ErrorDetails,
+  lists: boolean,
+): boolean {
   let capped = false;
   const singles: string[][] = [];
   if (lists) {
@@ -130,7 +143,8 @@ function typeProblems(schema: GraphQLSchema, value: unknown, type: GraphQLInputT
   }
   // GraphQL reads a single value as a list of one: what it finds inside is no news to a client
   // told the value must be a list (`stages: {}` is not also missing `stages.name`).
-  const inSingle = (path: readonly (string | number)[]) => singles.some((single) => single.every((part, i) => String(path[i]) === part));
+  const inSingle = (path: readonly (string | number)[]) =>
+    singles.some((single) => single.every((part, i) => String(path[i]) === part));
   return (
     stoppedEarly(() =>
       coerceInputValue(value, type, (path, invalid, error) => {
@@ -144,7 +158,10 @@ function typeProblems(schema: GraphQLSchema, value: unknown, type: GraphQLInputT
   );
 }
 
-/** The parts of one JSON body value that do not fit `type` (its unknown keys ignored), in the API's words (`_` for the value itself); null when it fits. */
+/**
+ * The parts of one JSON body value that do not fit `type` (its unknown keys
+ * ignored), in the API's words (`_` for the value itself); null when it fits.
+ */
 export function valueProblems(schema: GraphQLSchema, type: GraphQLInputType, value: unknown): ErrorDetails | null {
   const details: ErrorDetails = {};
   typeProblems(schema, prune(value, type), type, (parts) => (parts.length ? parts.join('.') : '_'), details, true);
@@ -156,8 +173,16 @@ export function valueProblems(schema: GraphQLSchema, type: GraphQLInputType, val
  * variables named in `fromQueryString`), then every value checked against its GraphQL type. The
  * field names in errors leave out `input.` and `filter.`: a REST client sent those fields bare.
  */
-export function restVariables(schema: GraphQLSchema, operation: OperationDefinitionNode, rules: Partial<Record<string, z.ZodType>> = {}, fromQueryString: readonly string[] = ['filter']) {
-  const definitions = (operation.variableDefinitions ?? []).map((d) => ({ name: d.variable.name.value, type: typeFromAST(schema, d.type as never) as GraphQLInputType }));
+export function restVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  rules: Partial<Record<string, z.ZodType>> = {},
+  fromQueryString: readonly string[] = ['filter'],
+) {
+  const definitions = (operation.variableDefinitions ?? []).map((d) => ({
+    name: d.variable.name.value,
+    type: typeFromAST(schema, d.type as never) as GraphQLInputType,
+  }));
   return (raw: Record<string, unknown>): Record<string, unknown> => {
     const values: Record<string, unknown> = {};
     const details: ErrorDetails = {};
@@ -170,7 +195,14 @@ export function restVariables(schema: GraphQLSchema, operation: OperationDefinit
       if (fromQueryString.includes(name)) value = fromQuery(value, type);
       value = prune(value, type);
       values[name] = value;
-      const keyOf = (parts: string[]) => (name === 'input' || name === 'filter' ? (parts.length ? parts.join('.') : name === 'input' ? '_' : 'filter') : snakeCase(name));
+      const keyOf = (parts: string[]) =>
+        name === 'input' || name === 'filter'
+          ? parts.length
+            ? parts.join('.')
+            : name === 'input'
+              ? '_'
+              : 'filter'
+          : snakeCase(name);
       const before = Object.keys(details).length;
       const capped = typeProblems(schema, value, type, keyOf, details, !fromQueryString.includes(name));
       if (capped) break;
@@ -179,7 +211,9 @@ export function restVariables(schema: GraphQLSchema, operation: OperationDefinit
       const rule = rules[name];
       if (rule && Object.keys(details).length > before) {
         const checked = rule.safeParse(value);
-        if (!checked.success) for (const [key, messages] of Object.entries(issuesToDetails(checked.error.issues))) details[key] ??= messages;
+        if (!checked.success)
+          for (const [key, messages] of Object.entries(issuesToDetails(checked.error.issues)))
+            details[key] ??= messages;
       }
     }
     if (Object.keys(details).length) throw validationError(details);

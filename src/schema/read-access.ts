@@ -9,7 +9,15 @@
 // its data is null, GraphQL reports a `forbidden` error at that path, and both surfaces carry a
 // warning naming the resource (REST `meta.warnings`, GraphQL `extensions.warnings`). A root
 // field of a resource the caller may not read is refused whole (403 / `forbidden`).
-import { defaultFieldResolver, getNamedType, isNonNullType, isObjectType, type GraphQLField, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
+import {
+  defaultFieldResolver,
+  getNamedType,
+  isNonNullType,
+  isObjectType,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type GraphQLSchema,
+} from 'graphql';
 import { eventNeeds, firstUnreadable, type Resource } from '../auth/scopes.ts';
 import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
@@ -70,7 +78,8 @@ export const FIELD_NEEDS: Record<string, Needs> = {
   'StageWithTotals.deal_count': ['deals'],
   'StageWithTotals.total_value': ['deals'],
   // A task's related record: a contact's name or a deal's title.
-  'TaskRelatedTo.name': (r: { type: string }) => (r.type === 'contact' ? ['contacts'] : r.type === 'deal' ? ['deals'] : []),
+  'TaskRelatedTo.name': (r: { type: string }) =>
+    r.type === 'contact' ? ['contacts'] : r.type === 'deal' ? ['deals'] : [],
   // Events carry the record they are about.
   'TimelineEntry.summary': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'TimelineEntry.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
@@ -88,7 +97,8 @@ export class Redacted extends AppError {
   }
 }
 
-export const redactionWarning = (resource: Resource) => `This API key may not read ${resource}: fields holding ${resource} data are null`;
+export const redactionWarning = (resource: Resource) =>
+  `This API key may not read ${resource}: fields holding ${resource} data are null`;
 
 function pageNodes(type: GraphQLObjectType): GraphQLObjectType | null {
   const nodes = type.getFields().nodes;
@@ -100,12 +110,17 @@ function pageNodes(type: GraphQLObjectType): GraphQLObjectType | null {
 export function resourceOfType(type: GraphQLObjectType): Resource | null {
   const nodes = pageNodes(type);
   if (nodes) return resourceOfType(nodes);
-  if (!(type.name in TYPE_RESOURCE)) throw new Error(`Object type ${type.name} belongs to no resource: classify it in src/schema/read-access.ts`);
+  if (!(type.name in TYPE_RESOURCE))
+    throw new Error(`Object type ${type.name} belongs to no resource: classify it in src/schema/read-access.ts`);
   return TYPE_RESOURCE[type.name];
 }
 
 /** What a field's data needs: its own entry, else its object type's resource, else its parent's. */
-export function needsOf(parent: GraphQLObjectType, field: GraphQLField<unknown, unknown>, parentResource: Resource | null): Needs {
+export function needsOf(
+  parent: GraphQLObjectType,
+  field: GraphQLField<unknown, unknown>,
+  parentResource: Resource | null,
+): Needs {
   const own = FIELD_NEEDS[`${parent.name}.${field.name}`];
   if (own) return own;
   const named = getNamedType(field.type);
@@ -126,7 +141,11 @@ export interface GuardedField {
 
 /** Every field that checks a read permission as it resolves: the permission matrix of the schema. */
 export function guardedFields(schema: GraphQLSchema): GuardedField[] {
-  const roots = new Set([schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter((t) => t !== null && t !== undefined));
+  const roots = new Set(
+    [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].filter(
+      (t) => t !== null && t !== undefined,
+    ),
+  );
   const out: GuardedField[] = [];
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
@@ -149,7 +168,10 @@ export function enforceReadAccess(schema: GraphQLSchema): GraphQLSchema {
   for (const g of guardedFields(schema)) {
     const type = schema.getType(g.type) as GraphQLObjectType;
     const field = type.getFields()[g.field];
-    if (!g.root && isNonNullType(field.type)) throw new Error(`${g.type}.${g.field} holds ${JSON.stringify(g.needs)} data and must be nullable, so it can be left out`);
+    if (!g.root && isNonNullType(field.type))
+      throw new Error(
+        `${g.type}.${g.field} holds ${JSON.stringify(g.needs)} data and must be nullable, so it can be left out`,
+      );
     const needs = needsOf(type, field, g.root ? null : resourceOfType(type));
     const resolve = field.resolve ?? defaultFieldResolver;
     field.resolve = (parent, args, ctx: Context, info) => {
@@ -167,7 +189,8 @@ export function enforceReadAccess(schema: GraphQLSchema): GraphQLSchema {
   for (const key of [...Object.keys(TYPE_RESOURCE), ...Object.keys(FIELD_NEEDS)]) {
     const [typeName, fieldName] = key.split('.');
     const type = schema.getType(typeName);
-    if (!isObjectType(type) || (fieldName && !type.getFields()[fieldName])) throw new Error(`read-access.ts classifies ${key}, which the schema does not have`);
+    if (!isObjectType(type) || (fieldName && !type.getFields()[fieldName]))
+      throw new Error(`read-access.ts classifies ${key}, which the schema does not have`);
   }
   return schema;
 }

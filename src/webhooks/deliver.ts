@@ -18,7 +18,10 @@ export type SubscriptionForDelivery = Pick<
 export type EncodedBody = ReturnType<typeof encodeBody>;
 
 /** The raw body a subscription receives for an event. */
-export function deliveryBody(sub: Pick<SubscriptionForDelivery, 'id' | 'contentType' | 'payloadFormat'>, event: EventForDelivery): EncodedBody {
+export function deliveryBody(
+  sub: Pick<SubscriptionForDelivery, 'id' | 'contentType' | 'payloadFormat'>,
+  event: EventForDelivery,
+): EncodedBody {
   return encodeBody(sub.contentType, buildPayload(sub.payloadFormat, event, sub.id));
 }
 
@@ -29,7 +32,10 @@ export function deliveryBody(sub: Pick<SubscriptionForDelivery, 'id' | 'contentT
  */
 export class UnreadableSecretError extends Error {
   constructor(subscriptionId: string, options?: { cause?: unknown }) {
-    super(`the signing secret of webhook ${subscriptionId} cannot be decrypted with this instance's ENCRYPTION_KEY; nothing was sent`, options);
+    super(
+      `the signing secret of webhook ${subscriptionId} cannot be decrypted with this instance's ENCRYPTION_KEY; nothing was sent`,
+      options,
+    );
     this.name = 'UnreadableSecretError';
   }
 }
@@ -55,6 +61,12 @@ export async function attemptDelivery(
     'user-agent': 'crm-webhooks/1',
     ...signatureHeaders(openSecret(services.box, sub), event.id, event.type, body),
   };
-  const result = await services.sender.send({ url: sub.url, method: sub.httpMethod, headers, body, timeoutMs: sub.timeoutSeconds * 1000 });
+  const result = await services.sender.send({
+    url: sub.url,
+    method: sub.httpMethod,
+    headers,
+    body,
+    timeoutMs: sub.timeoutSeconds * 1000,
+  });
   return { requestBody: body, result };
 }

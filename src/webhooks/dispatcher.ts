@@ -34,7 +34,8 @@ export async function dispatchEvents(prisma: Db): Promise<number> {
     const subs = await tx.$queryRaw<Subscriber[]>`
       SELECT id, workspace_id, events, filters FROM webhook_subscriptions
       WHERE active AND workspace_id = ANY(${workspaceIds}::text[])`;
-    const candidates = (e: OutboxEvent) => subs.filter((s) => s.workspace_id === e.workspace_id && s.events.includes(e.type));
+    const candidates = (e: OutboxEvent) =>
+      subs.filter((s) => s.workspace_id === e.workspace_id && s.events.includes(e.type));
     // Event bodies are read only for the events a filtered subscription has to look into.
     const filtered = events.filter((e) => candidates(e).some((s) => s.filters));
     const data = new Map<string, Record<string, unknown>>();
@@ -47,7 +48,13 @@ export async function dispatchEvents(prisma: Db): Promise<number> {
     const deliveries = events.flatMap((e) =>
       candidates(e)
         .filter((s) => !s.filters || matchesFilters(s.filters, subjectOf(e.type, data.get(e.id) ?? {})))
-        .map((s) => ({ id: newId('dlv'), workspace_id: e.workspace_id, subscription_id: s.id, event_id: e.id, event: e.type })),
+        .map((s) => ({
+          id: newId('dlv'),
+          workspace_id: e.workspace_id,
+          subscription_id: s.id,
+          event_id: e.id,
+          event: e.type,
+        })),
     );
     await tx.$executeRaw`
       WITH fanned AS (

@@ -3,7 +3,9 @@
 import { z } from 'zod';
 
 const filterValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()])).max(50)]);
-export const filtersSchema = z.record(z.string().regex(/^[a-z_]{1,64}$/, 'filter keys are record field names'), filterValue).nullable();
+export const filtersSchema = z
+  .record(z.string().regex(/^[a-z_]{1,64}$/, 'filter keys are record field names'), filterValue)
+  .nullable();
 export type Filters = z.infer<typeof filtersSchema>;
 
 export function matchesFilters(filters: unknown, record: Record<string, unknown>): boolean {

@@ -13,18 +13,34 @@ export interface DisabledSubscription {
 
 export type OwnerNotifier = (sub: DisabledSubscription) => Promise<void>;
 
-export function createOwnerNotifier(opts: { prisma: Db; logger: Logger; smtpUrl: string | null; from: string }): OwnerNotifier {
+export function createOwnerNotifier(opts: {
+  prisma: Db;
+  logger: Logger;
+  smtpUrl: string | null;
+  from: string;
+}): OwnerNotifier {
   const transport = opts.smtpUrl ? nodemailer.createTransport(opts.smtpUrl) : null;
   return async (sub) => {
     opts.logger.warn(
-      { workspaceId: sub.workspaceId, subscriptionId: sub.id, url: sub.url, consecutiveFailures: sub.consecutiveFailures },
+      {
+        workspaceId: sub.workspaceId,
+        subscriptionId: sub.id,
+        url: sub.url,
+        consecutiveFailures: sub.consecutiveFailures,
+      },
       'webhook subscription disabled after repeated delivery failures; reactivate it with PUT /v1/webhooks/:id {"active": true}',
     );
     if (!transport) return;
     // Users belong to the live workspace; a sandbox subscription's owners are the same people.
-    const ws = await opts.prisma.workspace.findUnique({ where: { id: sub.workspaceId }, select: { liveId: true, name: true } });
+    const ws = await opts.prisma.workspace.findUnique({
+      where: { id: sub.workspaceId },
+      select: { liveId: true, name: true },
+    });
     const accountId = ws?.liveId ?? sub.workspaceId;
-    const users = await opts.prisma.user.findMany({ where: { workspaceId: accountId, active: true }, select: { email: true } });
+    const users = await opts.prisma.user.findMany({
+      where: { workspaceId: accountId, active: true },
+      select: { email: true },
+    });
     if (users.length === 0) return;
     await transport.sendMail({
       from: opts.from,

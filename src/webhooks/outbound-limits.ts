@@ -39,9 +39,21 @@ export class OutboundLimits {
     private readonly redis: Redis | null,
   ) {
     this.perWorkspace = {
-      test: { limiter: this.store('wh:test', caps.testSendsPerMinute), cap: caps.testSendsPerMinute, what: 'test sends' },
-      redeliver: { limiter: this.store('wh:redeliver', caps.redeliveriesPerMinute), cap: caps.redeliveriesPerMinute, what: 'redeliveries' },
-      deliver: { limiter: this.store('wh:deliver', caps.workspaceDeliveriesPerMinute), cap: caps.workspaceDeliveriesPerMinute, what: 'deliveries' },
+      test: {
+        limiter: this.store('wh:test', caps.testSendsPerMinute),
+        cap: caps.testSendsPerMinute,
+        what: 'test sends',
+      },
+      redeliver: {
+        limiter: this.store('wh:redeliver', caps.redeliveriesPerMinute),
+        cap: caps.redeliveriesPerMinute,
+        what: 'redeliveries',
+      },
+      deliver: {
+        limiter: this.store('wh:deliver', caps.workspaceDeliveriesPerMinute),
+        cap: caps.workspaceDeliveriesPerMinute,
+        what: 'deliveries',
+      },
     };
     this.perHost = this.store('wh:host', caps.hostSendsPerMinute);
   }

@@ -23,14 +23,35 @@ export function recordOf(event: Pick<EventForDelivery, 'type' | 'data'>): Record
 export function buildPayload(format: string, event: EventForDelivery, subscriptionId: string): Record<string, unknown> {
   const timestamp = event.createdAt.toISOString();
   if (format === 'record') {
-    return { event: event.type, sequence: event.sequence, timestamp, webhook_id: subscriptionId, account_id: event.workspaceId, data: recordOf(event) };
+    return {
+      event: event.type,
+      sequence: event.sequence,
+      timestamp,
+      webhook_id: subscriptionId,
+      account_id: event.workspaceId,
+      data: recordOf(event),
+    };
   }
-  return { id: event.id, event: event.type, sequence: event.sequence, timestamp, workspace_id: event.workspaceId, data: event.data };
+  return {
+    id: event.id,
+    event: event.type,
+    sequence: event.sequence,
+    timestamp,
+    workspace_id: event.workspaceId,
+    data: event.data,
+  };
 }
 
 /** The raw body sent, and its content type (`form` posts the JSON as a `payload` field). */
-export function encodeBody(contentType: string, payload: Record<string, unknown>): { body: string; contentType: string } {
+export function encodeBody(
+  contentType: string,
+  payload: Record<string, unknown>,
+): { body: string; contentType: string } {
   const json = JSON.stringify(payload);
-  if (contentType === 'form') return { body: new URLSearchParams({ payload: json }).toString(), contentType: 'application/x-www-form-urlencoded' };
+  if (contentType === 'form')
+    return {
+      body: new URLSearchParams({ payload: json }).toString(),
+      contentType: 'application/x-www-form-urlencoded',
+    };
   return { body: json, contentType: 'application/json' };
 }

@@ -25,7 +25,8 @@ export function nextStep(policy: RetryPolicy, attempts: number, outcome: Attempt
   if (attempts >= 1 + policy.max_retries) return { status: 'failed' };
   const intervals = policy.intervals_seconds.length ? policy.intervals_seconds : DEFAULT_RETRY_POLICY.intervals_seconds;
   let wait = intervals[Math.min(attempts - 1, intervals.length - 1)];
-  if (outcome.statusCode === 429 && outcome.retryAfter !== null) wait = Math.min(Math.max(outcome.retryAfter, 0), MAX_RETRY_AFTER_SECONDS);
+  if (outcome.statusCode === 429 && outcome.retryAfter !== null)
+    wait = Math.min(Math.max(outcome.retryAfter, 0), MAX_RETRY_AFTER_SECONDS);
   return { status: 'pending', retryInSeconds: wait };
 }
 

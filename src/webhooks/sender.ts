@@ -52,7 +52,11 @@ export class WebhookSender {
   private readonly agent: Agent;
 
   constructor(private readonly policy: UrlPolicy) {
-    this.agent = new Agent({ connect: { lookup: guardedLookup(policy) as never }, keepAliveTimeout: 10_000, connections: 32 });
+    this.agent = new Agent({
+      connect: { lookup: guardedLookup(policy) as never },
+      keepAliveTimeout: 10_000,
+      connections: 32,
+    });
   }
 
   async send(req: OutgoingRequest): Promise<SendResult> {
@@ -81,10 +85,21 @@ export class WebhookSender {
         responseTimeMs: elapsed(),
         responseBody,
         retryAfter: parseRetryAfter(Array.isArray(retryAfterHeader) ? retryAfterHeader[0] : retryAfterHeader),
-        error: ok ? null : res.statusCode >= 300 && res.statusCode < 400 ? `redirect (${res.statusCode}) not followed` : `receiver answered ${res.statusCode}`,
+        error: ok
+          ? null
+          : res.statusCode >= 300 && res.statusCode < 400
+            ? `redirect (${res.statusCode}) not followed`
+            : `receiver answered ${res.statusCode}`,
       };
     } catch (err) {
-      return { ok: false, statusCode: null, responseTimeMs: elapsed(), responseBody: null, retryAfter: null, error: describe(err, req.timeoutMs) };
+      return {
+        ok: false,
+        statusCode: null,
+        responseTimeMs: elapsed(),
+        responseBody: null,
+        retryAfter: null,
+        error: describe(err, req.timeoutMs),
+      };
     }
   }
 
@@ -99,10 +114,16 @@ export class WebhookSender {
 
 function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
-  if (e.name === 'TimeoutError' || e.name === 'AbortError' || e.code === 'UND_ERR_HEADERS_TIMEOUT' || e.code === 'UND_ERR_BODY_TIMEOUT') {
+  if (
+    e.name === 'TimeoutError' ||
+    e.name === 'AbortError' ||
+    e.code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    e.code === 'UND_ERR_BODY_TIMEOUT'
+  ) {
     return `timed out after ${timeoutMs / 1000} s`;
   }
   // Messages may quote what the receiver sent (a malformed status line or header).
-  if (err instanceof BlockedAddressError || e.code === 'EBLOCKED' || e.cause?.code === 'EBLOCKED') return storableText(`blocked: ${e.cause?.message ?? e.message}`, ERROR_LIMIT);
+  if (err instanceof BlockedAddressError || e.code === 'EBLOCKED' || e.cause?.code === 'EBLOCKED')
+    return storableText(`blocked: ${e.cause?.message ?? e.message}`, ERROR_LIMIT);
   return storableText(`connection failed: ${e.cause?.code ?? e.code ?? e.message ?? 'unknown error'}`, ERROR_LIMIT);
 }

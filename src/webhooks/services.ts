@@ -15,10 +15,15 @@ export interface WebhookServices {
 }
 
 export function createWebhookServices(
-  config: Pick<Config, 'encryptionKey' | 'dataDir' | 'webhookAllowHttp' | 'webhookAllowPrivateUrls'> & Partial<Pick<Config, 'webhookCaps'>>,
+  config: Pick<Config, 'encryptionKey' | 'dataDir' | 'webhookAllowHttp' | 'webhookAllowPrivateUrls'> &
+    Partial<Pick<Config, 'webhookCaps'>>,
   opts: { resolve?: UrlPolicy['resolve']; redis?: Redis | null } = {},
 ): WebhookServices {
-  const policy: UrlPolicy = { allowHttp: config.webhookAllowHttp, allowPrivate: config.webhookAllowPrivateUrls, resolve: opts.resolve };
+  const policy: UrlPolicy = {
+    allowHttp: config.webhookAllowHttp,
+    allowPrivate: config.webhookAllowPrivateUrls,
+    resolve: opts.resolve,
+  };
   return {
     policy,
     box: loadSecretBox(config.encryptionKey, config.dataDir),

@@ -11,7 +11,13 @@ function standardKey(secret: string): Buffer {
   return secret.startsWith('whsec_') ? Buffer.from(secret.slice(6), 'base64') : Buffer.from(secret, 'utf8');
 }
 
-export function signatureHeaders(secret: string, eventId: string, eventName: string, body: string, now = new Date()): Record<string, string> {
+export function signatureHeaders(
+  secret: string,
+  eventId: string,
+  eventName: string,
+  body: string,
+  now = new Date(),
+): Record<string, string> {
   const seconds = Math.floor(now.getTime() / 1000).toString();
   const standard = createHmac('sha256', standardKey(secret)).update(`${eventId}.${seconds}.${body}`).digest('base64');
   return {

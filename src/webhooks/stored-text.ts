@@ -26,4 +26,5 @@ export function storableText(text: string, limit = Infinity): string {
 }
 
 /** storableText for values that may be absent. */
-export const storableOrNull = (text: string | null | undefined, limit?: number): string | null => (text == null ? null : storableText(text, limit));
+export const storableOrNull = (text: string | null | undefined, limit?: number): string | null =>
+  text == null ? null : storableText(text, limit);

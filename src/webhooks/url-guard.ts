@@ -13,7 +13,8 @@ export interface UrlPolicy {
   resolve?: (hostname: string) => Promise<string[]>;
 }
 
-const defaultResolve = async (hostname: string) => (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
+const defaultResolve = async (hostname: string) =>
+  (await dns.promises.lookup(hostname, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Global unicast IPv6 (RFC 4291 §2.4): everything IANA has ever allocated for public use. */
 const GLOBAL_UNICAST_V6 = ipaddr.IPv6.parseCIDR('2000::/3');
@@ -47,7 +48,8 @@ export function parseWebhookUrl(raw: string, policy: UrlPolicy): URL {
   } catch {
     throw validationError({ url: ['must be an absolute URL'] });
   }
-  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:')) throw validationError({ url: ['must use https'] });
+  if (url.protocol !== 'https:' && !(policy.allowHttp && url.protocol === 'http:'))
+    throw validationError({ url: ['must use https'] });
   if (url.username || url.password) throw validationError({ url: ['must not carry credentials'] });
   if (raw.length > 2048) throw validationError({ url: ['must be at most 2048 characters'] });
   return url;
@@ -61,9 +63,11 @@ function bareHost(url: URL): string {
 export async function assertPublicTarget(url: URL, policy: UrlPolicy): Promise<void> {
   if (policy.allowPrivate) return;
   const host = bareHost(url);
-  const addresses = net.isIP(host) ? [host] : await (policy.resolve ?? defaultResolve)(host).catch(() => {
-    throw new BlockedAddressError(host, 'does not resolve');
-  });
+  const addresses = net.isIP(host)
+    ? [host]
+    : await (policy.resolve ?? defaultResolve)(host).catch(() => {
+        throw new BlockedAddressError(host, 'does not resolve');
+      });
   const blocked = addresses.find((a) => !isPublicAddress(a));
   if (blocked || addresses.length === 0) throw new BlockedAddressError(host, blocked);
 }
@@ -74,13 +78,18 @@ export async function validateWebhookUrl(raw: string, policy: UrlPolicy): Promis
   try {
     await assertPublicTarget(url, policy);
   } catch (err) {
-    if (err instanceof BlockedAddressError) throw validationError({ url: [`must point to a publicly reachable host: ${err.message}`] });
+    if (err instanceof BlockedAddressError)
+      throw validationError({ url: [`must point to a publicly reachable host: ${err.message}`] });
     throw err;
   }
   return url.toString();
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** A `lookup` for outbound sockets that only ever hands out public addresses. */
 export function guardedLookup(policy: UrlPolicy) {
@@ -90,9 +99,23 @@ export function guardedLookup(policy: UrlPolicy) {
       .then((addresses) => {
         const allowed = policy.allowPrivate ? addresses : addresses.filter(isPublicAddress);
         if (allowed.length === 0 || allowed.length !== addresses.length) {
-          return callback(Object.assign(new BlockedAddressError(hostname, addresses.find((a) => !isPublicAddress(a))), { code: 'EBLOCKED' }), '', 0);
+          return callback(
+            Object.assign(
+              new BlockedAddressError(
+                hostname,
+                addresses.find((a) => !isPublicAddress(a)),
+              ),
+              { code: 'EBLOCKED' },
+            ),
+            '',
+            0,
+          );
         }
-        if (options.all) return callback(null, allowed.map((address) => ({ address, family: net.isIP(address) })));
+        if (options.all)
+          return callback(
+            null,
+            allowed.map((address) => ({ address, family: net.isIP(address) })),
+          );
         callback(null, allowed[0], net.isIP(allowed[0]));
       })
       .catch((err: NodeJS.ErrnoException) => callback(err, '', 0));

@@ -46,9 +46,20 @@ export interface WorkerOptions extends DeliveryServices {
   limits?: OutboundLimits;
 }
 
-const OUTCOME: Record<NextStep['status'], DeliveryOutcome> = { delivered: 'delivered', pending: 'retrying', failed: 'failed' };
+const OUTCOME: Record<NextStep['status'], DeliveryOutcome> = {
+  delivered: 'delivered',
+  pending: 'retrying',
+  failed: 'failed',
+};
 
-const notSent = (error: string): SendResult => ({ ok: false, statusCode: null, responseTimeMs: 0, responseBody: null, retryAfter: null, error });
+const notSent = (error: string): SendResult => ({
+  ok: false,
+  statusCode: null,
+  responseTimeMs: 0,
+  responseBody: null,
+  retryAfter: null,
+  error,
+});
 
 export class DeliveryWorker {
   private running = false;
@@ -75,7 +86,8 @@ export class DeliveryWorker {
 
   constructor(private readonly opts: WorkerOptions) {
     this.concurrency = opts.concurrency ?? 64;
-    this.notifyDisabled = opts.notifyDisabled ?? createOwnerNotifier({ prisma: opts.prisma, logger: opts.logger, smtpUrl: null, from: '' });
+    this.notifyDisabled =
+      opts.notifyDisabled ?? createOwnerNotifier({ prisma: opts.prisma, logger: opts.logger, smtpUrl: null, from: '' });
   }
 
   start(): void {
@@ -94,7 +106,10 @@ export class DeliveryWorker {
     this.wakeFanOut?.();
     await this.loop;
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([Promise.allSettled([...this.inFlight.keys()]), new Promise((r) => (timer = setTimeout(r, graceMs)))]);
+    await Promise.race([
+      Promise.allSettled([...this.inFlight.keys()]),
+      new Promise((r) => (timer = setTimeout(r, graceMs))),
+    ]);
     clearTimeout(timer);
     // Attempts that finished are in the buffer; the ones left hold claims nobody will record.
     const unsent = [...this.inFlight.values()];
@@ -184,7 +199,9 @@ export class DeliveryWorker {
       }
       // attempt() turns every failure into an outcome; the catch only guards the process, as a
       // rejection nobody awaits here would end it.
-      const work = this.attempt(claim, sub, event, body).catch((err: unknown) => this.opts.logger.error({ err, deliveryId: claim.id }, 'webhook delivery attempt failed'));
+      const work = this.attempt(claim, sub, event, body).catch((err: unknown) =>
+        this.opts.logger.error({ err, deliveryId: claim.id }, 'webhook delivery attempt failed'),
+      );
       this.inFlight.set(work, claim);
       void work.finally(() => {
         this.inFlight.delete(work);
@@ -217,12 +234,23 @@ export class DeliveryWorker {
   }
 
   /** Never rejects: whatever goes wrong becomes this delivery's recorded outcome. */
-  private async attempt(claim: Claimed, sub: ClaimedSubscription, event: EventForDelivery | null, body: EncodedBody | Error | undefined): Promise<void> {
+  private async attempt(
+    claim: Claimed,
+    sub: ClaimedSubscription,
+    event: EventForDelivery | null,
+    body: EncodedBody | Error | undefined,
+  ): Promise<void> {
     let outcome: Outcome;
     const policy = (sub.retryPolicy as RetryPolicy | null) ?? DEFAULT_RETRY_POLICY;
     if (!event || !body) {
       // Deleted between fan-out and send: nothing can be sent, so the delivery ends as failed.
-      outcome = { claim, sub: { ...sub, retryPolicy: { max_retries: 0, intervals_seconds: [] } }, requestBody: null, result: notSent('event or subscription no longer exists'), attempted: false };
+      outcome = {
+        claim,
+        sub: { ...sub, retryPolicy: { max_retries: 0, intervals_seconds: [] } },
+        requestBody: null,
+        result: notSent('event or subscription no longer exists'),
+        attempted: false,
+      };
     } else if (claim.lease_expired && claim.attempts > 1 + policy.max_retries) {
       // Every attempt this delivery was allowed has been claimed and none left an outcome (a
       // worker died each time, or its outcome could not be written): sending again could wedge
@@ -230,8 +258,17 @@ export class DeliveryWorker {
       const error = `no outcome was recorded for the last attempt (the claim ran out after ${sub.timeoutSeconds + LEASE_MARGIN_SECONDS} s); no attempts left`;
       outcome = { claim, sub, requestBody: null, result: notSent(error), attempted: true };
     } else if (body instanceof Error) {
-      this.opts.logger.error({ err: body, deliveryId: claim.id, subscriptionId: sub.id }, 'webhook delivery body could not be built');
-      outcome = { claim, sub, requestBody: null, result: notSent('the delivery body could not be built'), attempted: true };
+      this.opts.logger.error(
+        { err: body, deliveryId: claim.id, subscriptionId: sub.id },
+        'webhook delivery body could not be built',
+      );
+      outcome = {
+        claim,
+        sub,
+        requestBody: null,
+        result: notSent('the delivery body could not be built'),
+        attempted: true,
+      };
     } else {
       try {
         const room = await this.opts.limits?.take('deliver', sub.workspaceId, sub.url);
@@ -241,8 +278,17 @@ export class DeliveryWorker {
         outcome = { claim, sub, requestBody, result, attempted: true };
       } catch (err) {
         const unreadable = err instanceof UnreadableSecretError;
-        this.opts.logger.error({ err, deliveryId: claim.id, subscriptionId: sub.id }, unreadable ? err.message : 'webhook delivery attempt failed unexpectedly');
-        outcome = { claim, sub, requestBody: null, result: notSent(unreadable ? err.message : 'the attempt failed unexpectedly'), attempted: true };
+        this.opts.logger.error(
+          { err, deliveryId: claim.id, subscriptionId: sub.id },
+          unreadable ? err.message : 'webhook delivery attempt failed unexpectedly',
+        );
+        outcome = {
+          claim,
+          sub,
+          requestBody: null,
+          result: notSent(unreadable ? err.message : 'the attempt failed unexpectedly'),
+          attempted: true,
+        };
       }
     }
     if (this.released.has(claim.id)) return;
@@ -257,7 +303,9 @@ export class DeliveryWorker {
     const batch = this.buffer;
     this.buffer = [];
     if (batch.length === 0) return this.flushing;
-    this.flushing = this.flushing.then(() => this.record(batch)).catch((err) => this.opts.logger.error({ err }, 'recording delivery outcomes failed'));
+    this.flushing = this.flushing
+      .then(() => this.record(batch))
+      .catch((err) => this.opts.logger.error({ err }, 'recording delivery outcomes failed'));
     return this.flushing;
   }
 
@@ -272,7 +320,10 @@ export class DeliveryWorker {
       return;
     } catch (err) {
       if (batch.length === 1) return this.recordUnsaveable(batch[0], err);
-      this.opts.logger.warn({ err, outcomes: batch.length }, 'recording delivery outcomes together failed; recording them one by one');
+      this.opts.logger.warn(
+        { err, outcomes: batch.length },
+        'recording delivery outcomes together failed; recording them one by one',
+      );
     }
     for (const outcome of batch) {
       try {
@@ -285,7 +336,10 @@ export class DeliveryWorker {
 
   private async recordUnsaveable(outcome: Outcome, cause: unknown): Promise<void> {
     const { claim } = outcome;
-    this.opts.logger.error({ err: cause, deliveryId: claim.id, subscriptionId: claim.subscription_id }, 'a webhook delivery outcome could not be recorded; the delivery is marked failed');
+    this.opts.logger.error(
+      { err: cause, deliveryId: claim.id, subscriptionId: claim.subscription_id },
+      'a webhook delivery outcome could not be recorded; the delivery is marked failed',
+    );
     try {
       await failUnrecordable(this.opts.prisma, outcome);
       this.opts.metrics?.webhookDeliveries.inc({ outcome: 'failed' });
@@ -300,7 +354,9 @@ export class DeliveryWorker {
     for (const status of statuses) this.opts.metrics?.webhookDeliveries.inc({ outcome: OUTCOME[status] });
     // Notified after commit, so nobody hears of a change that was rolled back.
     for (const sub of disabled) {
-      await this.notifyDisabled(sub).catch((err) => this.opts.logger.error({ err, subscriptionId: sub.id }, 'could not notify the owners of a disabled webhook'));
+      await this.notifyDisabled(sub).catch((err) =>
+        this.opts.logger.error({ err, subscriptionId: sub.id }, 'could not notify the owners of a disabled webhook'),
+      );
     }
   }
 }

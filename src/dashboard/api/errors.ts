@@ -23,6 +23,12 @@ export function errorFrom(status: number, body: unknown): ApiError {
   const b = (body ?? {}) as Envelope;
   if (b.error?.message) return new ApiError(b.error.message, status, b.error.code ?? 'error', b.error.details);
   const first = b.errors?.[0];
-  if (first?.message) return new ApiError(first.message, first.extensions?.status ?? status, first.extensions?.code ?? 'error', first.extensions?.details);
+  if (first?.message)
+    return new ApiError(
+      first.message,
+      first.extensions?.status ?? status,
+      first.extensions?.code ?? 'error',
+      first.extensions?.details,
+    );
   return new ApiError(`The server answered ${status}`, status, 'error');
 }

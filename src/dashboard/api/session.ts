@@ -31,7 +31,12 @@ async function call(method: string, path: string, body?: unknown): Promise<Respo
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
-  return fetch(`/dashboard/api${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'same-origin' });
+  return fetch(`/dashboard/api${path}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+    credentials: 'same-origin',
+  });
 }
 
 async function sessionFrom(res: Response): Promise<Session> {
@@ -42,7 +47,8 @@ async function sessionFrom(res: Response): Promise<Session> {
   return session;
 }
 
-export const signIn = async (email: string, password: string) => sessionFrom(await call('POST', '/login', { email, password }));
+export const signIn = async (email: string, password: string) =>
+  sessionFrom(await call('POST', '/login', { email, password }));
 
 /** The current session, or null when not signed in. */
 export async function loadSession(): Promise<Session | null> {
@@ -54,7 +60,8 @@ export async function loadSession(): Promise<Session | null> {
   }
 }
 
-export const switchSession = async (change: { workspace_id?: string; environment?: Environment }) => sessionFrom(await call('POST', '/session', change));
+export const switchSession = async (change: { workspace_id?: string; environment?: Environment }) =>
+  sessionFrom(await call('POST', '/session', change));
 
 export async function signOut(): Promise<void> {
   const res = await call('POST', '/logout');

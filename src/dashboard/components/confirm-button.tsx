@@ -1,7 +1,17 @@
 import { useState } from 'preact/hooks';
 
 /** A destructive action that asks once more inline (no blocking browser dialog). */
-export function ConfirmButton({ label, confirmLabel, onConfirm, disabled }: { label: string; confirmLabel: string; onConfirm: () => void | Promise<void>; disabled?: boolean }) {
+export function ConfirmButton({
+  label,
+  confirmLabel,
+  onConfirm,
+  disabled,
+}: {
+  label: string;
+  confirmLabel: string;
+  onConfirm: () => void | Promise<void>;
+  disabled?: boolean;
+}) {
   const [asking, setAsking] = useState(false);
   if (!asking) {
     return (

@@ -19,7 +19,11 @@ export function CopyButton({ text, targetId }: { text: string; targetId: string 
         Copy
       </button>
       <span class="hint" role="status">
-        {state === 'copied' ? 'Copied to the clipboard.' : state === 'selected' ? 'Selected: press Ctrl+C to copy.' : ''}
+        {state === 'copied'
+          ? 'Copied to the clipboard.'
+          : state === 'selected'
+            ? 'Selected: press Ctrl+C to copy.'
+            : ''}
       </span>
     </>
   );

@@ -12,10 +12,17 @@ const LINKS = [
   { href: '/dashboard/custom-fields', label: 'Custom fields' },
 ];
 
-export function Header({ session, onSessionChange }: { session: Session; onSessionChange: (s: Session | null) => void }) {
+export function Header({
+  session,
+  onSessionChange,
+}: {
+  session: Session;
+  onSessionChange: (s: Session | null) => void;
+}) {
   const { path, route } = useLocation();
   const { error, busy, run } = useAction();
-  const change = (c: { workspace_id?: string; environment?: Environment }) => run(async () => onSessionChange(await switchSession(c)));
+  const change = (c: { workspace_id?: string; environment?: Environment }) =>
+    run(async () => onSessionChange(await switchSession(c)));
   const leave = () =>
     run(async () => {
       await signOut();
@@ -41,7 +48,11 @@ export function Header({ session, onSessionChange }: { session: Session; onSessi
         {session.workspaces.length > 1 ? (
           <label>
             Workspace
-            <select disabled={busy} value={session.workspace.id} onChange={(e) => change({ workspace_id: e.currentTarget.value })}>
+            <select
+              disabled={busy}
+              value={session.workspace.id}
+              onChange={(e) => change({ workspace_id: e.currentTarget.value })}
+            >
               {session.workspaces.map((w) => (
                 <option key={w.id} value={w.id}>
                   {w.name}
@@ -56,7 +67,11 @@ export function Header({ session, onSessionChange }: { session: Session; onSessi
         )}
         <label>
           Data
-          <select disabled={busy} value={session.environment} onChange={(e) => change({ environment: e.currentTarget.value as Environment })}>
+          <select
+            disabled={busy}
+            value={session.environment}
+            onChange={(e) => change({ environment: e.currentTarget.value as Environment })}
+          >
             <option value="production">Production</option>
             <option value="sandbox">Sandbox</option>
           </select>

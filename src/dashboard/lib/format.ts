@@ -8,7 +8,9 @@ export function formatDateTime(iso: string | null | undefined): string {
 
 export function formatMoney(value: number | null | undefined, currency = 'USD'): string {
   try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(value ?? 0);
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency, maximumFractionDigits: 0 }).format(
+      value ?? 0,
+    );
   } catch {
     // An unknown currency code: show the number and the code as stored.
     return `${(value ?? 0).toLocaleString()} ${currency}`;

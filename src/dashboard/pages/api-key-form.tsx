@@ -44,7 +44,14 @@ export function ApiKeyForm({ onCreated }: { onCreated: (c: { name: string; key: 
     <form onSubmit={submit} class="stack">
       <label>
         Name
-        <input name="name" required maxLength={255} value={name} onInput={(e) => setName(e.currentTarget.value)} placeholder="e.g. Zapier" />
+        <input
+          name="name"
+          required
+          maxLength={255}
+          value={name}
+          onInput={(e) => setName(e.currentTarget.value)}
+          placeholder="e.g. Zapier"
+        />
       </label>
       <fieldset>
         <legend>Scope</legend>
@@ -92,7 +99,13 @@ export function ApiKeyForm({ onCreated }: { onCreated: (c: { name: string; key: 
       )}
       <label>
         Expires on <span class="hint">(optional; the key stops working after this day)</span>
-        <input type="date" name="expires" value={expiry} min={new Date().toISOString().slice(0, 10)} onInput={(e) => setExpiry(e.currentTarget.value)} />
+        <input
+          type="date"
+          name="expires"
+          value={expiry}
+          min={new Date().toISOString().slice(0, 10)}
+          onInput={(e) => setExpiry(e.currentTarget.value)}
+        />
       </label>
       <ErrorMessage error={error} />
       <div>

@@ -12,4 +12,5 @@ export interface ApiKey {
   revoked_at: string | null;
 }
 
-export const API_KEY_FIELDS = 'id name prefix scope permissions environment created_at last_used_at expires_at revoked_at';
+export const API_KEY_FIELDS =
+  'id name prefix scope permissions environment created_at last_used_at expires_at revoked_at';

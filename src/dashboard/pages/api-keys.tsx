@@ -23,7 +23,10 @@ function status(k: ApiKey): string {
 export function ApiKeysPage() {
   useTitle('API keys');
   const session = useSession();
-  const keys = useQuery(() => gql<{ apiKeys: ApiKey[] }>(`{ apiKeys { ${API_KEY_FIELDS} } }`).then((d) => d.apiKeys), []);
+  const keys = useQuery(
+    () => gql<{ apiKeys: ApiKey[] }>(`{ apiKeys { ${API_KEY_FIELDS} } }`).then((d) => d.apiKeys),
+    [],
+  );
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const { error, run } = useAction();
 
@@ -36,7 +39,10 @@ export function ApiKeysPage() {
   return (
     <>
       <h1>API keys</h1>
-      <p class="lead">Keys authenticate calls to the REST API (<code>/v1</code>) and GraphQL. Send one as <code>Authorization: Bearer &lt;key&gt;</code>.</p>
+      <p class="lead">
+        Keys authenticate calls to the REST API (<code>/v1</code>) and GraphQL. Send one as{' '}
+        <code>Authorization: Bearer &lt;key&gt;</code>.
+      </p>
       {created && <SecretOnce label={`New key “${created.name}”`} value={created.key} id="new-api-key" />}
       <section class="panel" aria-labelledby="new-key">
         <h2 id="new-key">Create a key</h2>
@@ -80,7 +86,11 @@ export function ApiKeysPage() {
               <td>{formatDateTime(k.created_at)}</td>
               <td>{k.last_used_at ? formatDateTime(k.last_used_at) : 'Never'}</td>
               <td>{status(k)}</td>
-              <td>{!k.revoked_at && <ConfirmButton label="Revoke" confirmLabel={`Revoke ${k.name}`} onConfirm={() => revoke(k.id)} />}</td>
+              <td>
+                {!k.revoked_at && (
+                  <ConfirmButton label="Revoke" confirmLabel={`Revoke ${k.name}`} onConfirm={() => revoke(k.id)} />
+                )}
+              </td>
             </tr>
           ))}
           {keys.data?.length === 0 && (

@@ -21,7 +21,9 @@ interface Contact {
   custom_fields: Record<string, string | number | boolean>;
   created_at: string;
   updated_at: string;
-  deals: { id: string; title: string; value: number | null; currency: string; status: string; stage_name: string }[] | null;
+  deals:
+    | { id: string; title: string; value: number | null; currency: string; status: string; stage_name: string }[]
+    | null;
 }
 
 interface TimelineEntry {
@@ -92,7 +94,13 @@ function Timeline({ contactId }: { contactId: string }) {
 }
 
 export function ContactPage({ id }: { id: string }) {
-  const contact = useQuery(() => gql<{ contact: Contact }>(`query ($id: ID!) { contact(id: $id) { ${CONTACT_FIELDS} } }`, { id }).then((d) => d.contact), [id]);
+  const contact = useQuery(
+    () =>
+      gql<{ contact: Contact }>(`query ($id: ID!) { contact(id: $id) { ${CONTACT_FIELDS} } }`, { id }).then(
+        (d) => d.contact,
+      ),
+    [id],
+  );
   const c = contact.data;
   useTitle(c ? fullName(c) : 'Contact');
   const fields: [string, string][] = c

@@ -32,8 +32,14 @@ function NewFieldForm({ onCreated }: { onCreated: () => Promise<void> }) {
     return run(async () => {
       const input: Record<string, unknown> = { key, type };
       if (label.trim()) input.label = label.trim();
-      if (type === 'select') input.options = options.split(',').map((o) => o.trim()).filter(Boolean);
-      await gql(`mutation ($input: CustomFieldCreateInput!) { createCustomField(input: $input) { ${FIELDS} } }`, { input });
+      if (type === 'select')
+        input.options = options
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean);
+      await gql(`mutation ($input: CustomFieldCreateInput!) { createCustomField(input: $input) { ${FIELDS} } }`, {
+        input,
+      });
       setKey('');
       setLabel('');
       setOptions('');
@@ -46,7 +52,13 @@ function NewFieldForm({ onCreated }: { onCreated: () => Promise<void> }) {
       <div class="columns">
         <label>
           Key <span class="hint">(letters, digits and _, starting with a letter)</span>
-          <input name="key" required pattern="[A-Za-z][A-Za-z0-9_]{0,63}" value={key} onInput={(e) => setKey(e.currentTarget.value)} />
+          <input
+            name="key"
+            required
+            pattern="[A-Za-z][A-Za-z0-9_]{0,63}"
+            value={key}
+            onInput={(e) => setKey(e.currentTarget.value)}
+          />
         </label>
         <label>
           Label <span class="hint">(optional)</span>
@@ -64,7 +76,13 @@ function NewFieldForm({ onCreated }: { onCreated: () => Promise<void> }) {
       {type === 'select' && (
         <label>
           Options <span class="hint">(comma-separated)</span>
-          <input name="options" required value={options} onInput={(e) => setOptions(e.currentTarget.value)} placeholder="saas, retail, services" />
+          <input
+            name="options"
+            required
+            value={options}
+            onInput={(e) => setOptions(e.currentTarget.value)}
+            placeholder="saas, retail, services"
+          />
         </label>
       )}
       <ErrorMessage error={error} />
@@ -79,7 +97,10 @@ function NewFieldForm({ onCreated }: { onCreated: () => Promise<void> }) {
 
 export function CustomFieldsPage() {
   useTitle('Custom fields');
-  const fields = useQuery(() => gql<{ customFields: CustomField[] }>(`{ customFields { ${FIELDS} } }`).then((d) => d.customFields), []);
+  const fields = useQuery(
+    () => gql<{ customFields: CustomField[] }>(`{ customFields { ${FIELDS} } }`).then((d) => d.customFields),
+    [],
+  );
   const { error, run } = useAction();
 
   const remove = (id: string) =>
@@ -91,7 +112,10 @@ export function CustomFieldsPage() {
   return (
     <>
       <h1>Custom fields</h1>
-      <p class="lead">Contacts and deals accept these keys in <code>custom_fields</code>; values are checked against the type. Other keys are ignored with a warning.</p>
+      <p class="lead">
+        Contacts and deals accept these keys in <code>custom_fields</code>; values are checked against the type. Other
+        keys are ignored with a warning.
+      </p>
       <section class="panel" aria-labelledby="new-field">
         <h2 id="new-field">Define a field</h2>
         <NewFieldForm onCreated={fields.reload} />

@@ -4,7 +4,15 @@ import type { BoardDeal, Stage } from './pipeline-model.ts';
 
 export type DealAction = { kind: 'move'; deal: BoardDeal; stage: Stage } | { kind: 'won' | 'lost'; deal: BoardDeal };
 
-export function DealCard({ deal, stages, onAction }: { deal: BoardDeal; stages: Stage[]; onAction: (a: DealAction) => void }) {
+export function DealCard({
+  deal,
+  stages,
+  onAction,
+}: {
+  deal: BoardDeal;
+  stages: Stage[];
+  onAction: (a: DealAction) => void;
+}) {
   const open = deal.status === 'open';
   return (
     <li
@@ -46,10 +54,20 @@ export function DealCard({ deal, stages, onAction }: { deal: BoardDeal; stages: 
         </label>
         {open && (
           <>
-            <button type="button" class="small" onClick={() => onAction({ kind: 'won', deal })} aria-label={`Mark ${deal.title} won`}>
+            <button
+              type="button"
+              class="small"
+              onClick={() => onAction({ kind: 'won', deal })}
+              aria-label={`Mark ${deal.title} won`}
+            >
               Won
             </button>
-            <button type="button" class="small" onClick={() => onAction({ kind: 'lost', deal })} aria-label={`Mark ${deal.title} lost`}>
+            <button
+              type="button"
+              class="small"
+              onClick={() => onAction({ kind: 'lost', deal })}
+              aria-label={`Mark ${deal.title} lost`}
+            >
               Lost
             </button>
           </>

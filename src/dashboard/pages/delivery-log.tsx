@@ -73,7 +73,10 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
 
   const redeliver = (logId: string) =>
     run(async () => {
-      await gql('mutation ($id: ID!, $logId: ID!) { redeliverWebhook(id: $id, logId: $logId) { id } }', { id: webhookId, logId });
+      await gql('mutation ($id: ID!, $logId: ID!) { redeliverWebhook(id: $id, logId: $logId) { id } }', {
+        id: webhookId,
+        logId,
+      });
       await log.reload();
     });
 
@@ -97,7 +100,9 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
       <ErrorMessage error={error ?? log.error} />
       <table class="log">
         <caption>
-          {log.data ? `${log.data.total} deliveries${log.data.total > log.data.nodes.length ? `, the latest ${log.data.nodes.length} shown` : ''}` : 'Deliveries'}
+          {log.data
+            ? `${log.data.total} deliveries${log.data.total > log.data.nodes.length ? `, the latest ${log.data.nodes.length} shown` : ''}`
+            : 'Deliveries'}
         </caption>
         <thead>
           <tr>
@@ -121,8 +126,12 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
                 <code>{d.event}</code> {d.test && <span class="badge">test</span>}
               </td>
               <td>
-                <span class={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'off' : 'wait'}`}>{d.status}</span>
-                {d.status === 'pending' && d.next_attempt_at && <div class="hint">next {formatDateTime(d.next_attempt_at)}</div>}
+                <span class={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'off' : 'wait'}`}>
+                  {d.status}
+                </span>
+                {d.status === 'pending' && d.next_attempt_at && (
+                  <div class="hint">next {formatDateTime(d.next_attempt_at)}</div>
+                )}
               </td>
               <td>{d.response_code ?? (d.error ? <span class="error-text">{d.error}</span> : '—')}</td>
               <td>{d.response_time_ms != null ? `${d.response_time_ms} ms` : '—'}</td>
@@ -142,7 +151,11 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
               <td>
                 {/* Test sends have no event to send again: a new test replaces them. */}
                 {d.status === 'failed' && !d.test && (
-                  <button type="button" onClick={() => redeliver(d.id)} aria-label={`Redeliver ${d.event} of ${formatDateTime(d.created_at)}`}>
+                  <button
+                    type="button"
+                    onClick={() => redeliver(d.id)}
+                    aria-label={`Redeliver ${d.event} of ${formatDateTime(d.created_at)}`}
+                  >
                     Redeliver
                   </button>
                 )}

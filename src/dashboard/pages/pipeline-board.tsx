@@ -20,7 +20,17 @@ interface Pipeline {
   is_default: boolean;
 }
 
-function Column({ stage, board, currency, onAction }: { stage: Stage; board: Board; currency: string | null; onAction: (a: DealAction) => void }) {
+function Column({
+  stage,
+  board,
+  currency,
+  onAction,
+}: {
+  stage: Stage;
+  board: Board;
+  currency: string | null;
+  onAction: (a: DealAction) => void;
+}) {
   const [over, setOver] = useState(false);
   const deals = board.deals.filter((d) => d.stage_id === stage.id);
   const accept = (e: DragEvent) => {
@@ -67,14 +77,18 @@ function BoardView({ pipelineId }: { pipelineId: string }) {
 
   useEffect(() => {
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const stop = subscribe('subscription ($id: ID) { dealChanged(pipelineId: $id) { event deal_id } }', { id: pipelineId }, {
-      onData: () => {
-        clearTimeout(timer);
-        timer = setTimeout(() => void board.reload(), RELOAD_DELAY_MS);
+    const stop = subscribe(
+      'subscription ($id: ID) { dealChanged(pipelineId: $id) { event deal_id } }',
+      { id: pipelineId },
+      {
+        onData: () => {
+          clearTimeout(timer);
+          timer = setTimeout(() => void board.reload(), RELOAD_DELAY_MS);
+        },
+        onError: (message) => setLive(message),
+        onConnection: (up) => setLive(up ? 'on' : 'connecting'),
       },
-      onError: (message) => setLive(message),
-      onConnection: (up) => setLive(up ? 'on' : 'connecting'),
-    });
+    );
     return () => {
       clearTimeout(timer);
       stop();
@@ -88,10 +102,16 @@ function BoardView({ pipelineId }: { pipelineId: string }) {
   return (
     <>
       <p class="hint live" role="status">
-        {live === 'on' ? 'Live: changes by others appear here as they happen.' : live === 'connecting' ? 'Connecting for live updates…' : `Live updates unavailable: ${live}`}
+        {live === 'on'
+          ? 'Live: changes by others appear here as they happen.'
+          : live === 'connecting'
+            ? 'Connecting for live updates…'
+            : `Live updates unavailable: ${live}`}
       </p>
       <ErrorMessage error={board.error} />
-      {data?.truncated && <p class="hint">This pipeline has more deals than the board shows (the most recently updated are shown).</p>}
+      {data?.truncated && (
+        <p class="hint">This pipeline has more deals than the board shows (the most recently updated are shown).</p>
+      )}
       {data && (
         <div class="board">
           {data.stages.map((s) => (
@@ -129,7 +149,13 @@ function BoardView({ pipelineId }: { pipelineId: string }) {
 
 export function PipelineBoardPage() {
   useTitle('Pipeline');
-  const pipelines = useQuery(() => gql<{ pipelines: { nodes: Pipeline[] } }>('{ pipelines(limit: 100) { nodes { id name is_default } } }').then((d) => d.pipelines.nodes), []);
+  const pipelines = useQuery(
+    () =>
+      gql<{ pipelines: { nodes: Pipeline[] } }>('{ pipelines(limit: 100) { nodes { id name is_default } } }').then(
+        (d) => d.pipelines.nodes,
+      ),
+    [],
+  );
   const [chosen, setChosen] = useState<string | null>(null);
   const list = pipelines.data ?? [];
   const current = list.find((p) => p.id === chosen) ?? list.find((p) => p.is_default) ?? list[0];

@@ -50,10 +50,13 @@ export async function loadBoard(pipelineId: string): Promise<Board> {
 }
 
 export async function moveDeal(id: string, stageId: string, note: string): Promise<void> {
-  await gql('mutation ($id: ID!, $input: DealStageMoveInput!) { moveDealStage(id: $id, input: $input) { id stage_id } }', {
-    id,
-    input: { stage_id: stageId, ...(note ? { note } : {}) },
-  });
+  await gql(
+    'mutation ($id: ID!, $input: DealStageMoveInput!) { moveDealStage(id: $id, input: $input) { id stage_id } }',
+    {
+      id,
+      input: { stage_id: stageId, ...(note ? { note } : {}) },
+    },
+  );
 }
 
 export async function closeDeal(id: string, status: 'won' | 'lost', reason: string): Promise<void> {

@@ -18,7 +18,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     try {
       onSignedIn(await signIn(email, password));
     } catch (err) {
-      setError(err instanceof ApiError && err.status === 401 ? new Error('The email or password is not correct.') : err);
+      setError(
+        err instanceof ApiError && err.status === 401 ? new Error('The email or password is not correct.') : err,
+      );
       setBusy(false);
     }
   };
@@ -29,11 +31,26 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
       <form onSubmit={submit}>
         <label>
           Email
-          <input type="email" name="email" autoComplete="username" required autoFocus value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
+          <input
+            type="email"
+            name="email"
+            autoComplete="username"
+            required
+            autoFocus
+            value={email}
+            onInput={(e) => setEmail(e.currentTarget.value)}
+          />
         </label>
         <label>
           Password
-          <input type="password" name="password" autoComplete="current-password" required value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            type="password"
+            name="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </label>
         <ErrorMessage error={error} />
         <button type="submit" class="primary" disabled={busy}>

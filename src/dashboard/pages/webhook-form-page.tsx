@@ -13,7 +13,10 @@ export function WebhookNewPage() {
   useTitle('New webhook');
   const [created, setCreated] = useState<Webhook | null>(null);
   const create = async (input: WebhookInput) => {
-    const { createWebhook } = await gql<{ createWebhook: Webhook }>(`mutation ($input: WebhookCreateInput!) { createWebhook(input: $input) { ${WEBHOOK_FIELDS} secret } }`, { input });
+    const { createWebhook } = await gql<{ createWebhook: Webhook }>(
+      `mutation ($input: WebhookCreateInput!) { createWebhook(input: $input) { ${WEBHOOK_FIELDS} secret } }`,
+      { input },
+    );
     setCreated(createWebhook);
   };
   if (created) {
@@ -43,16 +46,26 @@ export function WebhookNewPage() {
 
 export function WebhookEditPage({ id }: { id: string }) {
   const { route } = useLocation();
-  const webhook = useQuery(() => gql<{ webhook: Webhook }>(`query ($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} } }`, { id }).then((d) => d.webhook), [id]);
+  const webhook = useQuery(
+    () =>
+      gql<{ webhook: Webhook }>(`query ($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} } }`, { id }).then(
+        (d) => d.webhook,
+      ),
+    [id],
+  );
   useTitle(webhook.data ? `Edit ${webhookLabel(webhook.data)}` : 'Edit webhook');
   const save = async (input: WebhookInput) => {
-    await gql(`mutation ($id: ID!, $input: WebhookUpdateInput!) { updateWebhook(id: $id, input: $input) { id } }`, { id, input });
+    await gql(`mutation ($id: ID!, $input: WebhookUpdateInput!) { updateWebhook(id: $id, input: $input) { id } }`, {
+      id,
+      input,
+    });
     route(`/dashboard/webhooks/${id}`);
   };
   return (
     <>
       <p class="crumbs">
-        <a href="/dashboard/webhooks">Webhooks</a> / {webhook.data && <a href={`/dashboard/webhooks/${id}`}>{webhookLabel(webhook.data)}</a>}
+        <a href="/dashboard/webhooks">Webhooks</a> /{' '}
+        {webhook.data && <a href={`/dashboard/webhooks/${id}`}>{webhookLabel(webhook.data)}</a>}
       </p>
       <h1>Edit webhook</h1>
       <ErrorMessage error={webhook.error} />

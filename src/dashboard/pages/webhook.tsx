@@ -23,11 +23,19 @@ function Settings({ w }: { w: Webhook }) {
   const rows: [string, string][] = [
     ['URL', w.url],
     ['Events', w.events.join(', ')],
-    ['Method and content type', `${w.http_method}, ${w.content_type === 'form' ? 'application/x-www-form-urlencoded' : 'application/json'}`],
+    [
+      'Method and content type',
+      `${w.http_method}, ${w.content_type === 'form' ? 'application/x-www-form-urlencoded' : 'application/json'}`,
+    ],
     ['Payload', w.payload_format === 'record' ? 'The record only' : 'Event envelope'],
     ['Custom headers', Object.keys(w.headers).join(', ') || 'None'],
     ['Timeout', `${w.timeout_seconds} s`],
-    ['Retries', w.retry_policy.max_retries === 0 ? 'None' : `${w.retry_policy.max_retries}, after ${(w.retry_policy.intervals_seconds ?? []).join(', ')} s`],
+    [
+      'Retries',
+      w.retry_policy.max_retries === 0
+        ? 'None'
+        : `${w.retry_policy.max_retries}, after ${(w.retry_policy.intervals_seconds ?? []).join(', ')} s`,
+    ],
     ['Turns off after', `${w.auto_disable_after} failures in a row (now ${w.consecutive_failures})`],
     ['Filters', hasFilters(w) ? JSON.stringify(w.filters) : 'None'],
     ['Created', formatDateTime(w.created_at)],
@@ -46,20 +54,32 @@ function Settings({ w }: { w: Webhook }) {
 
 export function WebhookPage({ id }: { id: string }) {
   const { route } = useLocation();
-  const webhook = useQuery(() => gql<{ webhook: Webhook }>(`query ($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} } }`, { id }).then((d) => d.webhook), [id]);
+  const webhook = useQuery(
+    () =>
+      gql<{ webhook: Webhook }>(`query ($id: ID!) { webhook(id: $id) { ${WEBHOOK_FIELDS} } }`, { id }).then(
+        (d) => d.webhook,
+      ),
+    [id],
+  );
   useTitle(webhook.data ? webhookLabel(webhook.data) : 'Webhook');
   const [results, setResults] = useState<TestResult[] | null>(null);
   const { error, busy, run: act } = useAction();
   const [logVersion, setLogVersion] = useState(0);
   const sendTest = () =>
     act(async () => {
-      const d = await gql<{ testWebhook: TestResult[] }>('mutation ($id: ID!) { testWebhook(id: $id) { event status response_code response_time_ms error } }', { id });
+      const d = await gql<{ testWebhook: TestResult[] }>(
+        'mutation ($id: ID!) { testWebhook(id: $id) { event status response_code response_time_ms error } }',
+        { id },
+      );
       setResults(d.testWebhook);
       setLogVersion((v) => v + 1);
     });
   const setActive = (active: boolean) =>
     act(async () => {
-      await gql('mutation ($id: ID!, $input: WebhookUpdateInput!) { updateWebhook(id: $id, input: $input) { id } }', { id, input: { active } });
+      await gql('mutation ($id: ID!, $input: WebhookUpdateInput!) { updateWebhook(id: $id, input: $input) { id } }', {
+        id,
+        input: { active },
+      });
       await webhook.reload();
     });
   const remove = () =>
@@ -79,7 +99,13 @@ export function WebhookPage({ id }: { id: string }) {
         <>
           <h1>
             {webhookLabel(w)}
-            {w.active ? <span class="badge ok">Active</span> : <span class="badge off">{w.disabled_at ? `Turned off ${formatDateTime(w.disabled_at)}` : 'Inactive'}</span>}
+            {w.active ? (
+              <span class="badge ok">Active</span>
+            ) : (
+              <span class="badge off">
+                {w.disabled_at ? `Turned off ${formatDateTime(w.disabled_at)}` : 'Inactive'}
+              </span>
+            )}
           </h1>
           {w.description && <p class="lead">{w.description}</p>}
           <div class="actions">
@@ -101,8 +127,10 @@ export function WebhookPage({ id }: { id: string }) {
               <ul class="test-results">
                 {results.map((r) => (
                   <li key={r.event}>
-                    <code>{r.event}</code>: <span class={`badge ${r.status === 'delivered' ? 'ok' : 'off'}`}>{r.status}</span> {r.response_code ?? ''}{' '}
-                    {r.response_time_ms != null && `in ${r.response_time_ms} ms`} {r.error && <span class="error-text">{r.error}</span>}
+                    <code>{r.event}</code>:{' '}
+                    <span class={`badge ${r.status === 'delivered' ? 'ok' : 'off'}`}>{r.status}</span>{' '}
+                    {r.response_code ?? ''} {r.response_time_ms != null && `in ${r.response_time_ms} ms`}{' '}
+                    {r.error && <span class="error-text">{r.error}</span>}
                   </li>
                 ))}
               </ul>

@@ -8,7 +8,13 @@ import { WEBHOOK_FIELDS, webhookLabel, type Webhook } from './webhook-model.ts';
 
 export function WebhooksPage() {
   useTitle('Webhooks');
-  const list = useQuery(() => gql<{ webhooks: { nodes: Webhook[] } }>(`{ webhooks(limit: 100) { nodes { ${WEBHOOK_FIELDS} } } }`).then((d) => d.webhooks.nodes), []);
+  const list = useQuery(
+    () =>
+      gql<{ webhooks: { nodes: Webhook[] } }>(`{ webhooks(limit: 100) { nodes { ${WEBHOOK_FIELDS} } } }`).then(
+        (d) => d.webhooks.nodes,
+      ),
+    [],
+  );
   return (
     <>
       <div class="title-row">
@@ -39,7 +45,13 @@ export function WebhooksPage() {
               </td>
               <td class="url">{w.url}</td>
               <td title={w.events.join(', ')}>{w.events.length === 1 ? w.events[0] : `${w.events.length} events`}</td>
-              <td>{w.active ? <span class="badge ok">Active</span> : <span class="badge off">{w.disabled_at ? 'Turned off after failures' : 'Inactive'}</span>}</td>
+              <td>
+                {w.active ? (
+                  <span class="badge ok">Active</span>
+                ) : (
+                  <span class="badge off">{w.disabled_at ? 'Turned off after failures' : 'Inactive'}</span>
+                )}
+              </td>
               <td>{w.consecutive_failures}</td>
               <td>{formatDateTime(w.created_at)}</td>
             </tr>

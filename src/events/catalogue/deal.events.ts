@@ -25,21 +25,30 @@ export const dealCreated = defineEvent({
 export const dealUpdated = defineEvent({
   name: 'deal.updated',
   entityType: 'deal',
-  description: 'Fields of a deal changed (stage moves, wins and losses included); `changes` names them and `previous` holds their values before.',
-  data: z.object({ deal: DealRecordSchema, changes: changedFields(DealRecordSchema), previous: previousValues(DealRecordSchema) }),
+  description:
+    'Fields of a deal changed (stage moves, wins and losses included); `changes` names them and `previous` holds their values before.',
+  data: z.object({
+    deal: DealRecordSchema,
+    changes: changedFields(DealRecordSchema),
+    previous: previousValues(DealRecordSchema),
+  }),
   build: ({ deal, before, changes }: { deal: DealWithStage; before: DealWithStage; changes: DealField[] }) => {
     const was = dealRecord(before);
     return { deal: dealRecord(deal), changes, previous: Object.fromEntries(changes.map((f) => [f, was[f] ?? null])) };
   },
-  sampleInput: () => ({ deal: sampleDeal({ value: sampleDeal().value!.plus(500) }), before: sampleDeal(), changes: ['value'] as DealField[] }),
+  sampleInput: () => ({
+    deal: sampleDeal({ value: sampleDeal().value!.plus(500) }),
+    before: sampleDeal(),
+    changes: ['value'] as DealField[],
+  }),
 });
 
 const StageChangedDeal = DealRecordSchema.extend({
   previous_stage_id: z.string(),
   previous_stage_name: z.string(),
   pipeline_name: z.string(),
-  owner_name: z.string().nullable().describe('The owner\'s name; null when the deal has no owner'),
-}).describe('The deal after the move, with the stage it left, its pipeline\'s name and its owner\'s name');
+  owner_name: z.string().nullable().describe("The owner's name; null when the deal has no owner"),
+}).describe("The deal after the move, with the stage it left, its pipeline's name and its owner's name");
 
 type StageChangedData = { deal: z.output<typeof StageChangedDeal> };
 
@@ -52,7 +61,7 @@ const StageChangedRecord = z
     currency: z.string(),
     previous_stage: z.string().describe('The name of the stage the deal left'),
     new_stage: z.string().describe('The name of the stage the deal is in now'),
-    pipeline: z.string().describe('The pipeline\'s name'),
+    pipeline: z.string().describe("The pipeline's name"),
     owner: z.object({ id: z.string(), name: z.string() }).nullable(),
   })
   .describe('The deal that moved, with stage and pipeline names');
@@ -61,9 +70,26 @@ export const dealStageChanged = defineEvent({
   name: 'deal.stage_changed',
   entityType: 'deal',
   description: 'A deal moved to another stage (written with its deal.updated).',
-  data: z.object({ deal: StageChangedDeal, changed_by: ActorSchema, note: z.string().nullable().describe('The note given with the move') }),
-  build: (i: { deal: DealWithStage; previousStage: { id: string; name: string }; pipelineName: string; ownerName: string | null; changedBy: Actor; note: string | null }) => ({
-    deal: { ...dealRecord(i.deal), previous_stage_id: i.previousStage.id, previous_stage_name: i.previousStage.name, pipeline_name: i.pipelineName, owner_name: i.ownerName },
+  data: z.object({
+    deal: StageChangedDeal,
+    changed_by: ActorSchema,
+    note: z.string().nullable().describe('The note given with the move'),
+  }),
+  build: (i: {
+    deal: DealWithStage;
+    previousStage: { id: string; name: string };
+    pipelineName: string;
+    ownerName: string | null;
+    changedBy: Actor;
+    note: string | null;
+  }) => ({
+    deal: {
+      ...dealRecord(i.deal),
+      previous_stage_id: i.previousStage.id,
+      previous_stage_name: i.previousStage.name,
+      pipeline_name: i.pipelineName,
+      owner_name: i.ownerName,
+    },
     changed_by: { ...i.changedBy },
     note: i.note,
   }),
@@ -90,21 +116,44 @@ export const dealStageChanged = defineEvent({
   },
 });
 
-const closedEvent = (name: 'deal.won' | 'deal.lost', status: DealStatus, description: string, closing: Partial<DealWithStage>) =>
+const closedEvent = (
+  name: 'deal.won' | 'deal.lost',
+  status: DealStatus,
+  description: string,
+  closing: Partial<DealWithStage>,
+) =>
   defineEvent({
     name,
     entityType: 'deal',
     description,
-    data: z.object({ deal: DealRecordSchema, previous_status: z.enum(DEAL_STATUSES).describe('The status before, `open` unless it was reopened and closed again') }),
-    build: ({ deal, previousStatus }: { deal: DealWithStage; previousStatus: string }) => ({ deal: dealRecord(deal), previous_status: previousStatus }),
+    data: z.object({
+      deal: DealRecordSchema,
+      previous_status: z
+        .enum(DEAL_STATUSES)
+        .describe('The status before, `open` unless it was reopened and closed again'),
+    }),
+    build: ({ deal, previousStatus }: { deal: DealWithStage; previousStatus: string }) => ({
+      deal: dealRecord(deal),
+      previous_status: previousStatus,
+    }),
     sampleInput: () => ({ deal: sampleDeal({ status, closedAt: new Date(), ...closing }), previousStatus: 'open' }),
   });
 
-export const dealWon = closedEvent('deal.won', 'won', 'A deal was won (written with its deal.updated); `deal.won_reason` says why when given.', { wonReason: 'Best price' });
-export const dealLost = closedEvent('deal.lost', 'lost', 'A deal was lost (written with its deal.updated); `deal.lost_reason` and `deal.competitor` say why when given.', {
-  lostReason: 'Chose a competitor',
-  competitor: 'Example Rival Ltd',
-});
+export const dealWon = closedEvent(
+  'deal.won',
+  'won',
+  'A deal was won (written with its deal.updated); `deal.won_reason` says why when given.',
+  { wonReason: 'Best price' },
+);
+export const dealLost = closedEvent(
+  'deal.lost',
+  'lost',
+  'A deal was lost (written with its deal.updated); `deal.lost_reason` and `deal.competitor` say why when given.',
+  {
+    lostReason: 'Chose a competitor',
+    competitor: 'Example Rival Ltd',
+  },
+);
 
 export const dealDeleted = defineEvent({
   name: 'deal.deleted',
@@ -122,9 +171,19 @@ const association = (name: 'deal.contact_added' | 'deal.contact_removed', descri
     description,
     timelineOnly: true,
     data: z.object({ deal: DealRecordSchema, contact_id: z.string(), role: z.string().nullable() }),
-    build: ({ deal, contactId, role }: { deal: DealWithStage; contactId: string; role: string | null }) => ({ deal: dealRecord(deal), contact_id: contactId, role }),
+    build: ({ deal, contactId, role }: { deal: DealWithStage; contactId: string; role: string | null }) => ({
+      deal: dealRecord(deal),
+      contact_id: contactId,
+      role,
+    }),
     sampleInput: () => ({ deal: sampleDeal(), contactId: 'con_sample', role: 'Decision maker' }),
   });
 
-export const dealContactAdded = association('deal.contact_added', 'A contact was associated with a deal (contact timelines only).');
-export const dealContactRemoved = association('deal.contact_removed', 'A contact was removed from a deal (contact timelines only).');
+export const dealContactAdded = association(
+  'deal.contact_added',
+  'A contact was associated with a deal (contact timelines only).',
+);
+export const dealContactRemoved = association(
+  'deal.contact_removed',
+  'A contact was removed from a deal (contact timelines only).',
+);

@@ -52,7 +52,8 @@ export function defineEvent<S extends z.ZodObject, I>(spec: {
 }): EventDefinition<I> {
   const key = spec.entityType;
   const recordSchema = spec.record?.schema ?? (spec.data.shape[key] as z.ZodType | undefined);
-  if (!recordSchema) throw new Error(`Event ${spec.name}: its data must hold the ${key} record, or the definition must name its record`);
+  if (!recordSchema)
+    throw new Error(`Event ${spec.name}: its data must hold the ${key} record, or the definition must name its record`);
   const build = (input: I): BuiltEvent => {
     const data = spec.build(input) as EventData;
     return { type: spec.name, entityType: key, entityId: (data[key] as { id: string }).id, data };

@@ -4,13 +4,20 @@ import { z } from 'zod';
 import { EMITTED_EVENTS } from '../names.ts';
 import { EVENT_CATALOGUE } from './index.ts';
 import type { EventDefinition } from './define.ts';
-import { ActivityRecordSchema, ActorSchema, ContactRecordSchema, DealRecordSchema, dateTime, TaskRecordSchema } from './records.ts';
+import {
+  ActivityRecordSchema,
+  ActorSchema,
+  ContactRecordSchema,
+  DealRecordSchema,
+  dateTime,
+  TaskRecordSchema,
+} from './records.ts';
 
 export type JsonSchema = { [keyword: string]: unknown };
 export type PayloadFormat = 'event' | 'record';
 
 export const SEQUENCE_DESCRIPTION =
-  'The event\'s place among the events of its record: 1, 2, 3… per record, in the order the changes were committed. ' +
+  "The event's place among the events of its record: 1, 2, 3… per record, in the order the changes were committed. " +
   'Keep the highest sequence seen per record; a delivery with a lower one is older than what you have. 0 on test sends.';
 
 const sequence = z.int().min(0).describe(SEQUENCE_DESCRIPTION);
@@ -82,7 +89,10 @@ export const deliveredEvents = (): EventDefinition[] => EMITTED_EVENTS.map((name
 /** Per delivered event type, the JSON Schema of its delivery body in both formats. */
 export function eventBodySchemas(options: SchemaOptions = {}): Record<string, Record<PayloadFormat, JsonSchema>> {
   return Object.fromEntries(
-    deliveredEvents().map((d) => [d.name, { event: answerSchema(eventEnvelope(d), options), record: answerSchema(recordEnvelope(d), options) }]),
+    deliveredEvents().map((d) => [
+      d.name,
+      { event: answerSchema(eventEnvelope(d), options), record: answerSchema(recordEnvelope(d), options) },
+    ]),
   );
 }
 
@@ -95,7 +105,12 @@ export function eventSchemaFiles(options: SchemaOptions = {}): Record<string, Js
   for (const [name, formats] of Object.entries(eventBodySchemas(options))) {
     for (const [format, schema] of Object.entries(formats)) {
       const file = `${name}.${format}.schema.json`;
-      files[file] = { $schema: 'https://json-schema.org/draft/2020-12/schema', $id: file, title: `${name} (${format} format)`, ...schema };
+      files[file] = {
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+        $id: file,
+        title: `${name} (${format} format)`,
+        ...schema,
+      };
     }
   }
   return files;
@@ -103,7 +118,12 @@ export function eventSchemaFiles(options: SchemaOptions = {}): Record<string, Js
 
 /** `deal.stage_changed` → `WebhookDealStageChanged`. */
 export const componentName = (event: string, format: PayloadFormat) =>
-  'Webhook' + event.split(/[._]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('') + (format === 'record' ? 'Record' : '');
+  'Webhook' +
+  event
+    .split(/[._]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('') +
+  (format === 'record' ? 'Record' : '');
 
 /** Records shared by many events, one component each in the OpenAPI document. */
 const SHARED_RECORDS: [z.ZodType, string][] = [

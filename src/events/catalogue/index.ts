@@ -3,8 +3,25 @@
 // the OpenAPI `webhooks` section describe them.
 import type { EventName } from '../names.ts';
 import { activityLogged } from './activity.events.ts';
-import { contactCreated, contactDeleted, contactMerged, contactStatusChanged, contactTagAdded, contactTagRemoved, contactUpdated } from './contact.events.ts';
-import { dealContactAdded, dealContactRemoved, dealCreated, dealDeleted, dealLost, dealStageChanged, dealUpdated, dealWon } from './deal.events.ts';
+import {
+  contactCreated,
+  contactDeleted,
+  contactMerged,
+  contactStatusChanged,
+  contactTagAdded,
+  contactTagRemoved,
+  contactUpdated,
+} from './contact.events.ts';
+import {
+  dealContactAdded,
+  dealContactRemoved,
+  dealCreated,
+  dealDeleted,
+  dealLost,
+  dealStageChanged,
+  dealUpdated,
+  dealWon,
+} from './deal.events.ts';
 import type { EventDefinition } from './define.ts';
 import { noteCreated } from './note.events.ts';
 import { taskAssigned, taskCompleted, taskCreated, taskDeleted, taskOverdue, taskUpdated } from './task.events.ts';

@@ -11,6 +11,8 @@ export const noteCreated = defineEvent({
   description: 'A note was added to a contact (contact timelines only).',
   timelineOnly: true,
   data: z.object({ note: NoteRecordSchema }),
-  build: (note: Note) => ({ note: { id: note.id, contact_id: note.contactId, content: note.content, created_at: note.createdAt.toISOString() } }),
+  build: (note: Note) => ({
+    note: { id: note.id, contact_id: note.contactId, content: note.content, created_at: note.createdAt.toISOString() },
+  }),
   sampleInput: () => sampleNote(),
 });

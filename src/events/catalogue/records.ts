@@ -14,7 +14,11 @@ const optional = <T extends z.ZodType>(schema: T) => schema.nullable();
 
 export const ActorSchema = z
   .object({
-    type: z.enum(['api_key', 'user', 'system']).describe('api_key: a key without a user; user: a user, through a key or the dashboard; system: the service itself (e.g. the task scheduler)'),
+    type: z
+      .enum(['api_key', 'user', 'system'])
+      .describe(
+        'api_key: a key without a user; user: a user, through a key or the dashboard; system: the service itself (e.g. the task scheduler)',
+      ),
     id: text,
     name: text,
   })
@@ -26,7 +30,13 @@ export const CustomFieldValuesSchema = z
   .describe('Custom field values by key, typed by their definition (text, date and select values are strings)');
 
 const AddressSchema = z
-  .object({ street: optional(text), city: optional(text), state: optional(text), zip: optional(text), country: optional(text) })
+  .object({
+    street: optional(text),
+    city: optional(text),
+    state: optional(text),
+    zip: optional(text),
+    country: optional(text),
+  })
   .describe('Postal address: every part, null where none was given');
 
 export const ContactRecordSchema = z
@@ -87,10 +97,19 @@ export const TaskRecordSchema = z
     assignee_name: optional(text),
     due_date: optional(dateTime),
     related_to: z
-      .object({ type: z.enum(RELATED_TYPES), id: text, name: optional(text).describe('Contact name or deal title; null for projects and records deleted since') })
+      .object({
+        type: z.enum(RELATED_TYPES),
+        id: text,
+        name: optional(text).describe('Contact name or deal title; null for projects and records deleted since'),
+      })
       .nullable(),
     reminder: z
-      .object({ type: z.enum(REMINDER_TYPES), before_minutes: z.int(), remind_at: optional(dateTime), sent_at: optional(dateTime) })
+      .object({
+        type: z.enum(REMINDER_TYPES),
+        before_minutes: z.int(),
+        remind_at: optional(dateTime),
+        sent_at: optional(dateTime),
+      })
       .nullable(),
     completion_note: optional(text),
     completed_at: optional(dateTime),

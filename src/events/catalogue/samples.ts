@@ -116,5 +116,13 @@ export function sampleActivity(): Activity {
 
 export function sampleNote(): Note {
   const now = new Date();
-  return { id: 'note_sample', workspaceId: WORKSPACE, contactId: 'con_sample', content: 'Sample **note**', createdBy: 'usr_sample', createdAt: now, updatedAt: now };
+  return {
+    id: 'note_sample',
+    workspaceId: WORKSPACE,
+    contactId: 'con_sample',
+    content: 'Sample **note**',
+    createdBy: 'usr_sample',
+    createdAt: now,
+    updatedAt: now,
+  };
 }

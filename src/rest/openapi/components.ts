@@ -16,14 +16,32 @@ interface Header {
 }
 
 const HEADERS: Record<string, Header> = {
-  'X-Request-Id': { description: 'The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one; on an idempotent replay, the first call\'s, as the replayed body holds it.', required: true, schema: { type: 'string' } },
-  'X-API-Version': { description: 'The API version that answered.', required: true, schema: { type: 'string', const: 'v1' } },
-  'X-RateLimit-Limit': { description: "Requests per minute of the key's plan.", required: true, schema: { type: 'integer' } },
+  'X-Request-Id': {
+    description:
+      "The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one; on an idempotent replay, the first call's, as the replayed body holds it.",
+    required: true,
+    schema: { type: 'string' },
+  },
+  'X-API-Version': {
+    description: 'The API version that answered.',
+    required: true,
+    schema: { type: 'string', const: 'v1' },
+  },
+  'X-RateLimit-Limit': {
+    description: "Requests per minute of the key's plan.",
+    required: true,
+    schema: { type: 'integer' },
+  },
   'X-RateLimit-Remaining': { description: 'Requests left in the bucket.', required: true, schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Unix time (seconds) when the bucket is full again.', required: true, schema: { type: 'integer' } },
+  'X-RateLimit-Reset': {
+    description: 'Unix time (seconds) when the bucket is full again.',
+    required: true,
+    schema: { type: 'integer' },
+  },
   'Retry-After': { description: 'Seconds to wait before sending again.', required: true, schema: { type: 'integer' } },
   'Idempotent-Replayed': {
-    description: 'Only on a replay: this answer is the stored first answer to the same `Idempotency-Key` and body, and nothing was changed again.',
+    description:
+      'Only on a replay: this answer is the stored first answer to the same `Idempotency-Key` and body, and nothing was changed again.',
     required: false,
     schema: { type: 'string', const: 'true' },
   },
@@ -36,7 +54,10 @@ const HEADERS: Record<string, Header> = {
  * per-address bucket (src/http/auth.ts).
  */
 export const commonHeaders = Object.fromEntries(
-  ['X-Request-Id', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [h, ref('headers', h)]),
+  ['X-Request-Id', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'].map((h) => [
+    h,
+    ref('headers', h),
+  ]),
 );
 
 /** The success answers of POST and PUT, which take an Idempotency-Key, may be replays. */
@@ -48,7 +69,11 @@ const SCHEMAS: Record<string, JsonSchema> = {
     properties: {
       request_id: { type: 'string' },
       timestamp: { type: 'string', format: 'date-time' },
-      warnings: { type: 'array', items: { type: 'string' }, description: 'Non-fatal notes, e.g. custom fields that were dropped.' },
+      warnings: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Non-fatal notes, e.g. custom fields that were dropped.',
+      },
     },
     required: ['request_id', 'timestamp'],
   },
@@ -59,7 +84,10 @@ const SCHEMAS: Record<string, JsonSchema> = {
       total: { type: 'integer', description: 'Rows matching the filters, on all pages.' },
       limit: { type: 'integer' },
       has_more: { type: 'boolean' },
-      next_cursor: { type: ['string', 'null'], description: 'Pass it as `cursor` for the next page; null on the last page.' },
+      next_cursor: {
+        type: ['string', 'null'],
+        description: 'Pass it as `cursor` for the next page; null on the last page.',
+      },
     },
     required: ['total', 'limit', 'has_more', 'next_cursor'],
   },
@@ -101,11 +129,17 @@ function errorResponse(status: number) {
   const codes = ERROR_CODES.filter((c) => httpStatus(c) === status);
   return {
     description: `${STATUS_CODES[status]}: ${codes.map((c) => `\`${c}\``).join(', ')}`,
-    headers: RETRY_AFTER.has(status) ? { ...commonHeaders, 'Retry-After': ref('headers', 'Retry-After') } : commonHeaders,
+    headers: RETRY_AFTER.has(status)
+      ? { ...commonHeaders, 'Retry-After': ref('headers', 'Retry-After') }
+      : commonHeaders,
     content: {
       'application/json': {
         schema: ref('schemas', 'ErrorEnvelope'),
-        example: { success: false, error: { code: codes[0], message: '…' }, meta: { request_id: 'req_…', timestamp: '2025-01-01T00:00:00.000Z' } },
+        example: {
+          success: false,
+          error: { code: codes[0], message: '…' },
+          meta: { request_id: 'req_…', timestamp: '2025-01-01T00:00:00.000Z' },
+        },
       },
     },
   };
@@ -124,7 +158,8 @@ export const sharedComponents = {
       type: 'http',
       scheme: 'bearer',
       bearerFormat: 'crm_live_… or crm_test_…',
-      description: 'An API key: `Authorization: Bearer crm_live_<32 characters>` (production data) or `crm_test_…` (the sandbox).',
+      description:
+        'An API key: `Authorization: Bearer crm_live_<32 characters>` (production data) or `crm_test_…` (the sandbox).',
     },
   },
   schemas: SCHEMAS,

@@ -28,7 +28,8 @@ export function requestSchema(schema: z.ZodType): JsonSchema {
     },
   });
   delete json.$schema;
-  if ('$defs' in json) throw new Error('Request schemas must not need $defs (a zod schema with an `id` in its metadata?)');
+  if ('$defs' in json)
+    throw new Error('Request schemas must not need $defs (a zod schema with an `id` in its metadata?)');
   return defaultsInDescriptions(json);
 }
 

@@ -73,7 +73,10 @@ export class ResponseSchemas {
       const field = type.getFields()[node.name.value];
       if (!field) throw new Error(`${type.name} has no field ${node.name.value}`);
       // The field's own description is the more specific one; an open shape's scalar gives its own otherwise.
-      properties[key] = { ...this.output(field.type, node.selectionSet), ...(field.description ? { description: field.description } : {}) };
+      properties[key] = {
+        ...this.output(field.type, node.selectionSet),
+        ...(field.description ? { description: field.description } : {}),
+      };
     }
     const keys = Object.keys(properties);
     return { type: 'object', properties, required: partial ? keys.filter((k) => k === 'id') : keys };
@@ -82,7 +85,8 @@ export class ResponseSchemas {
   private component(fragment: string, type: GraphQLObjectType): string {
     const name = fragment.replace(/Fields$/, '') || fragment;
     const taken = this.componentFragment.get(name);
-    if (taken && taken !== fragment) throw new Error(`Fragments ${taken} and ${fragment} would both be component ${name}`);
+    if (taken && taken !== fragment)
+      throw new Error(`Fragments ${taken} and ${fragment} would both be component ${name}`);
     if (!taken) {
       this.componentFragment.set(name, fragment);
       const schema = this.selection(type, this.fragment(fragment).selectionSet, false);

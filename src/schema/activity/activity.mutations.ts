@@ -12,7 +12,11 @@ import { ActivityType } from './activity.type.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { transaction } from '../../db/transaction.ts';
 
-const ActivityCreateInput = zodInput('ActivityCreateInput', activityCreateInput, 'An interaction that happened: a call, email, meeting, note or SMS, with whom and how it went.');
+const ActivityCreateInput = zodInput(
+  'ActivityCreateInput',
+  activityCreateInput,
+  'An interaction that happened: a call, email, meeting, note or SMS, with whom and how it went.',
+);
 
 type Tx = Prisma.TransactionClient;
 
@@ -22,19 +26,26 @@ type Tx = Prisma.TransactionClient;
  */
 async function knownContacts(tx: Tx, ctx: Context, ids: string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const rows = await tx.contact.findMany({ where: { id: { in: ids }, workspaceId: ctx.caller.workspaceId }, select: { id: true } });
+  const rows = await tx.contact.findMany({
+    where: { id: { in: ids }, workspaceId: ctx.caller.workspaceId },
+    select: { id: true },
+  });
   return new Set(rows.map((r) => r.id));
 }
 
 async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
   if (input.deal_id && !(await tx.deal.count({ where: { id: input.deal_id, workspaceId: ctx.caller.workspaceId } }))) {
-    throw new AppError('unprocessable_entity', 'deal_id does not name a deal of this workspace', { deal_id: ['unknown deal'] });
+    throw new AppError('unprocessable_entity', 'deal_id does not name a deal of this workspace', {
+      deal_id: ['unknown deal'],
+    });
   }
   const attendees = input.attendees ?? [];
   const known = await knownContacts(tx, ctx, [...(input.contact_id ? [input.contact_id] : []), ...attendees]);
   const contactId = input.contact_id && known.has(input.contact_id) ? input.contact_id : null;
   if (input.contact_id && !contactId) {
-    ctx.warnings.push(`contact_id "${input.contact_id}" does not name a contact of this workspace; the activity was logged without a contact`);
+    ctx.warnings.push(
+      `contact_id "${input.contact_id}" does not name a contact of this workspace; the activity was logged without a contact`,
+    );
   }
   const unknownAttendees = attendees.filter((a) => !known.has(a));
   if (unknownAttendees.length) ctx.warnings.push(`attendees not found and left out: ${unknownAttendees.join(', ')}`);
@@ -55,7 +66,12 @@ async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
       attendees: attendees.filter((a) => known.has(a)),
     },
   });
-  await recordEvent(tx, { ...activityLogged.build(activity), workspaceId: activity.workspaceId, contactId, actor: actorOf(ctx) });
+  await recordEvent(tx, {
+    ...activityLogged.build(activity),
+    workspaceId: activity.workspaceId,
+    contactId,
+    actor: actorOf(ctx),
+  });
   return activity;
 }
 

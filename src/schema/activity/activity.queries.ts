@@ -13,7 +13,11 @@ import { ActivityPage, ActivityType } from './activity.type.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { sortEnum } from '../common/sort.ts';
 
-const ActivityFilter = zodInput('ActivityFilter', activityFilter, 'Conditions every listed activity meets; all given conditions apply.');
+const ActivityFilter = zodInput(
+  'ActivityFilter',
+  activityFilter,
+  'Conditions every listed activity meets; all given conditions apply.',
+);
 
 /** Newest first by when it happened; created_at for "recently logged". */
 const ACTIVITY_SORT: SortSpec = {
@@ -46,13 +50,20 @@ function activityPage(
   return findPage(args, ACTIVITY_SORT, {
     list,
     where: where as Record<string, unknown>,
-    fetch: (q) => ctx.prisma.activity.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.ActivityFindManyArgs),
+    fetch: (q) =>
+      ctx.prisma.activity.findMany({
+        ...queryFromInfo({ context: ctx, info, path: ['nodes'] }),
+        ...q,
+      } as Prisma.ActivityFindManyArgs),
     count: (w) => ctx.prisma.activity.count({ where: w }),
   });
 }
 
 const listArgs = builder.args((t) => ({
-  sort: t.field({ type: [sortEnum('ActivitySort', ACTIVITY_SORT)], description: 'Sort order, first value first. Default occurred_at_desc.' }),
+  sort: t.field({
+    type: [sortEnum('ActivitySort', ACTIVITY_SORT)],
+    description: 'Sort order, first value first. Default occurred_at_desc.',
+  }),
   limit: t.int({ description: 'Page size, 1 to 100 (default 25).' }),
   cursor: t.string({ description: 'next_cursor of the previous page.' }),
 }));
@@ -64,7 +75,10 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       assertAllowed(ctx.caller, 'activities', 'read');
-      const activity = await ctx.prisma.activity.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      const activity = await ctx.prisma.activity.findFirst({
+        ...query,
+        where: { id: String(args.id), workspaceId: ctx.caller.workspaceId },
+      });
       if (!activity) throw notFound('Activity');
       return activity;
     },
@@ -94,7 +108,13 @@ builder.queryFields((t) => ({
     resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
-      return activityPage(ctx, info, `contact_activities:${contact.id}`, { workspaceId: ctx.caller.workspaceId, contactId: contact.id }, args);
+      return activityPage(
+        ctx,
+        info,
+        `contact_activities:${contact.id}`,
+        { workspaceId: ctx.caller.workspaceId, contactId: contact.id },
+        args,
+      );
     },
   }),
   dealActivities: t.field({
@@ -103,9 +123,18 @@ builder.queryFields((t) => ({
     args: { dealId: t.arg.id({ required: true }), ...listArgs },
     resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
-      const deal = await ctx.prisma.deal.findFirst({ where: { id: String(args.dealId), workspaceId: ctx.caller.workspaceId }, select: { id: true } });
+      const deal = await ctx.prisma.deal.findFirst({
+        where: { id: String(args.dealId), workspaceId: ctx.caller.workspaceId },
+        select: { id: true },
+      });
       if (!deal) throw notFound('Deal');
-      return activityPage(ctx, info, `deal_activities:${deal.id}`, { workspaceId: ctx.caller.workspaceId, dealId: deal.id }, args);
+      return activityPage(
+        ctx,
+        info,
+        `deal_activities:${deal.id}`,
+        { workspaceId: ctx.caller.workspaceId, dealId: deal.id },
+        args,
+      );
     },
   }),
 }));

@@ -12,12 +12,25 @@ export const ActivityType = builder.prismaObject('Activity', {
     type: t.expose('type', { type: storedEnum(ActivityKind) }),
     subject: t.exposeString('subject', { nullable: true, description: 'Null when not given' }),
     description: t.exposeString('description', { nullable: true, description: 'Null when not given' }),
-    contact_id: t.exposeString('contactId', { nullable: true, description: 'Id of the contact it was with; null when none' }),
+    contact_id: t.exposeString('contactId', {
+      nullable: true,
+      description: 'Id of the contact it was with; null when none',
+    }),
     deal_id: t.exposeString('dealId', { nullable: true, description: 'Id of the deal it was about; null when none' }),
-    user_id: t.exposeString('userId', { nullable: true, description: 'The user of the key that logged it; null when the key belongs to no user' }),
+    user_id: t.exposeString('userId', {
+      nullable: true,
+      description: 'The user of the key that logged it; null when the key belongs to no user',
+    }),
     duration: t.exposeInt('duration', { nullable: true, description: 'Minutes; null when not given' }),
-    outcome: t.expose('outcome', { type: storedEnum(ActivityOutcome), nullable: true, description: 'Null when not given' }),
-    occurred_at: t.expose('occurredAt', { type: 'DateTime', description: 'When it happened; when it was logged unless given' }),
+    outcome: t.expose('outcome', {
+      type: storedEnum(ActivityOutcome),
+      nullable: true,
+      description: 'Null when not given',
+    }),
+    occurred_at: t.expose('occurredAt', {
+      type: 'DateTime',
+      description: 'When it happened; when it was logged unless given',
+    }),
     attendees: t.exposeStringList('attendees', { description: 'Contact ids; empty when none were given' }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     // Selected with the activities that ask for them; each needs the read permission of what it

@@ -14,12 +14,17 @@ const createInput = z.strictObject({
   permissions: z.array(z.string().max(64)).max(50).optional(),
   expires_at: isoDateOrTime.nullable().optional(),
 });
-const ApiKeyCreateInput = zodInput('ApiKeyCreateInput', createInput, 'A new key: a name, a scope, and for custom keys the permissions (resource:read or resource:write).');
+const ApiKeyCreateInput = zodInput(
+  'ApiKeyCreateInput',
+  createInput,
+  'A new key: a name, a scope, and for custom keys the permissions (resource:read or resource:write).',
+);
 
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: CreatedApiKey,
-    description: "Creates a key for the session's workspace and environment, owned by the signed-in user. The key is returned only here.",
+    description:
+      "Creates a key for the session's workspace and environment, owned by the signed-in user. The key is returned only here.",
     args: { input: t.arg({ type: ApiKeyCreateInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       const user = assertSignedInUser(ctx);
@@ -41,14 +46,19 @@ builder.mutationFields((t) => ({
   }),
   revokeApiKey: t.prismaField({
     type: ApiKeyType,
-    description: "Revokes a key of the workspace and the session's environment at once; revoking a revoked key changes nothing.",
+    description:
+      "Revokes a key of the workspace and the session's environment at once; revoking a revoked key changes nothing.",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       assertSignedInUser(ctx);
       // A sandbox session manages sandbox keys only, as it lists them.
-      const key = await ctx.prisma.apiKey.findFirst({ where: { id: String(args.id), workspaceId: ctx.caller.accountId, sandbox: ctx.caller.sandbox } });
+      const key = await ctx.prisma.apiKey.findFirst({
+        where: { id: String(args.id), workspaceId: ctx.caller.accountId, sandbox: ctx.caller.sandbox },
+      });
       if (!key) throw notFound('API key');
-      const row = key.revokedAt ? key : await ctx.prisma.apiKey.update({ ...query, where: { id: key.id }, data: { revokedAt: new Date() } });
+      const row = key.revokedAt
+        ? key
+        : await ctx.prisma.apiKey.update({ ...query, where: { id: key.id }, data: { revokedAt: new Date() } });
       // Other instances notice within their cache period (see authenticate.ts); this one at once.
       ctx.keyCache.forget(key.hash);
       return row;

@@ -11,11 +11,17 @@ export const ApiKeyType = builder.prismaObject('ApiKey', {
     name: t.exposeString('name'),
     prefix: t.exposeString('prefix', { description: 'The first characters of the key, e.g. crm_live_AbCd' }),
     scope: t.expose('scope', { type: storedEnum(ApiKeyScope) }),
-    permissions: t.exposeStringList('permissions', { description: 'What a custom key may do: resource:read or resource:write, e.g. contacts:read' }),
+    permissions: t.exposeStringList('permissions', {
+      description: 'What a custom key may do: resource:read or resource:write, e.g. contacts:read',
+    }),
     environment: t.field({ type: ApiKeyEnvironment, resolve: (k) => (k.sandbox ? 'sandbox' : 'production') }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     last_used_at: t.expose('lastUsedAt', { type: 'DateTime', nullable: true, description: 'Null until first used' }),
-    expires_at: t.expose('expiresAt', { type: 'DateTime', nullable: true, description: 'Null when it does not expire' }),
+    expires_at: t.expose('expiresAt', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'Null when it does not expire',
+    }),
     revoked_at: t.expose('revokedAt', { type: 'DateTime', nullable: true, description: 'Null unless revoked' }),
   }),
 });

@@ -7,8 +7,12 @@ export const ActorType = builder.objectRef<Actor>('Actor').implement({
   description: 'Who caused a change: an API key, a dashboard user, or the service itself.',
   fields: (t) => ({
     type: t.expose('type', { type: ActorKind }),
-    id: t.exposeID('id', { description: 'The API key id, the user id, or the name of the service part (e.g. task-scheduler)' }),
-    name: t.exposeString('name', { description: 'The key\'s name, the user\'s name, or a label for the service part, as it was at the time' }),
+    id: t.exposeID('id', {
+      description: 'The API key id, the user id, or the name of the service part (e.g. task-scheduler)',
+    }),
+    name: t.exposeString('name', {
+      description: "The key's name, the user's name, or a label for the service part, as it was at the time",
+    }),
   }),
 });
 

@@ -34,23 +34,63 @@ export const enumNamed = (values: readonly string[]): string | undefined => byVa
 
 export const ContactStatus = closedSet('ContactStatus', CONTACT_STATUSES, 'Where a contact stands with the business.');
 export const ContactSource = closedSet('ContactSource', CONTACT_SOURCES, 'How a contact came in.');
-export const MergeStrategy = closedSet('MergeStrategy', MERGE_STRATEGIES, 'Whose values win when two contacts are merged.');
+export const MergeStrategy = closedSet(
+  'MergeStrategy',
+  MERGE_STRATEGIES,
+  'Whose values win when two contacts are merged.',
+);
 export const DealStatus = closedSet('DealStatus', DEAL_STATUSES, 'Whether a deal is still open, or won or lost.');
 export const TaskStatus = closedSet('TaskStatus', TASK_STATUSES, 'Where a task stands.');
 export const TaskPriority = closedSet('TaskPriority', TASK_PRIORITIES, 'How urgent a task is, from low to urgent.');
 export const TaskType = closedSet('TaskType', TASK_TYPES, 'What kind of work a task is.');
 export const TaskRelatedType = closedSet('TaskRelatedType', RELATED_TYPES, 'The kind of record a task is about.');
-export const NotificationChannel = closedSet('NotificationChannel', NOTIFICATION_CHANNELS, 'A channel reminders and notifications may use.');
+export const NotificationChannel = closedSet(
+  'NotificationChannel',
+  NOTIFICATION_CHANNELS,
+  'A channel reminders and notifications may use.',
+);
 export const ActivityType = closedSet('ActivityType', ACTIVITY_TYPES, 'What kind of interaction an activity was.');
 export const ActivityOutcome = closedSet('ActivityOutcome', ACTIVITY_OUTCOMES, 'How an interaction ended.');
-export const CustomFieldType = closedSet('CustomFieldType', CUSTOM_FIELD_TYPES, 'The type of the values a custom field holds.');
-export const ApiKeyScope = closedSet('ApiKeyScope', SCOPES, 'What an API key may do: everything, read only, or the listed permissions.');
-export const ApiKeyEnvironment = closedSet('ApiKeyEnvironment', ['production', 'sandbox'] as const, 'Which data a key acts on: the live workspace or its sandbox twin.');
-export const WebhookHttpMethod = closedSet('WebhookHttpMethod', HTTP_METHODS, 'The HTTP method deliveries are sent with.');
-export const WebhookPayloadFormat = closedSet('WebhookPayloadFormat', PAYLOAD_FORMATS, 'event: the envelope with the event id; record: the record itself.');
-export const WebhookContentType = closedSet('WebhookContentType', WEBHOOK_CONTENT_TYPES, 'json: an application/json body; form: the JSON as the `payload` field of a form.');
-export const DeliveryStatus = closedSet('DeliveryStatus', DELIVERY_STATUSES, 'Where a delivery stands: waiting for an attempt, delivered, or failed for good.');
-export const ActorType = closedSet('ActorType', ACTOR_TYPES, 'Who caused a change: an API key, a user signed in to the dashboard, or the service itself (such as the task scheduler).');
+export const CustomFieldType = closedSet(
+  'CustomFieldType',
+  CUSTOM_FIELD_TYPES,
+  'The type of the values a custom field holds.',
+);
+export const ApiKeyScope = closedSet(
+  'ApiKeyScope',
+  SCOPES,
+  'What an API key may do: everything, read only, or the listed permissions.',
+);
+export const ApiKeyEnvironment = closedSet(
+  'ApiKeyEnvironment',
+  ['production', 'sandbox'] as const,
+  'Which data a key acts on: the live workspace or its sandbox twin.',
+);
+export const WebhookHttpMethod = closedSet(
+  'WebhookHttpMethod',
+  HTTP_METHODS,
+  'The HTTP method deliveries are sent with.',
+);
+export const WebhookPayloadFormat = closedSet(
+  'WebhookPayloadFormat',
+  PAYLOAD_FORMATS,
+  'event: the envelope with the event id; record: the record itself.',
+);
+export const WebhookContentType = closedSet(
+  'WebhookContentType',
+  WEBHOOK_CONTENT_TYPES,
+  'json: an application/json body; form: the JSON as the `payload` field of a form.',
+);
+export const DeliveryStatus = closedSet(
+  'DeliveryStatus',
+  DELIVERY_STATUSES,
+  'Where a delivery stands: waiting for an attempt, delivered, or failed for good.',
+);
+export const ActorType = closedSet(
+  'ActorType',
+  ACTOR_TYPES,
+  'Who caused a change: an API key, a user signed in to the dashboard, or the service itself (such as the task scheduler).',
+);
 export const ErrorCode = closedSet(
   'ErrorCode',
   ERROR_CODES,

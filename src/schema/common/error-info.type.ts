@@ -15,6 +15,11 @@ export const ErrorInfoType = builder.objectRef<ErrorInfo>('ErrorInfo').implement
   fields: (t) => ({
     code: t.expose('code', { type: ErrorCode }),
     message: t.exposeString('message', { description: 'For people; may change between versions, unlike code' }),
-    details: t.field({ type: 'ErrorDetails', nullable: true, description: 'Null when the error is about no field in particular', resolve: (e) => e.details ?? null }),
+    details: t.field({
+      type: 'ErrorDetails',
+      nullable: true,
+      description: 'Null when the error is about no field in particular',
+      resolve: (e) => e.details ?? null,
+    }),
   }),
 });

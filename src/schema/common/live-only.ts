@@ -6,6 +6,9 @@ import type { Context } from '../context.ts';
 
 export function assertLiveCaller(ctx: Context, what: string): void {
   if (ctx.caller.sandbox) {
-    throw new AppError('forbidden', `${what} belong to the live workspace; a sandbox key or session may read them but not change them`);
+    throw new AppError(
+      'forbidden',
+      `${what} belong to the live workspace; a sandbox key or session may read them but not change them`,
+    );
   }
 }

@@ -7,7 +7,8 @@ import { JSONObjectResolver } from 'graphql-scalars';
 /** A JSON Schema (2020-12) object, as the API reference embeds it. */
 type JsonSchema = { [keyword: string]: unknown };
 
-const kindOf = (v: unknown) => (Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'string' ? 'text' : `a ${typeof v}`);
+const kindOf = (v: unknown) =>
+  Array.isArray(v) ? 'a list' : v === null ? 'null' : typeof v === 'string' ? 'text' : `a ${typeof v}`;
 
 function openShape(name: string, description: string, jsonSchema: JsonSchema) {
   return new GraphQLScalarType<Record<string, unknown>, Record<string, unknown>>({
@@ -18,7 +19,8 @@ function openShape(name: string, description: string, jsonSchema: JsonSchema) {
     parseValue: (v) => {
       // Named by kind, not spelled out: graphql-scalars writes the value into its message, and a
       // list of 10^5 objects would come back as 10^5 "[object Object]" (in the message and again in details).
-      if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new GraphQLError(`${name} cannot represent a non-object value: ${kindOf(v)}`);
+      if (typeof v !== 'object' || v === null || Array.isArray(v))
+        throw new GraphQLError(`${name} cannot represent a non-object value: ${kindOf(v)}`);
       return JSONObjectResolver.parseValue(v) as Record<string, unknown>;
     },
     parseLiteral: (node: ValueNode, vars) => JSONObjectResolver.parseLiteral(node, vars) as Record<string, unknown>,
@@ -31,7 +33,7 @@ const customFieldValue: JsonSchema = { type: ['string', 'number', 'boolean'] };
 
 export const CustomFieldValues = openShape(
   'CustomFieldValues',
-  'Custom field values by field key (the keys of the workspace\'s custom field definitions). Each value has its definition\'s type: ' +
+  "Custom field values by field key (the keys of the workspace's custom field definitions). Each value has its definition's type: " +
     'a string for text and select fields, a YYYY-MM-DD string for date fields, a number for number fields, true or false for boolean fields. ' +
     'A field without a value is absent; setting a key to null removes it.',
   { type: 'object', additionalProperties: customFieldValue },
@@ -51,7 +53,12 @@ export const WebhookFilters = openShape(
   {
     type: 'object',
     propertyNames: { pattern: '^[a-z_]{1,64}$' },
-    additionalProperties: { anyOf: [{ type: ['string', 'number', 'boolean'] }, { type: 'array', items: { type: ['string', 'number'] }, maxItems: 50 }] },
+    additionalProperties: {
+      anyOf: [
+        { type: ['string', 'number', 'boolean'] },
+        { type: 'array', items: { type: ['string', 'number'] }, maxItems: 50 },
+      ],
+    },
   },
 );
 

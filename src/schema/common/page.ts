@@ -7,11 +7,18 @@ export function pageType<T>(name: string, node: ObjectRef<any, T>) {
   return builder.objectRef<Page<T>>(name).implement({
     description: `A page of ${node.name}. Pass next_cursor as cursor to get the next one.`,
     fields: (t) => ({
-      nodes: t.field({ type: [node], description: 'This page\'s rows, in the list\'s order', resolve: (p) => p.nodes }),
-      total: t.int({ description: 'Rows matching the filters, on all pages. Contacts and deals: exact up to 10,000, above that possibly up to a minute old.', resolve: (p) => p.total() }),
+      nodes: t.field({ type: [node], description: "This page's rows, in the list's order", resolve: (p) => p.nodes }),
+      total: t.int({
+        description:
+          'Rows matching the filters, on all pages. Contacts and deals: exact up to 10,000, above that possibly up to a minute old.',
+        resolve: (p) => p.total(),
+      }),
       limit: t.exposeInt('limit', { description: 'The page size asked for (default 25)' }),
       has_more: t.exposeBoolean('hasMore', { description: 'Whether another page follows' }),
-      next_cursor: t.exposeString('nextCursor', { nullable: true, description: 'Pass it as cursor for the next page; null on the last page' }),
+      next_cursor: t.exposeString('nextCursor', {
+        nullable: true,
+        description: 'Pass it as cursor for the next page; null on the last page',
+      }),
     }),
   });
 }

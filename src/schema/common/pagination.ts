@@ -56,7 +56,10 @@ export function parseSort(sort: string | readonly string[] | null | undefined, s
   const given = Array.isArray(sort) ? sort.join(',') : (sort as string | null | undefined);
   const text = given && given.trim() ? given : spec.default;
   const keys: SortKey[] = [];
-  for (const part of text.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const desc = part.startsWith('-');
     const name = desc ? part.slice(1) : part;
     const field = spec.fields[name];
@@ -69,9 +72,17 @@ export function parseSort(sort: string | readonly string[] | null | undefined, s
   return keys;
 }
 
-const cursorShape = z.object({ l: z.string(), s: z.string(), v: z.array(z.union([z.string(), z.number(), z.null()])), id: z.string() });
+const cursorShape = z.object({
+  l: z.string(),
+  s: z.string(),
+  v: z.array(z.union([z.string(), z.number(), z.null()])),
+  id: z.string(),
+});
 /** Cursors issued before cursors named their list carry no `l`. */
-const unnamedShape = z.union([z.object({ s: z.string(), v: z.array(z.unknown()), id: z.string() }), z.string().regex(/^o:\d+$/)]);
+const unnamedShape = z.union([
+  z.object({ s: z.string(), v: z.array(z.unknown()), id: z.string() }),
+  z.string().regex(/^o:\d+$/),
+]);
 
 const notACursor = () => validationError({ cursor: ['is not a cursor returned by this endpoint'] });
 
@@ -86,7 +97,10 @@ function openCursor(list: string, cursor: string): unknown {
   }
   const named = z.object({ l: z.string() }).safeParse(parsed);
   if (!named.success) {
-    if (unnamedShape.safeParse(parsed).success) throw validationError({ cursor: ['was issued by an earlier version of the service; start again from the first page'] });
+    if (unnamedShape.safeParse(parsed).success)
+      throw validationError({
+        cursor: ['was issued by an earlier version of the service; start again from the first page'],
+      });
     throw notACursor();
   }
   if (named.data.l !== list) throw validationError({ cursor: ['was issued for a different list'] });
@@ -121,7 +135,13 @@ function decodeValue(v: string | number | null, type: SortType): unknown {
     case 'int':
       return Number.isInteger(v) && Math.abs(v as number) < INT4 ? v : undefined;
     case 'number':
-      return typeof v === 'number' ? (Number.isFinite(v) && DECIMAL.test(String(v)) ? v : undefined) : DECIMAL.test(v) ? Number(v) : undefined;
+      return typeof v === 'number'
+        ? Number.isFinite(v) && DECIMAL.test(String(v))
+          ? v
+          : undefined
+        : DECIMAL.test(v)
+          ? Number(v)
+          : undefined;
     case 'bigint':
       return typeof v === 'string' && /^\d{1,19}$/.test(v) && BigInt(v) <= INT8_MAX ? BigInt(v) : undefined;
     case 'string':
@@ -135,7 +155,9 @@ export function encodeCursor(list: string, keys: SortKey[], row: Record<string, 
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
-/** The sort values and id a cursor of `list` carries, checked against the list, the sort order and the columns' types. */
+/**
+ * The sort values and id a cursor of `list` carries, checked against the list, the sort order and the columns' types.
+ */
 function decodeCursor(list: string, keys: SortKey[], cursor: string): { values: unknown[]; id: string } {
   const shaped = cursorShape.safeParse(openCursor(list, cursor));
   if (!shaped.success) throw notACursor();

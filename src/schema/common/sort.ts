@@ -16,7 +16,10 @@ export function sortEnum(name: string, spec: SortSpec): SortEnum {
     values[`${field}_asc`] = { value: field, description: `By ${field}, ascending` };
     values[`${field}_desc`] = { value: `-${field}`, description: `By ${field}, descending` };
   }
-  const ref = builder.enumType(name, { description: `How a list is sorted: the first value decides, later ones break ties. Default: ${describe(spec.default)}.`, values }) as unknown as SortEnum;
+  const ref = builder.enumType(name, {
+    description: `How a list is sorted: the first value decides, later ones break ties. Default: ${describe(spec.default)}.`,
+    values,
+  }) as unknown as SortEnum;
   enums.set(name, ref);
   return ref;
 }
@@ -32,6 +35,15 @@ export const sortEnumNames = (rest: string): string[] =>
 const describe = (rest: string) => sortEnumNames(rest).join(', ');
 
 /** The `sort` argument of a list: `[<Name>!]`, in order; the list's default when omitted or empty. */
-export function sortArg<Types extends SchemaTypes>(t: { arg: (options: any) => unknown }, name: string, spec: SortSpec, description?: string): ArgumentRef<Types, string[] | null | undefined> {
-  return t.arg({ type: [sortEnum(name, spec)], required: false, description: description ?? `Sort order, first value first. Default ${describe(spec.default)}.` }) as ArgumentRef<Types, string[] | null | undefined>;
+export function sortArg<Types extends SchemaTypes>(
+  t: { arg: (options: any) => unknown },
+  name: string,
+  spec: SortSpec,
+  description?: string,
+): ArgumentRef<Types, string[] | null | undefined> {
+  return t.arg({
+    type: [sortEnum(name, spec)],
+    required: false,
+    description: description ?? `Sort order, first value first. Default ${describe(spec.default)}.`,
+  }) as ArgumentRef<Types, string[] | null | undefined>;
 }

@@ -7,7 +7,8 @@
 // wherever they are in a request, as the client's validation error.
 import { validationError } from '../../errors.ts';
 
-export const UNSTORABLE_MESSAGE = 'must not contain control characters (other than tab, line feed and carriage return) or an unpaired UTF-16 surrogate';
+export const UNSTORABLE_MESSAGE =
+  'must not contain control characters (other than tab, line feed and carriage return) or an unpaired UTF-16 surrogate';
 
 // With the u flag a paired surrogate is one code point, so \p{Cs} matches only unpaired halves.
 const UNSTORABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\p{Cs}]/u;

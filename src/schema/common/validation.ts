@@ -23,7 +23,8 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown): z.ou
 
 // Shared field rules (limits from the product decisions).
 export const name255 = z.string().trim().max(255, 'must be at most 255 characters');
-export const optionalText = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullable().optional();
+export const optionalText = (max: number) =>
+  z.string().max(max, `must be at most ${max} characters`).nullable().optional();
 export const tagList = z
   .array(z.string().trim().min(1, 'tags must not be empty').max(64, 'tags must be at most 64 characters'))
   .max(50, 'at most 50 tags')
@@ -31,17 +32,37 @@ export const tagList = z
 /** ISO 8601 date (YYYY-MM-DD) or date-time naming a real day and time, as a Date. */
 export const isoDateOrTime = z
   .string()
-  .transform((s, ctx) => parseCalendarDateTime(s) ?? (ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time that exists (years 0001-9999)' }), z.NEVER))
-  .meta({ description: 'ISO 8601 date (YYYY-MM-DD) or date-time', anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] });
+  .transform(
+    (s, ctx) =>
+      parseCalendarDateTime(s) ??
+      (ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 date or date-time that exists (years 0001-9999)' }),
+      z.NEVER),
+  )
+  .meta({
+    description: 'ISO 8601 date (YYYY-MM-DD) or date-time',
+    anyOf: [
+      { type: 'string', format: 'date' },
+      { type: 'string', format: 'date-time' },
+    ],
+  });
 /** A calendar date (YYYY-MM-DD) that exists, stored as UTC midnight. */
 export const isoDate = z
   .string()
-  .transform((s, ctx) => parseCalendarDate(s) ?? (ctx.addIssue({ code: 'custom', message: 'must be a date (YYYY-MM-DD) that exists (years 0001-9999)' }), z.NEVER))
+  .transform(
+    (s, ctx) =>
+      parseCalendarDate(s) ??
+      (ctx.addIssue({ code: 'custom', message: 'must be a date (YYYY-MM-DD) that exists (years 0001-9999)' }), z.NEVER),
+  )
   .meta({ format: 'date' });
 /** Comma-separated list from a query string, or an array from GraphQL. */
 export const csvList = z
   .union([z.string(), z.array(z.string())])
-  .transform((v) => (Array.isArray(v) ? v : [v]).flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean))
+  .transform((v) =>
+    (Array.isArray(v) ? v : [v])
+      .flatMap((s) => s.split(','))
+      .map((s) => s.trim())
+      .filter(Boolean),
+  )
   .meta({ description: 'Comma-separated values' });
 
 /** Custom field values by key; each is checked against its definition when written. */

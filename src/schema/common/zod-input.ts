@@ -52,7 +52,16 @@ interface Converted {
 
 /** The variant of a union a GraphQL input can carry: a list accepts a single value too (list coercion). */
 function pickVariant(variants: JsonSchema[]): JsonSchema {
-  const rank = (s: JsonSchema) => (s.type === 'array' ? 0 : s.type === 'object' ? 1 : s.type === 'number' || s.type === 'integer' ? 2 : s.type === 'boolean' ? 3 : 4);
+  const rank = (s: JsonSchema) =>
+    s.type === 'array'
+      ? 0
+      : s.type === 'object'
+        ? 1
+        : s.type === 'number' || s.type === 'integer'
+          ? 2
+          : s.type === 'boolean'
+            ? 3
+            : 4;
   return [...variants].sort((a, b) => rank(a) - rank(b))[0];
 }
 
@@ -80,11 +89,18 @@ function convert(json: JsonSchema, where: string): Converted {
   if (Array.isArray(json.anyOf)) {
     const variants = (json.anyOf as JsonSchema[]).filter((v) => v.type !== 'null');
     const inner = convert(pickVariant(variants), where);
-    return { ...inner, nullable: inner.nullable || variants.length < json.anyOf.length, description: description ?? inner.description };
+    return {
+      ...inner,
+      nullable: inner.nullable || variants.length < json.anyOf.length,
+      description: description ?? inner.description,
+    };
   }
   if (Array.isArray(json.type)) {
     const types = (json.type as string[]).filter((t) => t !== 'null');
-    const inner = convert({ ...json, type: types.length === 1 ? types[0] : pickVariant(types.map((type) => ({ type }))).type }, where);
+    const inner = convert(
+      { ...json, type: types.length === 1 ? types[0] : pickVariant(types.map((type) => ({ type }))).type },
+      where,
+    );
     return { ...inner, nullable: inner.nullable || types.length < json.type.length };
   }
   if (Array.isArray(json.enum)) {
@@ -111,7 +127,10 @@ function convert(json: JsonSchema, where: string): Converted {
       return { type: [item.type], nullable: false, description: description ?? item.description };
     }
     case 'object': {
-      if (!json.properties) throw new Error(`${where}: an object of free keys needs a named scalar (scalarNamed, src/schema/common/graphql-names.ts)`);
+      if (!json.properties)
+        throw new Error(
+          `${where}: an object of free keys needs a named scalar (scalarNamed, src/schema/common/graphql-names.ts)`,
+        );
       const name = mark?.input;
       if (!name) throw new Error(`${where}: a nested object needs an input type name (inputNamed)`);
       return { type: objectType(name, { ...json, description: mark.description }), nullable: false, description };
@@ -135,7 +154,14 @@ function objectType(name: string, json: JsonSchema): TypeRef {
         fields.map(([key, f]) => {
           const list = Array.isArray(f.type);
           const nonNull = required.has(key) && !f.nullable;
-          return [key, t.field({ type: f.type, description: f.description, required: list ? { list: nonNull, items: true } : nonNull } as any)];
+          return [
+            key,
+            t.field({
+              type: f.type,
+              description: f.description,
+              required: list ? { list: nonNull, items: true } : nonNull,
+            } as any),
+          ];
         }),
       ),
   });

@@ -1,7 +1,15 @@
 // Contact request shapes: the same snake_case fields on REST bodies and GraphQL `input` objects.
 import { z } from 'zod';
 import { checkedPerRow, inputNamed } from '../common/graphql-names.ts';
-import { csvList, customFieldValues, documentedAs, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
+import {
+  csvList,
+  customFieldValues,
+  documentedAs,
+  isoDateOrTime,
+  name255,
+  optionalText,
+  tagList,
+} from '../common/validation.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
 
 const email = z
@@ -16,7 +24,15 @@ const phone = z
   .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123')
   .meta({ description: 'E.164 phone number, e.g. +14155550123' });
 const address = inputNamed(
-  z.object({ street: optionalText(255), city: optionalText(255), state: optionalText(255), zip: optionalText(32), country: optionalText(255) }).strip(),
+  z
+    .object({
+      street: optionalText(255),
+      city: optionalText(255),
+      state: optionalText(255),
+      zip: optionalText(32),
+      country: optionalText(255),
+    })
+    .strip(),
   'AddressInput',
   'A postal address; every part is optional.',
 );
@@ -44,10 +60,18 @@ export type ContactUpdateInput = z.output<typeof contactUpdateInput>;
 
 export const BULK_MAX = 100;
 // Each row is checked on its own with contactCreateInput, so one bad row fails alone.
-const bulkRow = checkedPerRow(z.unknown(), 'ContactBulkRow', 'One contact of a bulk create: the fields of ContactCreateInput, checked row by row (first_name and email are required there).', contactCreateInput);
+const bulkRow = checkedPerRow(
+  z.unknown(),
+  'ContactBulkRow',
+  'One contact of a bulk create: the fields of ContactCreateInput, checked row by row (first_name and email are required there).',
+  contactCreateInput,
+);
 documentedAs.set(bulkRow, contactCreateInput);
 export const bulkInput = z.object({
-  contacts: z.array(bulkRow).min(1, 'must hold at least one contact').max(BULK_MAX, `at most ${BULK_MAX} contacts per request`),
+  contacts: z
+    .array(bulkRow)
+    .min(1, 'must hold at least one contact')
+    .max(BULK_MAX, `at most ${BULK_MAX} contacts per request`),
 });
 
 export const mergeInput = z.object({

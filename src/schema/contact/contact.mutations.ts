@@ -16,10 +16,26 @@ import { mergeContacts } from './merge.rules.ts';
 import { activeUsersLoader } from '../user/active-users.loader.ts';
 import { zodInput } from '../common/zod-input.ts';
 
-const ContactCreateInput = zodInput('ContactCreateInput', contactCreateInput, 'A new contact: first_name and email are required; the email must be unique in the workspace.');
-const ContactUpdateInput = zodInput('ContactUpdateInput', contactUpdateInput, 'Fields to change; those left out keep their values, null clears a nullable one.');
-const ContactBulkInput = zodInput('ContactBulkInput', bulkInput, 'Up to 100 contacts, each created or refused on its own.');
-const ContactMergeInput = zodInput('ContactMergeInput', mergeInput, 'Two contacts of the workspace to merge, and whose values win (default prefer_primary).');
+const ContactCreateInput = zodInput(
+  'ContactCreateInput',
+  contactCreateInput,
+  'A new contact: first_name and email are required; the email must be unique in the workspace.',
+);
+const ContactUpdateInput = zodInput(
+  'ContactUpdateInput',
+  contactUpdateInput,
+  'Fields to change; those left out keep their values, null clears a nullable one.',
+);
+const ContactBulkInput = zodInput(
+  'ContactBulkInput',
+  bulkInput,
+  'Up to 100 contacts, each created or refused on its own.',
+);
+const ContactMergeInput = zodInput(
+  'ContactMergeInput',
+  mergeInput,
+  'Two contacts of the workspace to merge, and whose values win (default prefer_primary).',
+);
 
 /** A second contact with the same email in the workspace is the client's conflict (409). */
 const EMAIL_TAKEN: Refusals = { uniqueViolation: emailTaken };
@@ -34,26 +50,47 @@ const BulkErrorType = builder.objectRef<BulkError>('BulkContactError').implement
   description: 'A row of a bulk request that was not created, and why.',
   fields: (t) => ({
     index: t.exposeInt('index', { description: 'Its position in the request, from 0' }),
-    email: t.exposeString('email', { nullable: true, description: 'The email the row gave; null when it gave none that is a string' }),
+    email: t.exposeString('email', {
+      nullable: true,
+      description: 'The email the row gave; null when it gave none that is a string',
+    }),
     error: t.field({ type: ErrorInfoType, resolve: (e) => e.error }),
   }),
 });
 
 const BulkResult = builder
-  .objectRef<{ created: number; failed: number; errors: BulkError[]; contacts: Prisma.ContactGetPayload<object>[] }>('BulkContactResult')
+  .objectRef<{ created: number; failed: number; errors: BulkError[]; contacts: Prisma.ContactGetPayload<object>[] }>(
+    'BulkContactResult',
+  )
   .implement({
     description: 'What a bulk create did: each row was created or failed on its own.',
     fields: (t) => ({
       created: t.exposeInt('created', { description: 'Rows created' }),
       failed: t.exposeInt('failed', { description: 'Rows refused' }),
-      errors: t.field({ type: [BulkErrorType], description: 'One entry per refused row, in request order', resolve: (r) => r.errors }),
-      contacts: t.field({ type: [ContactType], description: 'The contacts created, in request order', resolve: (r) => r.contacts }),
+      errors: t.field({
+        type: [BulkErrorType],
+        description: 'One entry per refused row, in request order',
+        resolve: (r) => r.errors,
+      }),
+      contacts: t.field({
+        type: [ContactType],
+        description: 'The contacts created, in request order',
+        resolve: (r) => r.contacts,
+      }),
     }),
   });
 
 function bulkError(index: number, row: unknown, err: unknown): BulkError {
-  const email = row && typeof row === 'object' && typeof (row as { email?: unknown }).email === 'string' ? (row as { email: string }).email : null;
-  if (err instanceof AppError) return { index, email, error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) } };
+  const email =
+    row && typeof row === 'object' && typeof (row as { email?: unknown }).email === 'string'
+      ? (row as { email: string }).email
+      : null;
+  if (err instanceof AppError)
+    return {
+      index,
+      email,
+      error: { code: err.code, message: err.message, ...(err.details ? { details: err.details } : {}) },
+    };
   throw err;
 }
 
@@ -89,7 +126,12 @@ builder.mutationFields((t) => ({
         const contact = await tx.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
         if (!contact) throw notFound('Contact');
         await tx.contact.delete({ where: { id } });
-        await recordEvent(tx, { ...contactDeleted.build(contact), workspaceId: contact.workspaceId, contactId: id, actor: actorOf(ctx) });
+        await recordEvent(tx, {
+          ...contactDeleted.build(contact),
+          workspaceId: contact.workspaceId,
+          contactId: id,
+          actor: actorOf(ctx),
+        });
         return { id, deleted: true as const };
       });
     },
@@ -101,7 +143,12 @@ builder.mutationFields((t) => ({
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const { contacts: rows } = parseInput(bulkInput, args.input);
-      const result = { created: 0, failed: 0, errors: [] as BulkError[], contacts: [] as Prisma.ContactGetPayload<object>[] };
+      const result = {
+        created: 0,
+        failed: 0,
+        errors: [] as BulkError[],
+        contacts: [] as Prisma.ContactGetPayload<object>[],
+      };
       const parsedRows = rows.map((row) => contactCreateInput.safeParse(row));
       // The users the rows name, in one statement: each row's check then finds its answer loaded.
       const named = parsedRows.flatMap((p) => (p.success && p.data.assigned_to ? [p.data.assigned_to] : []));
@@ -109,7 +156,12 @@ builder.mutationFields((t) => ({
       for (const [index, row] of rows.entries()) {
         try {
           const parsed = parsedRows[index];
-          if (!parsed.success) throw new AppError('validation_error', 'The contact has invalid fields', issuesToDetails(parsed.error.issues));
+          if (!parsed.success)
+            throw new AppError(
+              'validation_error',
+              'The contact has invalid fields',
+              issuesToDetails(parsed.error.issues),
+            );
           result.contacts.push(await withRefusals(EMAIL_TAKEN, () => createContact(ctx.prisma, ctx, parsed.data)));
           result.created++;
         } catch (err) {
@@ -128,31 +180,41 @@ builder.mutationFields((t) => ({
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(mergeInput, args.input);
       if (input.primary_id === input.secondary_id) {
-        throw new AppError('unprocessable_entity', 'A contact cannot be merged with itself', { secondary_id: ['must differ from primary_id'] });
+        throw new AppError('unprocessable_entity', 'A contact cannot be merged with itself', {
+          secondary_id: ['must differ from primary_id'],
+        });
       }
-      return transaction(ctx.prisma, async (tx) => {
-        const ws = ctx.caller.workspaceId;
-        const [primary, secondary] = await Promise.all([
-          tx.contact.findFirst({ where: { id: input.primary_id, workspaceId: ws } }),
-          tx.contact.findFirst({ where: { id: input.secondary_id, workspaceId: ws } }),
-        ]);
-        if (!primary || !secondary) throw notFound('Contact');
-        const merged = mergeContacts(primary, secondary, input.merge_strategy);
-        await moveRelated(tx, primary.id, secondary.id);
-        await tx.contact.delete({ where: { id: secondary.id } });
-        const { address, customFields, ...rest } = merged;
-        const result = await tx.contact.update({
-          where: { id: primary.id },
-          data: { ...rest, customFields: customFields as Prisma.InputJsonObject, address: (address ?? undefined) as Prisma.InputJsonObject | undefined },
-        });
-        await recordEvent(tx, {
-          ...contactMerged.build({ contact: result, merged: secondary, strategy: input.merge_strategy }),
-          workspaceId: ws,
-          contactId: primary.id,
-          actor: actorOf(ctx),
-        });
-        return result;
-      }, EMAIL_TAKEN);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const ws = ctx.caller.workspaceId;
+          const [primary, secondary] = await Promise.all([
+            tx.contact.findFirst({ where: { id: input.primary_id, workspaceId: ws } }),
+            tx.contact.findFirst({ where: { id: input.secondary_id, workspaceId: ws } }),
+          ]);
+          if (!primary || !secondary) throw notFound('Contact');
+          const merged = mergeContacts(primary, secondary, input.merge_strategy);
+          await moveRelated(tx, primary.id, secondary.id);
+          await tx.contact.delete({ where: { id: secondary.id } });
+          const { address, customFields, ...rest } = merged;
+          const result = await tx.contact.update({
+            where: { id: primary.id },
+            data: {
+              ...rest,
+              customFields: customFields as Prisma.InputJsonObject,
+              address: (address ?? undefined) as Prisma.InputJsonObject | undefined,
+            },
+          });
+          await recordEvent(tx, {
+            ...contactMerged.build({ contact: result, merged: secondary, strategy: input.merge_strategy }),
+            workspaceId: ws,
+            contactId: primary.id,
+            actor: actorOf(ctx),
+          });
+          return result;
+        },
+        EMAIL_TAKEN,
+      );
     },
   }),
 }));
@@ -162,7 +224,10 @@ async function moveRelated(tx: Prisma.TransactionClient, primaryId: string, seco
   await tx.note.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
   await tx.deal.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
   await tx.activity.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
-  await tx.task.updateMany({ where: { relatedToType: 'contact', relatedToId: secondaryId }, data: { relatedToId: primaryId } });
+  await tx.task.updateMany({
+    where: { relatedToType: 'contact', relatedToId: secondaryId },
+    data: { relatedToId: primaryId },
+  });
   await tx.event.updateMany({ where: { contactId: secondaryId }, data: { contactId: primaryId } });
   // A deal linked to both keeps the primary's association; the secondary's is dropped with it.
   const primaryDeals = await tx.dealContact.findMany({ where: { contactId: primaryId }, select: { dealId: true } });

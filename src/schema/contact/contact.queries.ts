@@ -11,7 +11,11 @@ import { contactFilter, searchInput } from './contact.inputs.ts';
 import { sortArg } from '../common/sort.ts';
 import { zodInput } from '../common/zod-input.ts';
 
-const ContactFilter = zodInput('ContactFilter', contactFilter, 'Conditions every listed contact meets; all given conditions apply.');
+const ContactFilter = zodInput(
+  'ContactFilter',
+  contactFilter,
+  'Conditions every listed contact meets; all given conditions apply.',
+);
 import { ContactPage, ContactType } from './contact.type.ts';
 
 export const CONTACT_SORT: SortSpec = {
@@ -54,7 +58,10 @@ builder.queryFields((t) => ({
     resolve: async (query, _root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       // findUnique: Prisma reuses its plan for lookups by a unique key (and batches those of one tick).
-      const contact = await ctx.prisma.contact.findUnique({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      const contact = await ctx.prisma.contact.findUnique({
+        ...query,
+        where: { id: String(args.id), workspaceId: ctx.caller.workspaceId },
+      });
       if (!contact) throw notFound('Contact');
       return contact;
     },
@@ -75,8 +82,14 @@ builder.queryFields((t) => ({
         list: 'contacts',
         where,
         // Relations asked for under `nodes` (deals, assigned_user) are loaded with the page.
-        fetch: (q) => ctx.prisma.contact.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.ContactFindManyArgs),
-        count: cheapTotal('contacts', (w, take) => ctx.prisma.contact.count({ where: w, take, orderBy: take ? COUNT_ORDER : undefined })),
+        fetch: (q) =>
+          ctx.prisma.contact.findMany({
+            ...queryFromInfo({ context: ctx, info, path: ['nodes'] }),
+            ...q,
+          } as Prisma.ContactFindManyArgs),
+        count: cheapTotal('contacts', (w, take) =>
+          ctx.prisma.contact.count({ where: w, take, orderBy: take ? COUNT_ORDER : undefined }),
+        ),
       });
     },
   }),
@@ -97,7 +110,10 @@ builder.queryFields((t) => ({
         ORDER BY ts_rank(search_vector, to_tsquery('simple', ${query})) DESC, created_at DESC, id
         LIMIT ${limit + 1} OFFSET ${offset}`;
       const ids = hits.slice(0, limit).map((h) => h.id);
-      const rows = await ctx.prisma.contact.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), where: { id: { in: ids } } });
+      const rows = await ctx.prisma.contact.findMany({
+        ...queryFromInfo({ context: ctx, info, path: ['nodes'] }),
+        where: { id: { in: ids } },
+      });
       const byId = new Map(rows.map((r) => [r.id, r]));
       const hasMore = hits.length > limit;
       return {

@@ -29,19 +29,33 @@ export const ContactType = builder.prismaObject('Contact', {
     status: t.expose('status', { type: storedEnum(ContactStatus) }),
     source: t.expose('source', { type: storedEnum(ContactSource) }),
     tags: t.exposeStringList('tags', { description: 'Distinct labels; empty when none' }),
-    assigned_to: t.exposeString('assignedToId', { nullable: true, description: 'Id of the user the contact is assigned to; null when unassigned' }),
-    assigned_user: t.relation('assignedTo', { nullable: true, description: 'The user the contact is assigned to; null when unassigned' }),
+    assigned_to: t.exposeString('assignedToId', {
+      nullable: true,
+      description: 'Id of the user the contact is assigned to; null when unassigned',
+    }),
+    assigned_user: t.relation('assignedTo', {
+      nullable: true,
+      description: 'The user the contact is assigned to; null when unassigned',
+    }),
     // Loaded with the contacts that ask for it (one query per page, not per contact).
     deals: t.relation('deals', {
       nullable: true,
-      description: 'Deals whose primary contact this is, newest first; null when the key may not read deals. contactDeals also lists deals it is linked to in another role.',
+      description:
+        'Deals whose primary contact this is, newest first; null when the key may not read deals. contactDeals also lists deals it is linked to in another role.',
       args: { limit: t.arg.int({ description: 'At most this many, 1 to 100 (default 25).' }) },
       // Needs deals:read, as GET /v1/contacts/:id/deals does (src/schema/read-access.ts).
       query: (args) => ({ take: parseLimit(args.limit), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),
     }),
-    engagement_score: t.exposeInt('engagementScore', { description: 'Engagement score: 0 for a new contact; a merge keeps the higher of the two' }),
+    engagement_score: t.exposeInt('engagementScore', {
+      description: 'Engagement score: 0 for a new contact; a merge keeps the higher of the two',
+    }),
     custom_fields: t.field({ type: 'CustomFieldValues', resolve: (c) => c.customFields as object }),
-    address: t.field({ type: AddressType, nullable: true, description: 'Null when none was given', resolve: (c) => addressOf(c.address) }),
+    address: t.field({
+      type: AddressType,
+      nullable: true,
+      description: 'Null when none was given',
+      resolve: (c) => addressOf(c.address),
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -4,7 +4,13 @@ import { Prisma, type Contact } from '../../db/generated/client/client.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { insertEventSql, recordEvent } from '../../events/outbox.ts';
-import { contactCreated, contactStatusChanged, contactTagAdded, contactTagRemoved, contactUpdated } from '../../events/catalogue/contact.events.ts';
+import {
+  contactCreated,
+  contactStatusChanged,
+  contactTagAdded,
+  contactTagRemoved,
+  contactUpdated,
+} from '../../events/catalogue/contact.events.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ContactCreateInput, ContactUpdateInput } from './contact.inputs.ts';
@@ -13,7 +19,10 @@ import { tagChanges } from './merge.rules.ts';
 
 type Tx = Prisma.TransactionClient;
 
-export const emailTaken = () => new AppError('conflict', 'A contact with this email already exists in the workspace', { email: ['is already taken'] });
+export const emailTaken = () =>
+  new AppError('conflict', 'A contact with this email already exists in the workspace', {
+    email: ['is already taken'],
+  });
 
 /**
  * Creates a contact and its contact.created event in one SQL statement: atomic without a
@@ -56,7 +65,10 @@ export async function createContact(
         ${c.source}, ${c.tags}::text[], ${c.assignedToId}, ${c.engagementScore}, ${JSON.stringify(c.customFields)}::jsonb,
         ${c.address === null ? null : JSON.stringify(c.address)}::jsonb, ${now}, ${now}))`;
   // A data-modifying WITH runs exactly once whether or not the outer statement reads it.
-  const event = insertEventSql({ ...contactCreated.build(c), workspaceId: c.workspaceId, contactId: c.id, actor: actorOf(ctx) }, contactRow);
+  const event = insertEventSql(
+    { ...contactCreated.build(c), workspaceId: c.workspaceId, contactId: c.id, actor: actorOf(ctx) },
+    contactRow,
+  );
   await db.$executeRaw(event.sql);
   return c;
 }
@@ -78,7 +90,8 @@ const FIELD_MAP = {
 export async function updateContact(tx: Tx, ctx: Context, id: string, input: ContactUpdateInput) {
   const before = await tx.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
   if (!before) throw new AppError('not_found', 'Contact not found');
-  if (input.first_name === null || input.email === null) throw validationError({ [input.first_name === null ? 'first_name' : 'email']: ['cannot be null'] });
+  if (input.first_name === null || input.email === null)
+    throw validationError({ [input.first_name === null ? 'first_name' : 'email']: ['cannot be null'] });
   await assertActiveUser(tx, ctx, input.assigned_to, 'assigned_to');
   const data: Record<string, unknown> = {};
   for (const [api, field] of Object.entries(FIELD_MAP)) {
@@ -87,21 +100,37 @@ export async function updateContact(tx: Tx, ctx: Context, id: string, input: Con
   }
   // A JSON column is cleared with DbNull; a plain null would mean the JSON value null.
   if (input.address === null) data.address = Prisma.DbNull;
-  const customFields = await customFieldsFor(tx, ctx, input.custom_fields, before.customFields as Record<string, unknown>);
+  const customFields = await customFieldsFor(
+    tx,
+    ctx,
+    input.custom_fields,
+    before.customFields as Record<string, unknown>,
+  );
   if (input.custom_fields) data.customFields = customFields;
   const after = await tx.contact.update({ where: { id }, data: data as Prisma.ContactUpdateInput });
 
   const changed: (keyof typeof FIELD_MAP | 'custom_fields')[] = Object.entries(FIELD_MAP)
-    .filter(([api, field]) => input[api as keyof typeof FIELD_MAP] !== undefined && JSON.stringify(before[field]) !== JSON.stringify(after[field]))
+    .filter(
+      ([api, field]) =>
+        input[api as keyof typeof FIELD_MAP] !== undefined &&
+        JSON.stringify(before[field]) !== JSON.stringify(after[field]),
+    )
     .map(([api]) => api as keyof typeof FIELD_MAP);
-  if (input.custom_fields && JSON.stringify(before.customFields) !== JSON.stringify(after.customFields)) changed.push('custom_fields');
+  if (input.custom_fields && JSON.stringify(before.customFields) !== JSON.stringify(after.customFields))
+    changed.push('custom_fields');
   if (changed.length === 0) return after;
 
   const base = { workspaceId: after.workspaceId, contactId: id, actor: actorOf(ctx) };
   await recordEvent(tx, { ...base, ...contactUpdated.build({ contact: after, before, changes: changed }) });
-  if (before.status !== after.status) await recordEvent(tx, { ...base, ...contactStatusChanged.build({ contact: after, previousStatus: before.status }) });
+  if (before.status !== after.status)
+    await recordEvent(tx, {
+      ...base,
+      ...contactStatusChanged.build({ contact: after, previousStatus: before.status }),
+    });
   const tags = tagChanges(before.tags, after.tags);
-  if (tags.added.length) await recordEvent(tx, { ...base, ...contactTagAdded.build({ contact: after, tags: tags.added }) });
-  if (tags.removed.length) await recordEvent(tx, { ...base, ...contactTagRemoved.build({ contact: after, tags: tags.removed }) });
+  if (tags.added.length)
+    await recordEvent(tx, { ...base, ...contactTagAdded.build({ contact: after, tags: tags.added }) });
+  if (tags.removed.length)
+    await recordEvent(tx, { ...base, ...contactTagRemoved.build({ contact: after, tags: tags.removed }) });
   return after;
 }

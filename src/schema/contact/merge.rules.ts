@@ -7,9 +7,20 @@ export type MergeStrategy = 'prefer_primary' | 'prefer_secondary';
 /** The per-record cap on tags (as in every contact body): a merge that would pass it is refused, not cut. */
 export const MAX_TAGS = 50;
 
-const MERGED_FIELDS = ['firstName', 'lastName', 'phone', 'company', 'jobTitle', 'status', 'source', 'assignedToId', 'address'] as const;
+const MERGED_FIELDS = [
+  'firstName',
+  'lastName',
+  'phone',
+  'company',
+  'jobTitle',
+  'status',
+  'source',
+  'assignedToId',
+  'address',
+] as const;
 
-const isBlank = (v: unknown) => v === null || v === undefined || v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
+const isBlank = (v: unknown) =>
+  v === null || v === undefined || v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
 
 export interface MergedContact {
   firstName: string;
@@ -36,7 +47,10 @@ export function mergeContacts(primary: Contact, secondary: Contact, strategy: Me
   const pick = <K extends (typeof MERGED_FIELDS)[number]>(k: K): Contact[K] => (isBlank(win[k]) ? fill[k] : win[k]);
   const tags = [...new Set([...win.tags, ...fill.tags])];
   if (tags.length > MAX_TAGS) {
-    throw new AppError('unprocessable_entity', `The merged contact would have ${tags.length} tags and a record has at most ${MAX_TAGS}; remove some first`);
+    throw new AppError(
+      'unprocessable_entity',
+      `The merged contact would have ${tags.length} tags and a record has at most ${MAX_TAGS}; remove some first`,
+    );
   }
   return {
     firstName: pick('firstName'),
@@ -49,7 +63,10 @@ export function mergeContacts(primary: Contact, secondary: Contact, strategy: Me
     assignedToId: pick('assignedToId'),
     address: pick('address'),
     tags,
-    customFields: { ...(fill.customFields as Record<string, unknown>), ...(win.customFields as Record<string, unknown>) },
+    customFields: {
+      ...(fill.customFields as Record<string, unknown>),
+      ...(win.customFields as Record<string, unknown>),
+    },
     engagementScore: Math.max(primary.engagementScore, secondary.engagementScore),
   };
 }

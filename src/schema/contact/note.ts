@@ -20,7 +20,10 @@ export const NoteType = builder.prismaObject('Note', {
     id: t.exposeID('id'),
     contact_id: t.exposeString('contactId'),
     content: t.exposeString('content', { description: 'Markdown' }),
-    created_by: t.exposeString('createdBy', { nullable: true, description: 'Id of the user behind the key or session that wrote it; null when the key belongs to no user' }),
+    created_by: t.exposeString('createdBy', {
+      nullable: true,
+      description: 'Id of the user behind the key or session that wrote it; null when the key belongs to no user',
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -34,7 +37,12 @@ builder.queryField('contactNotes', (t) =>
   t.field({
     type: NotePage,
     description: 'Notes of a contact, newest first.',
-    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'NoteSort', NOTE_SORT) },
+    args: {
+      contactId: t.arg.id({ required: true }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+      sort: sortArg(t, 'NoteSort', NOTE_SORT),
+    },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
@@ -59,9 +67,20 @@ builder.mutationField('createNote', (t) =>
       return transaction(ctx.prisma, async (tx) => {
         const contact = await findContact(tx, ctx, String(args.contactId));
         const note = await tx.note.create({
-          data: { id: newId('note'), workspaceId: contact.workspaceId, contactId: contact.id, content, createdBy: ctx.caller.userId },
+          data: {
+            id: newId('note'),
+            workspaceId: contact.workspaceId,
+            contactId: contact.id,
+            content,
+            createdBy: ctx.caller.userId,
+          },
         });
-        await recordEvent(tx, { ...noteCreated.build(note), workspaceId: contact.workspaceId, contactId: contact.id, actor: actorOf(ctx) });
+        await recordEvent(tx, {
+          ...noteCreated.build(note),
+          workspaceId: contact.workspaceId,
+          contactId: contact.id,
+          actor: actorOf(ctx),
+        });
         return note;
       });
     },

@@ -27,7 +27,8 @@ const SUMMARIES: Record<string, (d: Data) => string> = {
   'deal.stage_changed': (d) => `Deal "${d.deal?.title}" moved to ${d.deal?.stage_name}`,
   'deal.won': (d) => `Deal "${d.deal?.title}" won`,
   'deal.lost': (d) => `Deal "${d.deal?.title}" lost`,
-  'activity.logged': (d) => `${d.activity?.type ?? 'Activity'} logged${d.activity?.subject ? `: ${d.activity.subject}` : ''}`,
+  'activity.logged': (d) =>
+    `${d.activity?.type ?? 'Activity'} logged${d.activity?.subject ? `: ${d.activity.subject}` : ''}`,
   'task.completed': (d) => `Task "${d.task?.title}" completed`,
 };
 
@@ -41,13 +42,29 @@ export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries of the event carry' }),
     type: t.exposeString('type', {
-      description: 'The event name, e.g. contact.status_changed (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists them)',
+      description:
+        'The event name, e.g. contact.status_changed (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists them)',
     }),
     occurred_at: t.expose('createdAt', { type: 'DateTime', description: 'When the event happened' }),
     // Both hold the record the event is about: null where the key may not read it (read-access.ts).
-    summary: t.string({ nullable: true, description: 'One line for people, e.g. Status changed from lead to customer; null when the key may not read the record the event is about', resolve: summarize }),
-    data: t.field({ type: 'EventData', nullable: true, description: 'The event\'s data; null when the key may not read the record the event is about', resolve: (e) => e.data as object }),
-    actor: t.field({ type: ActorType, nullable: true, description: 'Who caused it; null when no actor was recorded', resolve: (e) => storedActor(e.actor) }),
+    summary: t.string({
+      nullable: true,
+      description:
+        'One line for people, e.g. Status changed from lead to customer; null when the key may not read the record the event is about',
+      resolve: summarize,
+    }),
+    data: t.field({
+      type: 'EventData',
+      nullable: true,
+      description: "The event's data; null when the key may not read the record the event is about",
+      resolve: (e) => e.data as object,
+    }),
+    actor: t.field({
+      type: ActorType,
+      nullable: true,
+      description: 'Who caused it; null when no actor was recorded',
+      resolve: (e) => storedActor(e.actor),
+    }),
   }),
 });
 
@@ -58,15 +75,25 @@ const TIMELINE_SORT: SortSpec = { default: '-occurred_at', fields: { occurred_at
 builder.queryField('contactTimeline', (t) =>
   t.field({
     type: TimelinePage,
-    description: 'What happened to a contact, newest first: entries about deals, tasks and activities only for keys that may read those.',
-    args: { contactId: t.arg.id({ required: true }), limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'TimelineSort', TIMELINE_SORT) },
+    description:
+      'What happened to a contact, newest first: entries about deals, tasks and activities only for keys that may read those.',
+    args: {
+      contactId: t.arg.id({ required: true }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+      sort: sortArg(t, 'TimelineSort', TIMELINE_SORT),
+    },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));
       return findPage(args, TIMELINE_SORT, {
         list: `contact_timeline:${contact.id}`,
         // Entries about records the key may not read are left out, so pages and totals stay whole.
-        where: { contactId: contact.id, workspaceId: ctx.caller.workspaceId, entityType: { in: readableRecordKinds(ctx.caller) } },
+        where: {
+          contactId: contact.id,
+          workspaceId: ctx.caller.workspaceId,
+          entityType: { in: readableRecordKinds(ctx.caller) },
+        },
         fetch: (q) => ctx.prisma.event.findMany(q as Prisma.EventFindManyArgs),
         count: (where) => ctx.prisma.event.count({ where }),
       });

@@ -15,9 +15,16 @@ const createInput = z.strictObject({
   key: z.string().max(64, 'must be at most 64 characters'),
   label: z.string().trim().max(255, 'must be at most 255 characters').nullable().optional(),
   type: z.enum(CUSTOM_FIELD_TYPES),
-  options: z.array(z.string().max(255, 'options must be at most 255 characters')).max(100, 'at most 100 options').optional(),
+  options: z
+    .array(z.string().max(255, 'options must be at most 255 characters'))
+    .max(100, 'at most 100 options')
+    .optional(),
 });
-const CustomFieldCreateInput = zodInput('CustomFieldCreateInput', createInput, 'A new custom field: a key (letters, digits, underscores), a type, and for select fields the options.');
+const CustomFieldCreateInput = zodInput(
+  'CustomFieldCreateInput',
+  createInput,
+  'A new custom field: a key (letters, digits, underscores), a type, and for select fields the options.',
+);
 
 builder.mutationFields((t) => ({
   createCustomField: t.prismaField({
@@ -42,19 +49,27 @@ builder.mutationFields((t) => ({
   }),
   deleteCustomField: t.field({
     type: DeleteResult,
-    description: "Removes a definition and the field's values from the workspace's contacts and deals (both environments).",
+    description:
+      "Removes a definition and the field's values from the workspace's contacts and deals (both environments).",
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       assertSignedInUser(ctx);
       assertLiveCaller(ctx, 'Custom field definitions');
-      const def = await ctx.prisma.customFieldDefinition.findFirst({ where: { id: String(args.id), workspaceId: ctx.caller.accountId } });
+      const def = await ctx.prisma.customFieldDefinition.findFirst({
+        where: { id: String(args.id), workspaceId: ctx.caller.accountId },
+      });
       if (!def) throw notFound('Custom field');
-      const workspaces = await ctx.prisma.workspace.findMany({ where: { OR: [{ id: def.workspaceId }, { liveId: def.workspaceId }] }, select: { id: true } });
+      const workspaces = await ctx.prisma.workspace.findMany({
+        where: { OR: [{ id: def.workspaceId }, { liveId: def.workspaceId }] },
+        select: { id: true },
+      });
       const ids = workspaces.map((w) => w.id);
       // Values of an undefined key would never be checked again, and writes keep them: drop them with the definition.
       await ctx.prisma.$transaction([
-        ctx.prisma.$executeRaw`UPDATE contacts SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
-        ctx.prisma.$executeRaw`UPDATE deals SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
+        ctx.prisma
+          .$executeRaw`UPDATE contacts SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
+        ctx.prisma
+          .$executeRaw`UPDATE deals SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
         ctx.prisma.customFieldDefinition.delete({ where: { id: def.id } }),
       ]);
       definitionsLoader(ctx).clearAll();

@@ -8,7 +8,11 @@ builder.queryFields((t) => ({
     description: 'Custom field definitions of the workspace, by key. Signed-in users only.',
     resolve: (query, _root, _args, ctx) => {
       assertSignedInUser(ctx);
-      return ctx.prisma.customFieldDefinition.findMany({ ...query, where: { workspaceId: ctx.caller.accountId }, orderBy: { key: 'asc' } });
+      return ctx.prisma.customFieldDefinition.findMany({
+        ...query,
+        where: { workspaceId: ctx.caller.accountId },
+        orderBy: { key: 'asc' },
+      });
     },
   }),
 }));

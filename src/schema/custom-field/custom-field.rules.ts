@@ -21,7 +21,9 @@ export interface CustomFieldResult {
 function check(def: CustomFieldDef, value: unknown): string | null {
   switch (def.type) {
     case 'text':
-      return typeof value === 'string' && value.length <= 10_000 ? null : 'must be a string of at most 10000 characters';
+      return typeof value === 'string' && value.length <= 10_000
+        ? null
+        : 'must be a string of at most 10000 characters';
     case 'number':
       return typeof value === 'number' && Number.isFinite(value) ? null : 'must be a number';
     case 'boolean':
@@ -29,7 +31,9 @@ function check(def: CustomFieldDef, value: unknown): string | null {
     case 'date':
       return typeof value === 'string' && parseCalendarDate(value) ? null : 'must be a date (YYYY-MM-DD) that exists';
     case 'select':
-      return typeof value === 'string' && def.options.includes(value) ? null : `must be one of: ${def.options.join(', ')}`;
+      return typeof value === 'string' && def.options.includes(value)
+        ? null
+        : `must be one of: ${def.options.join(', ')}`;
     default:
       return 'has an unknown type';
   }
@@ -38,7 +42,11 @@ function check(def: CustomFieldDef, value: unknown): string | null {
 /**
  * Applies `input` on top of `existing` values. A null value removes the key.
  */
-export function applyCustomFields(defs: CustomFieldDef[], input: Record<string, unknown>, existing: Record<string, unknown> = {}): CustomFieldResult {
+export function applyCustomFields(
+  defs: CustomFieldDef[],
+  input: Record<string, unknown>,
+  existing: Record<string, unknown> = {},
+): CustomFieldResult {
   const byKey = new Map(defs.map((d) => [d.key, d]));
   const values: Record<string, unknown> = { ...existing };
   const dropped: string[] = [];

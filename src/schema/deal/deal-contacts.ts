@@ -18,9 +18,16 @@ import { DealContactPage, DealContactType } from './deal.type.ts';
 import { updateDeal } from './deal.write.ts';
 import { zodInput } from '../common/zod-input.ts';
 
-const DealContactInput = zodInput('DealContactInput', dealContactInput, 'A contact of the workspace to associate with the deal, and its role.');
+const DealContactInput = zodInput(
+  'DealContactInput',
+  dealContactInput,
+  'A contact of the workspace to associate with the deal, and its role.',
+);
 
-const alreadyAssociated = () => new AppError('conflict', 'The contact is already associated with the deal', { contact_id: ['is already associated'] });
+const alreadyAssociated = () =>
+  new AppError('conflict', 'The contact is already associated with the deal', {
+    contact_id: ['is already associated'],
+  });
 
 builder.queryField('dealContacts', (t) =>
   t.field({
@@ -62,34 +69,49 @@ builder.mutationFields((t) => ({
       const input = parseInput(dealContactInput, args.input);
       // Two requests adding the same contact at once: the second meets the primary key.
       const refusals = { ...DEAL_REFUSALS, uniqueViolation: alreadyAssociated };
-      return transaction(ctx.prisma, async (tx) => {
-        const deal = await findDeal(tx, ctx, String(args.dealId));
-        await assertContactExists(tx, ctx, input.contact_id);
-        const key = { dealId_contactId: { dealId: deal.id, contactId: input.contact_id } };
-        if (await tx.dealContact.findUnique({ where: key })) throw alreadyAssociated();
-        const row = await tx.dealContact.create({ data: { ...key.dealId_contactId, role: input.role ?? null } });
-        const event = dealContactAdded.build({ deal, contactId: row.contactId, role: row.role });
-        await recordDealEvent(tx, ctx, event, deal, { contactId: row.contactId });
-        return row;
-      }, refusals);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const deal = await findDeal(tx, ctx, String(args.dealId));
+          await assertContactExists(tx, ctx, input.contact_id);
+          const key = { dealId_contactId: { dealId: deal.id, contactId: input.contact_id } };
+          if (await tx.dealContact.findUnique({ where: key })) throw alreadyAssociated();
+          const row = await tx.dealContact.create({ data: { ...key.dealId_contactId, role: input.role ?? null } });
+          const event = dealContactAdded.build({ deal, contactId: row.contactId, role: row.role });
+          await recordDealEvent(tx, ctx, event, deal, { contactId: row.contactId });
+          return row;
+        },
+        refusals,
+      );
     },
   }),
   removeDealContact: t.field({
     type: DeleteResult,
-    description: 'Removes a contact from a deal; removing the primary contact clears the deal\'s contact_id. `id` in the result is the contact id.',
+    description:
+      "Removes a contact from a deal; removing the primary contact clears the deal's contact_id. `id` in the result is the contact id.",
     args: { dealId: t.arg.id({ required: true }), contactId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
-      return transaction(ctx.prisma, async (tx) => {
-        let deal = await findDeal(tx, ctx, String(args.dealId));
-        const key = { dealId_contactId: { dealId: deal.id, contactId: String(args.contactId) } };
-        const row = await tx.dealContact.findUnique({ where: key });
-        if (!row) throw notFound('Deal contact');
-        await tx.dealContact.delete({ where: key });
-        if (deal.contactId === row.contactId) deal = await updateDeal(tx, ctx, deal.id, { contact_id: null });
-        await recordDealEvent(tx, ctx, dealContactRemoved.build({ deal, contactId: row.contactId, role: row.role }), deal, { contactId: row.contactId });
-        return { id: row.contactId, deleted: true as const };
-      }, DEAL_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          let deal = await findDeal(tx, ctx, String(args.dealId));
+          const key = { dealId_contactId: { dealId: deal.id, contactId: String(args.contactId) } };
+          const row = await tx.dealContact.findUnique({ where: key });
+          if (!row) throw notFound('Deal contact');
+          await tx.dealContact.delete({ where: key });
+          if (deal.contactId === row.contactId) deal = await updateDeal(tx, ctx, deal.id, { contact_id: null });
+          await recordDealEvent(
+            tx,
+            ctx,
+            dealContactRemoved.build({ deal, contactId: row.contactId, role: row.role }),
+            deal,
+            { contactId: row.contactId },
+          );
+          return { id: row.contactId, deleted: true as const };
+        },
+        DEAL_REFUSALS,
+      );
     },
   }),
 }));

@@ -10,12 +10,19 @@ const MAX_VALUE = 99_999_999_999_999;
 
 const id = z.string().min(1, 'is required');
 // A JSON number only: "1000" is a validation error, not a number (product decision).
-const value = z.number('must be a JSON number').min(0, 'must be 0 or more').max(MAX_VALUE, `must be at most ${MAX_VALUE}`);
+const value = z
+  .number('must be a JSON number')
+  .min(0, 'must be 0 or more')
+  .max(MAX_VALUE, `must be at most ${MAX_VALUE}`);
 const currency = z
   .string()
   .regex(/^[A-Za-z]{3}$/, 'must be an ISO 4217 code such as USD')
   .transform((c) => c.toUpperCase());
-const probability = z.number().int('must be a whole number').min(0, 'must be from 0 to 100').max(100, 'must be from 0 to 100');
+const probability = z
+  .number()
+  .int('must be a whole number')
+  .min(0, 'must be from 0 to 100')
+  .max(100, 'must be from 0 to 100');
 const dealFields = {
   title: name255.min(1, 'is required'),
   pipeline_id: id,
@@ -47,10 +54,20 @@ export type DealUpdateInput = z.output<typeof dealUpdateInput>;
 
 export const moveStageInput = z.object({ stage_id: id, note: optionalText(10_000) });
 
-export const dealContactInput = z.object({ contact_id: id, role: name255.min(1, 'must not be empty').nullable().optional() });
+export const dealContactInput = z.object({
+  contact_id: id,
+  role: name255.min(1, 'must not be empty').nullable().optional(),
+});
 
 /** A number from GraphQL, or its text from a query string. */
-const numeric = z.union([z.number(), z.string().trim().regex(/^-?\d+(\.\d+)?$/, 'must be a number').transform(Number)]);
+const numeric = z.union([
+  z.number(),
+  z
+    .string()
+    .trim()
+    .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
+    .transform(Number),
+]);
 
 export const dealFilter = z
   .object({

@@ -12,9 +12,21 @@ import { DealType } from './deal.type.ts';
 import { createDeal, moveDealStage, updateDeal } from './deal.write.ts';
 import { zodInput } from '../common/zod-input.ts';
 
-const DealCreateInput = zodInput('DealCreateInput', dealCreateInput, 'A new open deal: title and pipeline_id are required; without stage_id it starts in the first stage.');
-const DealUpdateInput = zodInput('DealUpdateInput', dealUpdateInput, 'Fields to change, status (with won_reason, lost_reason, competitor) included; those left out keep their values.');
-const DealStageMoveInput = zodInput('DealStageMoveInput', moveStageInput, 'The stage of the same pipeline to move the deal to, and an optional note for its stage history.');
+const DealCreateInput = zodInput(
+  'DealCreateInput',
+  dealCreateInput,
+  'A new open deal: title and pipeline_id are required; without stage_id it starts in the first stage.',
+);
+const DealUpdateInput = zodInput(
+  'DealUpdateInput',
+  dealUpdateInput,
+  'Fields to change, status (with won_reason, lost_reason, competitor) included; those left out keep their values.',
+);
+const DealStageMoveInput = zodInput(
+  'DealStageMoveInput',
+  moveStageInput,
+  'The stage of the same pipeline to move the deal to, and an optional note for its stage history.',
+);
 
 builder.mutationFields((t) => ({
   createDeal: t.field({
@@ -29,7 +41,8 @@ builder.mutationFields((t) => ({
   }),
   updateDeal: t.field({
     type: DealType,
-    description: 'Partial update, including status (won_reason, lost_reason, competitor) and pipeline or stage changes.',
+    description:
+      'Partial update, including status (won_reason, lost_reason, competitor) and pipeline or stage changes.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealUpdateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
@@ -57,12 +70,16 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
-      return transaction(ctx.prisma, async (tx) => {
-        const deal = await findDeal(tx, ctx, String(args.id));
-        await tx.deal.delete({ where: { id: deal.id } });
-        await recordDealEvent(tx, ctx, dealDeleted.build(deal), deal);
-        return { id: deal.id, deleted: true as const };
-      }, DEAL_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const deal = await findDeal(tx, ctx, String(args.id));
+          await tx.deal.delete({ where: { id: deal.id } });
+          await recordDealEvent(tx, ctx, dealDeleted.build(deal), deal);
+          return { id: deal.id, deleted: true as const };
+        },
+        DEAL_REFUSALS,
+      );
     },
   }),
 }));

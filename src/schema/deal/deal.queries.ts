@@ -14,7 +14,11 @@ import { DealPage, DealType } from './deal.type.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { sortArg } from '../common/sort.ts';
 
-const DealFilter = zodInput('DealFilter', dealFilter, 'Conditions every listed deal meets; all given conditions apply.');
+const DealFilter = zodInput(
+  'DealFilter',
+  dealFilter,
+  'Conditions every listed deal meets; all given conditions apply.',
+);
 
 export const DEAL_SORT: SortSpec = {
   default: '-created_at',
@@ -28,7 +32,10 @@ export const DEAL_SORT: SortSpec = {
 
 /** Loads a deal of the caller's workspace, with its stage name, or answers 404. */
 export async function findDeal(db: Pick<Context['prisma'], 'deal'>, ctx: Context, id: string) {
-  const deal = await db.deal.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId }, include: { stage: { select: { name: true } } } });
+  const deal = await db.deal.findFirst({
+    where: { id, workspaceId: ctx.caller.workspaceId },
+    include: { stage: { select: { name: true } } },
+  });
   if (!deal) throw notFound('Deal');
   return deal;
 }
@@ -42,7 +49,8 @@ function dealWhere(ctx: Context, filter: unknown): Prisma.DealWhereInput {
   if (f.contact_id) where.contactId = f.contact_id;
   if (f.status) where.status = f.status;
   if (f.min_value !== undefined || f.max_value !== undefined) where.value = { gte: f.min_value, lte: f.max_value };
-  if (f.expected_close_after || f.expected_close_before) where.expectedCloseDate = { gte: f.expected_close_after, lte: f.expected_close_before };
+  if (f.expected_close_after || f.expected_close_before)
+    where.expectedCloseDate = { gte: f.expected_close_after, lte: f.expected_close_before };
   return where;
 }
 
@@ -51,11 +59,16 @@ function dealPage(ctx: Context, info: GraphQLResolveInfo, list: string, args: Li
   return findPage(args, DEAL_SORT, {
     list,
     where: where as Record<string, unknown>,
-    fetch: (q) => ctx.prisma.deal.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.DealFindManyArgs),
-    count: cheapTotal('deals', (w, take) => ctx.prisma.deal.count({ where: w, take, orderBy: take ? COUNT_ORDER : undefined })),
+    fetch: (q) =>
+      ctx.prisma.deal.findMany({
+        ...queryFromInfo({ context: ctx, info, path: ['nodes'] }),
+        ...q,
+      } as Prisma.DealFindManyArgs),
+    count: cheapTotal('deals', (w, take) =>
+      ctx.prisma.deal.count({ where: w, take, orderBy: take ? COUNT_ORDER : undefined }),
+    ),
   });
 }
-
 
 builder.queryFields((t) => ({
   deal: t.prismaField({
@@ -64,7 +77,10 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'read');
-      const deal = await ctx.prisma.deal.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      const deal = await ctx.prisma.deal.findFirst({
+        ...query,
+        where: { id: String(args.id), workspaceId: ctx.caller.workspaceId },
+      });
       if (!deal) throw notFound('Deal');
       return deal;
     },
@@ -86,7 +102,12 @@ builder.queryFields((t) => ({
   contactDeals: t.field({
     type: DealPage,
     description: 'Deals a contact is associated with, as primary contact or in another role.',
-    args: { contactId: t.arg.id({ required: true }), sort: sortArg(t, 'DealSort', DEAL_SORT), limit: t.arg.int(), cursor: t.arg.string() },
+    args: {
+      contactId: t.arg.id({ required: true }),
+      sort: sortArg(t, 'DealSort', DEAL_SORT),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'deals', 'read');
       const contact = await findContact(ctx.prisma, ctx, String(args.contactId));

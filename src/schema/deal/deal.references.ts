@@ -20,11 +20,21 @@ export const DEAL_REFUSALS: Refusals = {
 };
 
 const unknownRef = (field: string, what: string) =>
-  new AppError('unprocessable_entity', `${field} does not name ${what} of this workspace`, { [field]: [`unknown ${what}`] });
+  new AppError('unprocessable_entity', `${field} does not name ${what} of this workspace`, {
+    [field]: [`unknown ${what}`],
+  });
 
-export async function assertContactExists(tx: Tx, ctx: Context, contactId: string | null | undefined, field = 'contact_id'): Promise<void> {
+export async function assertContactExists(
+  tx: Tx,
+  ctx: Context,
+  contactId: string | null | undefined,
+  field = 'contact_id',
+): Promise<void> {
   if (contactId === null || contactId === undefined) return;
-  const contact = await tx.contact.findFirst({ where: { id: contactId, workspaceId: ctx.caller.workspaceId }, select: { id: true } });
+  const contact = await tx.contact.findFirst({
+    where: { id: contactId, workspaceId: ctx.caller.workspaceId },
+    select: { id: true },
+  });
   if (!contact) throw unknownRef(field, 'a contact');
 }
 

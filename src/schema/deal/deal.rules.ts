@@ -19,7 +19,8 @@ export interface StatusInput {
 
 export type StatusTransition = 'won' | 'lost' | 'reopened' | null;
 
-const unprocessable = (message: string, field: string, problem: string) => new AppError('unprocessable_entity', message, { [field]: [problem] });
+const unprocessable = (message: string, field: string, problem: string) =>
+  new AppError('unprocessable_entity', message, { [field]: [problem] });
 
 /**
  * The status fields after an update, and which transition it made.
@@ -27,22 +28,34 @@ const unprocessable = (message: string, field: string, problem: string) => new A
  * competitor; won ↔ lost directly is refused (reopen first). A reason may only be set on a
  * deal that ends up in the status it explains.
  */
-export function applyStatus(current: StatusFields, input: StatusInput, now: Date): { fields: StatusFields; transition: StatusTransition } {
+export function applyStatus(
+  current: StatusFields,
+  input: StatusInput,
+  now: Date,
+): { fields: StatusFields; transition: StatusTransition } {
   const from = current.status;
   const to = input.status ?? from;
   if (from !== to && from !== 'open' && to !== 'open') {
-    throw unprocessable(`A ${from} deal cannot become ${to} directly; reopen it first (status open)`, 'status', `cannot change from ${from} to ${to}`);
+    throw unprocessable(
+      `A ${from} deal cannot become ${to} directly; reopen it first (status open)`,
+      'status',
+      `cannot change from ${from} to ${to}`,
+    );
   }
-  if (input.won_reason && to !== 'won') throw unprocessable('won_reason applies only to won deals', 'won_reason', 'the deal is not won');
-  if (input.lost_reason && to !== 'lost') throw unprocessable('lost_reason applies only to lost deals', 'lost_reason', 'the deal is not lost');
-  if (input.competitor && to !== 'lost') throw unprocessable('competitor applies only to lost deals', 'competitor', 'the deal is not lost');
+  if (input.won_reason && to !== 'won')
+    throw unprocessable('won_reason applies only to won deals', 'won_reason', 'the deal is not won');
+  if (input.lost_reason && to !== 'lost')
+    throw unprocessable('lost_reason applies only to lost deals', 'lost_reason', 'the deal is not lost');
+  if (input.competitor && to !== 'lost')
+    throw unprocessable('competitor applies only to lost deals', 'competitor', 'the deal is not lost');
 
   if (to === 'open') {
     const fields = { status: 'open', wonReason: null, lostReason: null, competitor: null, closedAt: null };
     return { fields, transition: from === 'open' ? null : 'reopened' };
   }
   const changing = from !== to;
-  const keep = <T>(given: T | undefined, existing: T | null): T | null => (given !== undefined ? given : changing ? null : existing);
+  const keep = <T>(given: T | undefined, existing: T | null): T | null =>
+    given !== undefined ? given : changing ? null : existing;
   const fields = {
     status: to,
     wonReason: to === 'won' ? keep(input.won_reason, current.wonReason) : null,
@@ -64,11 +77,19 @@ export interface StageRef {
  * the requested one, which must belong to that pipeline; else the current one if it does;
  * else the pipeline's first stage.
  */
-export function chooseStage<S extends StageRef>(stages: readonly S[], requested: string | undefined, currentStageId?: string): S {
+export function chooseStage<S extends StageRef>(
+  stages: readonly S[],
+  requested: string | undefined,
+  currentStageId?: string,
+): S {
   if (requested !== undefined) {
     const stage = stages.find((s) => s.id === requested);
     if (!stage) {
-      throw unprocessable('stage_id is not a stage of the deal\'s pipeline; change pipeline_id to move it to another pipeline', 'stage_id', 'not a stage of the pipeline');
+      throw unprocessable(
+        "stage_id is not a stage of the deal's pipeline; change pipeline_id to move it to another pipeline",
+        'stage_id',
+        'not a stage of the pipeline',
+      );
     }
     return stage;
   }

@@ -6,7 +6,14 @@ import { newId } from '../../ids.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import { recordDealEvent } from './deal.events.ts';
-import { dealContactAdded, dealCreated, dealLost, dealStageChanged, dealUpdated, dealWon } from '../../events/catalogue/deal.events.ts';
+import {
+  dealContactAdded,
+  dealCreated,
+  dealLost,
+  dealStageChanged,
+  dealUpdated,
+  dealWon,
+} from '../../events/catalogue/deal.events.ts';
 import type { DealCreateInput, DealUpdateInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { dealRecord, withStageName, type DealWithStage } from '../../records/deal.ts';
@@ -38,7 +45,8 @@ export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
     },
     include: withStageName,
   });
-  if (deal.contactId) await tx.dealContact.create({ data: { dealId: deal.id, contactId: deal.contactId, isPrimary: true } });
+  if (deal.contactId)
+    await tx.dealContact.create({ data: { dealId: deal.id, contactId: deal.contactId, isPrimary: true } });
   await recordStageHistory(tx, ctx, deal.id, null, stage, null);
   await recordDealEvent(tx, ctx, dealCreated.build(deal), deal);
   return deal;
@@ -48,7 +56,9 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
   const before = await findDeal(tx, ctx, id);
   // A new pipeline without a stage_id puts the deal in that pipeline's first stage.
   const placing = input.pipeline_id !== undefined || input.stage_id !== undefined;
-  const stage = placing ? chooseStage(await pipelineStages(tx, ctx, input.pipeline_id ?? before.pipelineId), input.stage_id, before.stageId) : null;
+  const stage = placing
+    ? chooseStage(await pipelineStages(tx, ctx, input.pipeline_id ?? before.pipelineId), input.stage_id, before.stageId)
+    : null;
   await assertContactExists(tx, ctx, input.contact_id);
   await assertActiveUser(tx, ctx, input.owner_id, 'owner_id');
   const { fields: statusFields, transition } = applyStatus(before, input, new Date());
@@ -65,7 +75,14 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
       contactId: input.contact_id,
       expectedCloseDate: input.expected_close_date,
       tags: input.tags,
-      customFields: input.custom_fields ? ((await customFieldsFor(tx, ctx, input.custom_fields, before.customFields as Record<string, unknown>)) as Prisma.InputJsonObject) : undefined,
+      customFields: input.custom_fields
+        ? ((await customFieldsFor(
+            tx,
+            ctx,
+            input.custom_fields,
+            before.customFields as Record<string, unknown>,
+          )) as Prisma.InputJsonObject)
+        : undefined,
       ...statusFields,
     },
     include: withStageName,
@@ -78,7 +95,10 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
     const closed = transition === 'won' ? dealWon : dealLost;
     await recordDealEvent(tx, ctx, closed.build({ deal: after, previousStatus: before.status }), after);
   }
-  if (added) await recordDealEvent(tx, ctx, dealContactAdded.build({ deal: after, contactId: added, role: null }), after, { contactId: added });
+  if (added)
+    await recordDealEvent(tx, ctx, dealContactAdded.build({ deal: after, contactId: added, role: null }), after, {
+      contactId: added,
+    });
   return after;
 }
 
@@ -104,7 +124,8 @@ async function setPrimaryContact(tx: Tx, dealId: string, contactId: string | nul
   if (!contactId) return null;
   const existing = await tx.dealContact.findUnique({ where: { dealId_contactId: { dealId, contactId } } });
   if (existing) {
-    if (!existing.isPrimary) await tx.dealContact.update({ where: { dealId_contactId: { dealId, contactId } }, data: { isPrimary: true } });
+    if (!existing.isPrimary)
+      await tx.dealContact.update({ where: { dealId_contactId: { dealId, contactId } }, data: { isPrimary: true } });
     return null;
   }
   await tx.dealContact.create({ data: { dealId, contactId, isPrimary: true } });
@@ -127,7 +148,14 @@ async function recordUpdate(tx: Tx, ctx: Context, before: DealWithStage, after: 
 
 type StageName = Pick<StageRef, 'id' | 'name'>;
 
-async function recordStageHistory(tx: Tx, ctx: Context, dealId: string, from: StageName | null, to: StageName, note: string | null) {
+async function recordStageHistory(
+  tx: Tx,
+  ctx: Context,
+  dealId: string,
+  from: StageName | null,
+  to: StageName,
+  note: string | null,
+) {
   await tx.stageHistory.create({
     data: {
       id: newId('sth'),
@@ -147,13 +175,26 @@ async function recordStageHistory(tx: Tx, ctx: Context, dealId: string, from: St
  * pipeline and the owner (the record format shows names, and the event must carry them as they
  * were at the change).
  */
-async function recordStageChange(tx: Tx, ctx: Context, before: DealWithStage, after: DealWithStage, note: string | null) {
+async function recordStageChange(
+  tx: Tx,
+  ctx: Context,
+  before: DealWithStage,
+  after: DealWithStage,
+  note: string | null,
+) {
   const from = { id: before.stageId, name: before.stage.name };
   await recordStageHistory(tx, ctx, after.id, from, { id: after.stageId, name: after.stage.name }, note);
   const [pipeline, owner] = await Promise.all([
     tx.pipeline.findUniqueOrThrow({ where: { id: after.pipelineId }, select: { name: true } }),
     after.ownerId ? tx.user.findUnique({ where: { id: after.ownerId }, select: { name: true } }) : null,
   ]);
-  const event = dealStageChanged.build({ deal: after, previousStage: from, pipelineName: pipeline.name, ownerName: owner?.name ?? null, changedBy: actorOf(ctx), note });
+  const event = dealStageChanged.build({
+    deal: after,
+    previousStage: from,
+    pipelineName: pipeline.name,
+    ownerName: owner?.name ?? null,
+    changedBy: actorOf(ctx),
+    note,
+  });
   await recordDealEvent(tx, ctx, event, after);
 }

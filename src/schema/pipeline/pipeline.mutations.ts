@@ -12,8 +12,16 @@ import { clearDefault, PIPELINE_REFUSALS } from './pipeline.write.ts';
 import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
 
-const PipelineCreateInput = zodInput('PipelineCreateInput', pipelineCreateInput, 'A new pipeline; without stages it gets the default ones.');
-const PipelineUpdateInput = zodInput('PipelineUpdateInput', pipelineUpdateInput, 'A new name, or is_default: true to make it the default pipeline.');
+const PipelineCreateInput = zodInput(
+  'PipelineCreateInput',
+  pipelineCreateInput,
+  'A new pipeline; without stages it gets the default ones.',
+);
+const PipelineUpdateInput = zodInput(
+  'PipelineUpdateInput',
+  pipelineUpdateInput,
+  'A new name, or is_default: true to make it the default pipeline.',
+);
 
 builder.mutationFields((t) => ({
   createPipeline: t.field({
@@ -23,22 +31,28 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(pipelineCreateInput, args.input);
-      return transaction(ctx.prisma, async (tx) => {
-        const workspaceId = ctx.caller.workspaceId;
-        if (input.is_default) await clearDefault(tx, workspaceId);
-        const pipeline = await tx.pipeline.create({ data: { id: newId('pipe'), workspaceId, name: input.name, isDefault: input.is_default ?? false } });
-        await tx.stage.createMany({
-          data: (input.stages ?? DEFAULT_STAGES).map((s, i) => ({
-            id: newId('stg'),
-            workspaceId,
-            pipelineId: pipeline.id,
-            name: s.name,
-            probability: s.probability ?? 0,
-            position: i + 1,
-          })),
-        });
-        return pipeline;
-      }, PIPELINE_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const workspaceId = ctx.caller.workspaceId;
+          if (input.is_default) await clearDefault(tx, workspaceId);
+          const pipeline = await tx.pipeline.create({
+            data: { id: newId('pipe'), workspaceId, name: input.name, isDefault: input.is_default ?? false },
+          });
+          await tx.stage.createMany({
+            data: (input.stages ?? DEFAULT_STAGES).map((s, i) => ({
+              id: newId('stg'),
+              workspaceId,
+              pipelineId: pipeline.id,
+              name: s.name,
+              probability: s.probability ?? 0,
+              position: i + 1,
+            })),
+          });
+          return pipeline;
+        },
+        PIPELINE_REFUSALS,
+      );
     },
   }),
   updatePipeline: t.field({
@@ -48,36 +62,51 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(pipelineUpdateInput, args.input);
-      return transaction(ctx.prisma, async (tx) => {
-        const pipeline = await findPipeline(tx, ctx, String(args.id));
-        assertDefaultKept(pipeline.isDefault, input.is_default);
-        if (input.is_default && !pipeline.isDefault) await clearDefault(tx, pipeline.workspaceId);
-        return tx.pipeline.update({ where: { id: pipeline.id }, data: { name: input.name, isDefault: input.is_default } });
-      }, PIPELINE_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const pipeline = await findPipeline(tx, ctx, String(args.id));
+          assertDefaultKept(pipeline.isDefault, input.is_default);
+          if (input.is_default && !pipeline.isDefault) await clearDefault(tx, pipeline.workspaceId);
+          return tx.pipeline.update({
+            where: { id: pipeline.id },
+            data: { name: input.name, isDefault: input.is_default },
+          });
+        },
+        PIPELINE_REFUSALS,
+      );
     },
   }),
   deletePipeline: t.field({
     type: DeleteResult,
-    description: 'Deletes an empty pipeline with its stages. Deleting the default makes the oldest remaining pipeline the default.',
+    description:
+      'Deletes an empty pipeline with its stages. Deleting the default makes the oldest remaining pipeline the default.',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
-      return transaction(ctx.prisma, async (tx) => {
-        // Two deletes at once must not both count the other pipeline and leave none.
-        await lockCap(tx, 'pipelines', ctx.caller.workspaceId);
-        const pipeline = await findPipeline(tx, ctx, String(args.id));
-        const [dealCount, pipelineCount] = await Promise.all([
-          tx.deal.count({ where: { pipelineId: pipeline.id } }),
-          tx.pipeline.count({ where: { workspaceId: pipeline.workspaceId } }),
-        ]);
-        assertPipelineDeletable({ dealCount, pipelineCount });
-        await tx.pipeline.delete({ where: { id: pipeline.id } });
-        if (pipeline.isDefault) {
-          const next = await tx.pipeline.findFirstOrThrow({ where: { workspaceId: pipeline.workspaceId }, orderBy: [{ createdAt: 'asc' }, { id: 'asc' }] });
-          await tx.pipeline.update({ where: { id: next.id }, data: { isDefault: true } });
-        }
-        return { id: pipeline.id, deleted: true as const };
-      }, PIPELINE_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          // Two deletes at once must not both count the other pipeline and leave none.
+          await lockCap(tx, 'pipelines', ctx.caller.workspaceId);
+          const pipeline = await findPipeline(tx, ctx, String(args.id));
+          const [dealCount, pipelineCount] = await Promise.all([
+            tx.deal.count({ where: { pipelineId: pipeline.id } }),
+            tx.pipeline.count({ where: { workspaceId: pipeline.workspaceId } }),
+          ]);
+          assertPipelineDeletable({ dealCount, pipelineCount });
+          await tx.pipeline.delete({ where: { id: pipeline.id } });
+          if (pipeline.isDefault) {
+            const next = await tx.pipeline.findFirstOrThrow({
+              where: { workspaceId: pipeline.workspaceId },
+              orderBy: [{ createdAt: 'asc' }, { id: 'asc' }],
+            });
+            await tx.pipeline.update({ where: { id: next.id }, data: { isDefault: true } });
+          }
+          return { id: pipeline.id, deleted: true as const };
+        },
+        PIPELINE_REFUSALS,
+      );
     },
   }),
 }));

@@ -34,7 +34,9 @@ async function totalsByStage(ctx: Context, stageIds: string[]) {
     _count: { _all: true },
     _sum: { value: true },
   });
-  return new Map(groups.map((g) => [g.stageId, { dealCount: g._count._all, totalValue: g._sum.value?.toNumber() ?? 0 }]));
+  return new Map(
+    groups.map((g) => [g.stageId, { dealCount: g._count._all, totalValue: g._sum.value?.toNumber() ?? 0 }]),
+  );
 }
 
 builder.queryFields((t) => ({
@@ -47,7 +49,11 @@ builder.queryFields((t) => ({
       return findPage(args, PIPELINE_SORT, {
         list: 'pipelines',
         where: { workspaceId: ctx.caller.workspaceId },
-        fetch: (q) => ctx.prisma.pipeline.findMany({ ...queryFromInfo({ context: ctx, info, path: ['nodes'] }), ...q } as Prisma.PipelineFindManyArgs),
+        fetch: (q) =>
+          ctx.prisma.pipeline.findMany({
+            ...queryFromInfo({ context: ctx, info, path: ['nodes'] }),
+            ...q,
+          } as Prisma.PipelineFindManyArgs),
         count: (where) => ctx.prisma.pipeline.count({ where }),
       });
     },
@@ -58,7 +64,10 @@ builder.queryFields((t) => ({
     args: { id: t.arg.id({ required: true }) },
     resolve: async (query, _root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'read');
-      const pipeline = await ctx.prisma.pipeline.findFirst({ ...query, where: { id: String(args.id), workspaceId: ctx.caller.workspaceId } });
+      const pipeline = await ctx.prisma.pipeline.findFirst({
+        ...query,
+        where: { id: String(args.id), workspaceId: ctx.caller.workspaceId },
+      });
       if (!pipeline) throw notFound('Pipeline');
       return pipeline;
     },
@@ -66,7 +75,12 @@ builder.queryFields((t) => ({
   pipelineStages: t.field({
     type: StageTotalsPage,
     description: 'Stages of a pipeline in order, with the number and summed value of the deals in each.',
-    args: { pipelineId: t.arg.id({ required: true }), sort: sortArg(t, 'StageSort', STAGE_SORT), limit: t.arg.int(), cursor: t.arg.string() },
+    args: {
+      pipelineId: t.arg.id({ required: true }),
+      sort: sortArg(t, 'StageSort', STAGE_SORT),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'read');
       const pipeline = await findPipeline(ctx.prisma, ctx, String(args.pipelineId));
@@ -76,7 +90,10 @@ builder.queryFields((t) => ({
         fetch: (q) => ctx.prisma.stage.findMany(q as Prisma.StageFindManyArgs),
         count: (where) => ctx.prisma.stage.count({ where }),
       });
-      const totals = await totalsByStage(ctx, page.nodes.map((s) => s.id));
+      const totals = await totalsByStage(
+        ctx,
+        page.nodes.map((s) => s.id),
+      );
       const nodes = page.nodes.map((s) => ({ ...s, dealCount: 0, totalValue: 0, ...totals.get(s.id) }));
       return { ...page, nodes };
     },

@@ -37,9 +37,13 @@ export function assertStageDeletable(s: { dealCount: number; stageCount: number 
 /** There is always exactly one default pipeline: it changes by making another one the default. */
 export function assertDefaultKept(isDefault: boolean, requested: boolean | undefined): void {
   if (isDefault && requested === false) {
-    throw new AppError('unprocessable_entity', 'A workspace needs a default pipeline: make another pipeline the default instead', {
-      is_default: ['cannot be unset on the default pipeline'],
-    });
+    throw new AppError(
+      'unprocessable_entity',
+      'A workspace needs a default pipeline: make another pipeline the default instead',
+      {
+        is_default: ['cannot be unset on the default pipeline'],
+      },
+    );
   }
 }
 

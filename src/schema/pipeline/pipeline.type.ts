@@ -21,8 +21,13 @@ export const PipelineType = builder.prismaObject('Pipeline', {
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
-    is_default: t.exposeBoolean('isDefault', { description: 'Whether this is the workspace\'s default pipeline; at most one is' }),
-    stages: t.relation('stages', { description: 'Its stages in order', query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] } }),
+    is_default: t.exposeBoolean('isDefault', {
+      description: "Whether this is the workspace's default pipeline; at most one is",
+    }),
+    stages: t.relation('stages', {
+      description: 'Its stages in order',
+      query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] },
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -45,10 +50,14 @@ export const StageTotalsType = builder.objectRef<StageWithTotals>('StageWithTota
     position: t.exposeInt('position', { description: '1 for the first stage' }),
     probability: t.exposeInt('probability', { description: 'Win probability in percent, 0 to 100' }),
     // Deal data: null for keys that may not read deals.
-    deal_count: t.exposeInt('dealCount', { nullable: true, description: 'Deals in the stage, any status; null when the key may not read deals' }),
+    deal_count: t.exposeInt('dealCount', {
+      nullable: true,
+      description: 'Deals in the stage, any status; null when the key may not read deals',
+    }),
     total_value: t.exposeFloat('totalValue', {
       nullable: true,
-      description: 'Sum of deal values as stored, whatever their currency; no value counts as 0. Null when the key may not read deals',
+      description:
+        'Sum of deal values as stored, whatever their currency; no value counts as 0. Null when the key may not read deals',
     }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),

@@ -39,7 +39,8 @@ export async function renumber(tx: Tx, stages: { id: string; position: number }[
   const current = new Map(stages.map((s) => [s.id, s.position]));
   for (const [i, id] of order.entries()) {
     const position = current.get(id);
-    if (position !== undefined && position !== i + 1) await tx.stage.update({ where: { id }, data: { position: i + 1 } });
+    if (position !== undefined && position !== i + 1)
+      await tx.stage.update({ where: { id }, data: { position: i + 1 } });
   }
 }
 

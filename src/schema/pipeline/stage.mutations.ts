@@ -13,8 +13,16 @@ import { lockPipeline, PIPELINE_REFUSALS, renumber, stagesInOrder } from './pipe
 import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
 
-const StageCreateInput = zodInput('StageCreateInput', stageCreateInput, 'A new stage; without a position it goes last, else later stages shift down.');
-const StageUpdateInput = zodInput('StageUpdateInput', stageUpdateInput, 'Fields to change; a new position shifts the stages between.');
+const StageCreateInput = zodInput(
+  'StageCreateInput',
+  stageCreateInput,
+  'A new stage; without a position it goes last, else later stages shift down.',
+);
+const StageUpdateInput = zodInput(
+  'StageUpdateInput',
+  stageUpdateInput,
+  'Fields to change; a new position shifts the stages between.',
+);
 
 /** The pipeline (locked) and its stages in order; 404 when either id is not the caller's. */
 async function loadStage(tx: Prisma.TransactionClient, ctx: Context, pipelineId: string, stageId: string) {
@@ -33,31 +41,66 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(stageCreateInput, args.input);
-      return transaction(ctx.prisma, async (tx) => {
-        const pipeline = await lockPipeline(tx, ctx, String(args.pipelineId));
-        const stages = await stagesInOrder(tx, pipeline.id);
-        assertStageRoom(stages.length, MAX_STAGES);
-        const id = newId('stg');
-        const order = reorder(stages.map((s) => s.id), id, input.position ?? stages.length + 1);
-        await renumber(tx, stages, order);
-        return tx.stage.create({
-          data: { id, workspaceId: pipeline.workspaceId, pipelineId: pipeline.id, name: input.name, probability: input.probability ?? 0, position: order.indexOf(id) + 1 },
-        });
-      }, PIPELINE_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const pipeline = await lockPipeline(tx, ctx, String(args.pipelineId));
+          const stages = await stagesInOrder(tx, pipeline.id);
+          assertStageRoom(stages.length, MAX_STAGES);
+          const id = newId('stg');
+          const order = reorder(
+            stages.map((s) => s.id),
+            id,
+            input.position ?? stages.length + 1,
+          );
+          await renumber(tx, stages, order);
+          return tx.stage.create({
+            data: {
+              id,
+              workspaceId: pipeline.workspaceId,
+              pipelineId: pipeline.id,
+              name: input.name,
+              probability: input.probability ?? 0,
+              position: order.indexOf(id) + 1,
+            },
+          });
+        },
+        PIPELINE_REFUSALS,
+      );
     },
   }),
   updateStage: t.field({
     type: StageType,
     description: 'Renames a stage, changes its probability, or moves it to another position (the others shift).',
-    args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }), input: t.arg({ type: StageUpdateInput, required: true }) },
+    args: {
+      pipelineId: t.arg.id({ required: true }),
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: StageUpdateInput, required: true }),
+    },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(stageUpdateInput, args.input);
-      return transaction(ctx.prisma, async (tx) => {
-        const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
-        if (input.position !== undefined) await renumber(tx, stages, reorder(stages.map((s) => s.id), stage.id, input.position));
-        return tx.stage.update({ where: { id: stage.id }, data: { name: input.name, probability: input.probability } });
-      }, PIPELINE_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
+          if (input.position !== undefined)
+            await renumber(
+              tx,
+              stages,
+              reorder(
+                stages.map((s) => s.id),
+                stage.id,
+                input.position,
+              ),
+            );
+          return tx.stage.update({
+            where: { id: stage.id },
+            data: { name: input.name, probability: input.probability },
+          });
+        },
+        PIPELINE_REFUSALS,
+      );
     },
   }),
   deleteStage: t.field({
@@ -66,14 +109,25 @@ builder.mutationFields((t) => ({
     args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
-      return transaction(ctx.prisma, async (tx) => {
-        const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
-        assertStageDeletable({ dealCount: await tx.deal.count({ where: { stageId: stage.id } }), stageCount: stages.length });
-        await tx.stage.delete({ where: { id: stage.id } });
-        const rest = stages.filter((s) => s.id !== stage.id);
-        await renumber(tx, rest, rest.map((s) => s.id));
-        return { id: stage.id, deleted: true as const };
-      }, PIPELINE_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        async (tx) => {
+          const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
+          assertStageDeletable({
+            dealCount: await tx.deal.count({ where: { stageId: stage.id } }),
+            stageCount: stages.length,
+          });
+          await tx.stage.delete({ where: { id: stage.id } });
+          const rest = stages.filter((s) => s.id !== stage.id);
+          await renumber(
+            tx,
+            rest,
+            rest.map((s) => s.id),
+          );
+          return { id: stage.id, deleted: true as const };
+        },
+        PIPELINE_REFUSALS,
+      );
     },
   }),
 }));

@@ -17,12 +17,17 @@ const DealChangeType = builder.objectRef<PublishedEvent>('DealChange').implement
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     deal_id: t.exposeID('entityId'),
     sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),
-    data: t.field({ type: 'EventData', description: 'The event\'s data, { deal, ... }, as it was at the time of the change', resolve: (e) => e.data }),
+    data: t.field({
+      type: 'EventData',
+      description: "The event's data, { deal, ... }, as it was at the time of the change",
+      resolve: (e) => e.data,
+    }),
     deal: t.prismaField({
       type: 'Deal',
       nullable: true,
       description: 'The deal now; null once deleted',
-      resolve: (query, e, _args, ctx) => ctx.prisma.deal.findFirst({ ...query, where: { id: e.entityId, workspaceId: ctx.caller.workspaceId } }),
+      resolve: (query, e, _args, ctx) =>
+        ctx.prisma.deal.findFirst({ ...query, where: { id: e.entityId, workspaceId: ctx.caller.workspaceId } }),
     }),
   }),
 });
@@ -35,12 +40,17 @@ const ContactChangeType = builder.objectRef<PublishedEvent>('ContactChange').imp
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     contact_id: t.exposeID('entityId'),
     sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),
-    data: t.field({ type: 'EventData', description: 'The event\'s data, { contact, ... }, as it was at the time of the change', resolve: (e) => e.data }),
+    data: t.field({
+      type: 'EventData',
+      description: "The event's data, { contact, ... }, as it was at the time of the change",
+      resolve: (e) => e.data,
+    }),
     contact: t.prismaField({
       type: 'Contact',
       nullable: true,
       description: 'The contact now; null once deleted or merged away',
-      resolve: (query, e, _args, ctx) => ctx.prisma.contact.findFirst({ ...query, where: { id: e.entityId, workspaceId: ctx.caller.workspaceId } }),
+      resolve: (query, e, _args, ctx) =>
+        ctx.prisma.contact.findFirst({ ...query, where: { id: e.entityId, workspaceId: ctx.caller.workspaceId } }),
     }),
   }),
 });
@@ -52,7 +62,10 @@ builder.subscriptionField('dealChanged', (t) =>
     args: { pipelineId: t.arg.id({ required: false }) },
     subscribe: (_root, { pipelineId }, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'read');
-      return liveEvents(ctx, (e) => e.event.startsWith('deal.') && (!pipelineId || recordIn(e, 'deal')?.pipeline_id === String(pipelineId)));
+      return liveEvents(
+        ctx,
+        (e) => e.event.startsWith('deal.') && (!pipelineId || recordIn(e, 'deal')?.pipeline_id === String(pipelineId)),
+      );
     },
     resolve: (e) => e,
   }),

@@ -9,7 +9,8 @@ const accepted = new Set<string>(ACCEPTED_EVENTS);
 builder.subscriptionField('events', (t) =>
   t.field({
     type: LiveEventType,
-    description: 'Live events of the key\'s workspace. Best effort: webhooks are the durable way to receive every event.',
+    description:
+      "Live events of the key's workspace. Best effort: webhooks are the durable way to receive every event.",
     args: { types: t.arg.stringList({ required: false, description: 'Event names to receive; all when omitted' }) },
     subscribe: (_root, args, ctx) => {
       const types = args.types ?? null;

@@ -30,16 +30,24 @@ export function recordIn(e: PublishedEvent, key: string): Record<string, unknown
 
 /** The `sequence` field of live events: the same number webhook deliveries carry. */
 export const SEQUENCE_FIELD =
-  'The event\'s place among the events of its record: 1, 2, 3… per record in commit order, as webhook deliveries carry it. ' +
+  "The event's place among the events of its record: 1, 2, 3… per record in commit order, as webhook deliveries carry it. " +
   'Keep the highest seen per record; an event with a lower one is older.';
 
 export const LiveEventType = builder.objectRef<PublishedEvent>('LiveEvent').implement({
   description: 'A committed domain event, as webhooks deliver it.',
   fields: (t) => ({
     id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries carry' }),
-    event: t.exposeString('event', { description: 'The event name, e.g. contact.created (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists the names)' }),
+    event: t.exposeString('event', {
+      description:
+        'The event name, e.g. contact.created (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists the names)',
+    }),
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),
-    data: t.field({ type: 'EventData', nullable: true, description: 'The event\'s data, e.g. { contact }; null when the key may not read what it holds', resolve: (e) => e.data }),
+    data: t.field({
+      type: 'EventData',
+      nullable: true,
+      description: "The event's data, e.g. { contact }; null when the key may not read what it holds",
+      resolve: (e) => e.data,
+    }),
   }),
 });

@@ -7,10 +7,16 @@ import { RELATED_TYPES, REMINDER_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYP
 const MAX_REMINDER_MINUTES = 525_600; // one year
 
 const reminder = inputNamed(
-  z.object({
-    type: z.enum(REMINDER_TYPES),
-    before_minutes: z.number().int('must be a whole number of minutes').min(0, 'must be 0 or more').max(MAX_REMINDER_MINUTES, `must be at most ${MAX_REMINDER_MINUTES}`),
-  }).strip(),
+  z
+    .object({
+      type: z.enum(REMINDER_TYPES),
+      before_minutes: z
+        .number()
+        .int('must be a whole number of minutes')
+        .min(0, 'must be 0 or more')
+        .max(MAX_REMINDER_MINUTES, `must be at most ${MAX_REMINDER_MINUTES}`),
+    })
+    .strip(),
   'TaskReminderInput',
   'A reminder before the due date, by e-mail or push.',
 );
@@ -35,8 +41,10 @@ const taskFields = {
 function relatedPair(v: { related_to_type?: string | null; related_to_id?: string | null }, ctx: z.RefinementCtx) {
   const hasType = v.related_to_type !== undefined && v.related_to_type !== null;
   const hasId = v.related_to_id !== undefined && v.related_to_id !== null;
-  if (hasType && !hasId) ctx.addIssue({ code: 'custom', path: ['related_to_id'], message: 'is required with related_to_type' });
-  if (hasId && !hasType) ctx.addIssue({ code: 'custom', path: ['related_to_type'], message: 'is required with related_to_id' });
+  if (hasType && !hasId)
+    ctx.addIssue({ code: 'custom', path: ['related_to_id'], message: 'is required with related_to_type' });
+  if (hasId && !hasType)
+    ctx.addIssue({ code: 'custom', path: ['related_to_type'], message: 'is required with related_to_id' });
 }
 
 // z.object strips unknown and read-only keys (id, created_at, completed_at, ...): never stored.

@@ -74,6 +74,9 @@ export async function listTasks(ctx: Context, filter: TaskFilter, args: ListArgs
   const ids = page.nodes.map((p) => p.id);
   const rows = new Map((await ctx.prisma.task.findMany({ where: { id: { in: ids } } })).map((t) => [t.id, t]));
   // A task deleted between the two reads is left out.
-  const nodes = await loadTaskViews(ctx.prisma, ids.map((id) => rows.get(id)).filter((t) => t !== undefined));
+  const nodes = await loadTaskViews(
+    ctx.prisma,
+    ids.map((id) => rows.get(id)).filter((t) => t !== undefined),
+  );
   return { ...page, nodes };
 }

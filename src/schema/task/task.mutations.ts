@@ -8,9 +8,21 @@ import { completeTask, createTask, deleteTask, updateTask } from './task.write.t
 import { zodInput } from '../common/zod-input.ts';
 import { transaction } from '../../db/transaction.ts';
 
-const TaskCreateInput = zodInput('TaskCreateInput', taskCreateInput, 'A new task: title is required; related_to_type and related_to_id go together.');
-const TaskUpdateInput = zodInput('TaskUpdateInput', taskUpdateInput, 'Fields to change, any status included; those left out keep their values.');
-const TaskCompleteInput = zodInput('TaskCompleteInput', taskCompleteInput, 'An optional note on how the task was done.');
+const TaskCreateInput = zodInput(
+  'TaskCreateInput',
+  taskCreateInput,
+  'A new task: title is required; related_to_type and related_to_id go together.',
+);
+const TaskUpdateInput = zodInput(
+  'TaskUpdateInput',
+  taskUpdateInput,
+  'Fields to change, any status included; those left out keep their values.',
+);
+const TaskCompleteInput = zodInput(
+  'TaskCompleteInput',
+  taskCompleteInput,
+  'An optional note on how the task was done.',
+);
 
 builder.mutationFields((t) => ({
   createTask: t.field({
@@ -35,7 +47,8 @@ builder.mutationFields((t) => ({
   }),
   completeTask: t.field({
     type: TaskType,
-    description: 'Completes a pending or in-progress task. A completed task is returned unchanged; a cancelled one is refused.',
+    description:
+      'Completes a pending or in-progress task. A completed task is returned unchanged; a cancelled one is refused.',
     args: { id: t.arg.id({ required: true }), input: t.arg({ type: TaskCompleteInput }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'write');

@@ -9,7 +9,11 @@ import { findTask } from './task.write.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { sortArg } from '../common/sort.ts';
 
-const TaskFilter = zodInput('TaskFilter', taskFilter, 'Conditions every listed task meets; all given conditions apply.');
+const TaskFilter = zodInput(
+  'TaskFilter',
+  taskFilter,
+  'Conditions every listed task meets; all given conditions apply.',
+);
 
 builder.queryFields((t) => ({
   task: t.field({
@@ -26,7 +30,12 @@ builder.queryFields((t) => ({
     description: 'Tasks of the workspace, filtered, sorted and paginated by cursor.',
     args: {
       filter: t.arg({ type: TaskFilter }),
-      sort: sortArg(t, 'TaskSort', TASK_SORT, 'Sort order, first value first; priority sorts by urgency (low < medium < high < urgent). Default created_at_desc.'),
+      sort: sortArg(
+        t,
+        'TaskSort',
+        TASK_SORT,
+        'Sort order, first value first; priority sorts by urgency (low < medium < high < urgent). Default created_at_desc.',
+      ),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },

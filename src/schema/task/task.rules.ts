@@ -23,22 +23,30 @@ export function completion(status: string): 'complete' | 'unchanged' {
  * completed_at follows the status, whichever way it was set (PUT or /complete): stamped on
  * entering completed, kept while completed, cleared when the task is reopened or cancelled.
  */
-export function completedAtAfter(before: Pick<Task, 'status' | 'completedAt'> | null, status: string, now: Date): Date | null {
+export function completedAtAfter(
+  before: Pick<Task, 'status' | 'completedAt'> | null,
+  status: string,
+  now: Date,
+): Date | null {
   if (status !== 'completed') return null;
   return before?.status === 'completed' ? before.completedAt : now;
 }
 
 /** task.completed fires on entering completed, never for a task that already was. */
-export const becameCompleted = (before: string | null, after: string): boolean => after === 'completed' && before !== 'completed';
+export const becameCompleted = (before: string | null, after: string): boolean =>
+  after === 'completed' && before !== 'completed';
 
 /** task.assigned fires when a task gets an assignee it did not have (on create too), not on unassignment. */
-export const newlyAssigned = (before: string | null, after: string | null): boolean => after !== null && after !== before;
+export const newlyAssigned = (before: string | null, after: string | null): boolean =>
+  after !== null && after !== before;
 
 /** When a reminder fires: before_minutes ahead of the due date, so a reminder needs a due date. */
 export function reminderAt(dueDate: Date | null, reminder: { before_minutes: number } | null): Date | null {
   if (!reminder) return null;
   if (!dueDate) {
-    throw new AppError('unprocessable_entity', 'A reminder needs a due date', { reminder: ['requires the task to have a due_date'] });
+    throw new AppError('unprocessable_entity', 'A reminder needs a due date', {
+      reminder: ['requires the task to have a due_date'],
+    });
   }
   return new Date(dueDate.getTime() - reminder.before_minutes * 60_000);
 }

@@ -1,5 +1,11 @@
 import { builder } from '../builder.ts';
-import { NotificationChannel, TaskPriority, TaskRelatedType, TaskStatus, TaskType as TaskKind } from '../common/enums.ts';
+import {
+  NotificationChannel,
+  TaskPriority,
+  TaskRelatedType,
+  TaskStatus,
+  TaskType as TaskKind,
+} from '../common/enums.ts';
 import { pageType } from '../common/page.ts';
 import { storedEnum } from '../common/stored-enum.ts';
 import { UserType } from '../user/user.type.ts';
@@ -12,7 +18,8 @@ const RelatedTo = builder.objectRef<{ type: string; id: string; name: string | n
     id: t.exposeID('id', { description: 'The contact, deal or project id' }),
     name: t.exposeString('name', {
       nullable: true,
-      description: 'Contact full name or deal title; null for projects, for records deleted since, and when the key may not read the record',
+      description:
+        'Contact full name or deal title; null for projects, for records deleted since, and when the key may not read the record',
     }),
   }),
 });
@@ -24,8 +31,16 @@ const Reminder = builder
     fields: (t) => ({
       type: t.expose('type', { type: storedEnum(NotificationChannel), description: 'The channel it is sent on' }),
       before_minutes: t.exposeInt('before_minutes', { description: 'How long before due_date it is sent' }),
-      remind_at: t.expose('remind_at', { type: 'DateTime', nullable: true, description: 'due_date minus before_minutes; null while the task has no due date' }),
-      sent_at: t.expose('sent_at', { type: 'DateTime', nullable: true, description: 'When the reminder was handled; null until then' }),
+      remind_at: t.expose('remind_at', {
+        type: 'DateTime',
+        nullable: true,
+        description: 'due_date minus before_minutes; null while the task has no due date',
+      }),
+      sent_at: t.expose('sent_at', {
+        type: 'DateTime',
+        nullable: true,
+        description: 'When the reminder was handled; null until then',
+      }),
     }),
   });
 
@@ -38,15 +53,43 @@ export const TaskType = builder.objectRef<TaskView>('Task').implement({
     status: t.expose('status', { type: storedEnum(TaskStatus) }),
     priority: t.expose('priority', { type: storedEnum(TaskPriority) }),
     type: t.expose('type', { type: storedEnum(TaskKind) }),
-    assignee_id: t.exposeString('assigneeId', { nullable: true, description: 'Id of the assigned user; null when unassigned' }),
-    assignee_name: t.string({ nullable: true, description: 'Name of the assigned user; null when unassigned', resolve: (task) => task.assignee?.name ?? null }),
-    assignee: t.field({ type: UserType, nullable: true, description: 'The assigned user; null when unassigned', resolve: (task) => task.assignee }),
+    assignee_id: t.exposeString('assigneeId', {
+      nullable: true,
+      description: 'Id of the assigned user; null when unassigned',
+    }),
+    assignee_name: t.string({
+      nullable: true,
+      description: 'Name of the assigned user; null when unassigned',
+      resolve: (task) => task.assignee?.name ?? null,
+    }),
+    assignee: t.field({
+      type: UserType,
+      nullable: true,
+      description: 'The assigned user; null when unassigned',
+      resolve: (task) => task.assignee,
+    }),
     due_date: t.expose('dueDate', { type: 'DateTime', nullable: true, description: 'Null when not given' }),
-    related_to: t.field({ type: RelatedTo, nullable: true, description: 'Null when the task is about no record', resolve: relatedTo }),
-    reminder: t.field({ type: Reminder, nullable: true, description: 'Null when no reminder is set', resolve: reminderOf }),
-    completion_note: t.exposeString('completionNote', { nullable: true, description: 'Given when it was completed; null when none was' }),
+    related_to: t.field({
+      type: RelatedTo,
+      nullable: true,
+      description: 'Null when the task is about no record',
+      resolve: relatedTo,
+    }),
+    reminder: t.field({
+      type: Reminder,
+      nullable: true,
+      description: 'Null when no reminder is set',
+      resolve: reminderOf,
+    }),
+    completion_note: t.exposeString('completionNote', {
+      nullable: true,
+      description: 'Given when it was completed; null when none was',
+    }),
     completed_at: t.expose('completedAt', { type: 'DateTime', nullable: true, description: 'Null until completed' }),
-    created_by: t.exposeString('createdBy', { nullable: true, description: 'Id of the user behind the key or session that created it; null when the key belongs to no user' }),
+    created_by: t.exposeString('createdBy', {
+      nullable: true,
+      description: 'Id of the user behind the key or session that created it; null when the key belongs to no user',
+    }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -4,11 +4,26 @@ import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
 import { recordEvent, type Actor } from '../../events/outbox.ts';
 import type { BuiltEvent } from '../../events/catalogue/define.ts';
-import { taskAssigned, taskCompleted, taskCreated, taskDeleted, taskUpdated, type TaskField } from '../../events/catalogue/task.events.ts';
+import {
+  taskAssigned,
+  taskCompleted,
+  taskCreated,
+  taskDeleted,
+  taskUpdated,
+  type TaskField,
+} from '../../events/catalogue/task.events.ts';
 import { actorOf, type Context } from '../context.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { ReminderInput, TaskCreateInput, TaskUpdateInput } from './task.inputs.ts';
-import { becameCompleted, changedFields, completedAtAfter, completion, newlyAssigned, notificationResets, reminderAt } from './task.rules.ts';
+import {
+  becameCompleted,
+  changedFields,
+  completedAtAfter,
+  completion,
+  newlyAssigned,
+  notificationResets,
+  reminderAt,
+} from './task.rules.ts';
 import { loadTaskView, loadTaskViews, type TaskView } from '../../records/task.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -29,20 +44,34 @@ async function lockTask(tx: Tx, ctx: Context, id: string): Promise<Task> {
   return findTask(tx, ctx, id);
 }
 
-/** A task about a contact or deal must name one of this workspace (422); projects live elsewhere and are taken as given. */
+/**
+ * A task about a contact or deal must name one of this workspace (422); projects live elsewhere and are taken as given.
+ */
 async function assertRelatedExists(tx: Tx, ctx: Context, type: string | null, id: string | null): Promise<void> {
   if (!type || !id) return;
   const where = { id, workspaceId: ctx.caller.workspaceId };
-  const found = type === 'contact' ? await tx.contact.count({ where }) : type === 'deal' ? await tx.deal.count({ where }) : 1;
-  if (!found) throw new AppError('unprocessable_entity', `related_to_id does not name a ${type} of this workspace`, { related_to_id: [`unknown ${type}`] });
+  const found =
+    type === 'contact' ? await tx.contact.count({ where }) : type === 'deal' ? await tx.deal.count({ where }) : 1;
+  if (!found)
+    throw new AppError('unprocessable_entity', `related_to_id does not name a ${type} of this workspace`, {
+      related_to_id: [`unknown ${type}`],
+    });
 }
 
 /** Task events show on the timeline of the contact the task is about. */
 export async function recordTaskEvent(tx: Tx, view: TaskView, event: BuiltEvent, actor: Actor | null) {
-  await recordEvent(tx, { ...event, workspaceId: view.workspaceId, contactId: view.relatedToType === 'contact' ? view.relatedToId : null, actor });
+  await recordEvent(tx, {
+    ...event,
+    workspaceId: view.workspaceId,
+    contactId: view.relatedToType === 'contact' ? view.relatedToId : null,
+    actor,
+  });
 }
 
-const reminderColumns = (r: ReminderInput | null) => ({ reminderType: r?.type ?? null, reminderBeforeMinutes: r?.before_minutes ?? null });
+const reminderColumns = (r: ReminderInput | null) => ({
+  reminderType: r?.type ?? null,
+  reminderBeforeMinutes: r?.before_minutes ?? null,
+});
 
 export async function createTask(tx: Tx, ctx: Context, input: TaskCreateInput): Promise<TaskView> {
   await assertActiveUser(tx, ctx, input.assignee_id, 'assignee_id');
@@ -72,7 +101,8 @@ export async function createTask(tx: Tx, ctx: Context, input: TaskCreateInput): 
   const view = await loadTaskView(tx, task);
   const actor = actorOf(ctx);
   await recordTaskEvent(tx, view, taskCreated.build(view), actor);
-  if (newlyAssigned(null, task.assigneeId)) await recordTaskEvent(tx, view, taskAssigned.build({ task: view, previousAssigneeId: null }), actor);
+  if (newlyAssigned(null, task.assigneeId))
+    await recordTaskEvent(tx, view, taskAssigned.build({ task: view, previousAssigneeId: null }), actor);
   if (becameCompleted(null, status)) await recordTaskEvent(tx, view, taskCompleted.build({ task: view }), actor);
   return view;
 }
@@ -86,7 +116,8 @@ export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUp
   const relatedGiven = input.related_to_type !== undefined || input.related_to_id !== undefined;
   const relatedToType = relatedGiven ? (input.related_to_type ?? null) : before.relatedToType;
   const relatedToId = relatedGiven ? (input.related_to_id ?? null) : before.relatedToId;
-  if (relatedToType !== before.relatedToType || relatedToId !== before.relatedToId) await assertRelatedExists(tx, ctx, relatedToType, relatedToId);
+  if (relatedToType !== before.relatedToType || relatedToId !== before.relatedToId)
+    await assertRelatedExists(tx, ctx, relatedToType, relatedToId);
 
   const dueDate = input.due_date !== undefined ? input.due_date : before.dueDate;
   const stored: ReminderInput | null =
@@ -119,18 +150,34 @@ export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUp
   if (changes.length === 0) return view;
   const actor = actorOf(ctx);
   // changedFields names task record fields (its API_FIELDS).
-  await recordTaskEvent(tx, view, taskUpdated.build({ task: view, before: beforeView, changes: changes as TaskField[] }), actor);
-  if (newlyAssigned(before.assigneeId, after.assigneeId)) await recordTaskEvent(tx, view, taskAssigned.build({ task: view, previousAssigneeId: before.assigneeId }), actor);
-  if (becameCompleted(before.status, after.status)) await recordTaskEvent(tx, view, taskCompleted.build({ task: view }), actor);
+  await recordTaskEvent(
+    tx,
+    view,
+    taskUpdated.build({ task: view, before: beforeView, changes: changes as TaskField[] }),
+    actor,
+  );
+  if (newlyAssigned(before.assigneeId, after.assigneeId))
+    await recordTaskEvent(tx, view, taskAssigned.build({ task: view, previousAssigneeId: before.assigneeId }), actor);
+  if (becameCompleted(before.status, after.status))
+    await recordTaskEvent(tx, view, taskCompleted.build({ task: view }), actor);
   return view;
 }
 
-export async function completeTask(tx: Tx, ctx: Context, id: string, note: string | null | undefined): Promise<TaskView> {
+export async function completeTask(
+  tx: Tx,
+  ctx: Context,
+  id: string,
+  note: string | null | undefined,
+): Promise<TaskView> {
   const before = await lockTask(tx, ctx, id);
   if (completion(before.status) === 'unchanged') return loadTaskView(tx, before);
   const after = await tx.task.update({
     where: { id },
-    data: { status: 'completed', completedAt: completedAtAfter(before, 'completed', new Date()), completionNote: note ?? null },
+    data: {
+      status: 'completed',
+      completedAt: completedAtAfter(before, 'completed', new Date()),
+      completionNote: note ?? null,
+    },
   });
   const view = await loadTaskView(tx, after);
   await recordTaskEvent(tx, view, taskCompleted.build({ task: view, note }), actorOf(ctx));

@@ -9,7 +9,9 @@ export type NotificationPreferences = Record<NotificationChannel, boolean>;
 /** The stored JSON read leniently: a channel not stored as a boolean is on, like the column default. */
 export function notificationPreferences(stored: unknown): NotificationPreferences {
   const raw = stored && typeof stored === 'object' && !Array.isArray(stored) ? (stored as Record<string, unknown>) : {};
-  return Object.fromEntries(NOTIFICATION_CHANNELS.map((c) => [c, typeof raw[c] === 'boolean' ? raw[c] : true])) as NotificationPreferences;
+  return Object.fromEntries(
+    NOTIFICATION_CHANNELS.map((c) => [c, typeof raw[c] === 'boolean' ? raw[c] : true]),
+  ) as NotificationPreferences;
 }
 
 /** Only the channels given change; unknown keys are ignored. */

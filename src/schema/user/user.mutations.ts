@@ -7,13 +7,21 @@ import { findUser } from './user.queries.ts';
 import { UserType } from './user.type.ts';
 import { zodInput } from '../common/zod-input.ts';
 
-const NotificationPreferencesInput = zodInput('NotificationPreferencesInput', preferencesInput, 'The channels to switch on (true) or off (false); those left out keep their setting.');
+const NotificationPreferencesInput = zodInput(
+  'NotificationPreferencesInput',
+  preferencesInput,
+  'The channels to switch on (true) or off (false); those left out keep their setting.',
+);
 
 builder.mutationField('updateNotificationPreferences', (t) =>
   t.field({
     type: UserType,
-    description: 'Switches the channels task reminders may use for a user. Needs tasks:write and a live (crm_live_) key.',
-    args: { userId: t.arg.id({ required: true }), input: t.arg({ type: NotificationPreferencesInput, required: true }) },
+    description:
+      'Switches the channels task reminders may use for a user. Needs tasks:write and a live (crm_live_) key.',
+    args: {
+      userId: t.arg.id({ required: true }),
+      input: t.arg({ type: NotificationPreferencesInput, required: true }),
+    },
     resolve: async (_root, args, ctx) => {
       // Preferences only decide whether task reminders fire, so they are guarded like tasks.
       assertAllowed(ctx.caller, 'tasks', 'write');

@@ -35,10 +35,18 @@ builder.queryFields((t) => ({
   users: t.field({
     type: UserPage,
     description: 'Users of the workspace, by name. Readable with any key.',
-    args: { filter: t.arg({ type: UserFilter }), sort: sortArg(t, 'UserSort', USER_SORT), limit: t.arg.int(), cursor: t.arg.string() },
+    args: {
+      filter: t.arg({ type: UserFilter }),
+      sort: sortArg(t, 'UserSort', USER_SORT),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+    },
     resolve: (_root, args, ctx) => {
       const f = parseInput(userFilter, args.filter ?? {});
-      const where: Prisma.UserWhereInput = { workspaceId: ctx.caller.accountId, ...(f.active === undefined ? {} : { active: f.active }) };
+      const where: Prisma.UserWhereInput = {
+        workspaceId: ctx.caller.accountId,
+        ...(f.active === undefined ? {} : { active: f.active }),
+      };
       return findPage(args, USER_SORT, {
         list: 'users',
         where: where as Record<string, unknown>,

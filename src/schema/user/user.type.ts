@@ -11,12 +11,15 @@ const NotificationPreferencesType = builder.objectRef<NotificationPreferences>('
 });
 
 export const UserType = builder.prismaObject('User', {
-  description: 'A person of the workspace, who can own deals, be assigned contacts and tasks, and sign in to the dashboard.',
+  description:
+    'A person of the workspace, who can own deals, be assigned contacts and tasks, and sign in to the dashboard.',
   fields: (t) => ({
     id: t.exposeID('id'),
     name: t.exposeString('name'),
     email: t.exposeString('email'),
-    active: t.exposeBoolean('active', { description: 'Only active users may sign in and be assigned contacts, deals and tasks' }),
+    active: t.exposeBoolean('active', {
+      description: 'Only active users may sign in and be assigned contacts, deals and tasks',
+    }),
     notification_preferences: t.field({
       type: NotificationPreferencesType,
       resolve: (u) => notificationPreferences(u.notificationPreferences),

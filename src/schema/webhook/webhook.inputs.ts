@@ -14,7 +14,8 @@ export const DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 /** Headers the service sets itself; a subscription may not override them. */
-const RESERVED_HEADER = /^(host|content-length|content-type|transfer-encoding|connection|user-agent|x-service-.*|webhook-.*)$/i;
+const RESERVED_HEADER =
+  /^(host|content-length|content-type|transfer-encoding|connection|user-agent|x-service-.*|webhook-.*)$/i;
 
 const eventName = z
   .string()
@@ -23,9 +24,18 @@ const eventName = z
 
 const headers = scalarNamed(
   z
-    .record(z.string().regex(HEADER_NAME, 'header names are HTTP tokens'), z.string().max(2048).regex(/^[\t\x20-\x7e]*$/, 'header values are one line of printable ASCII (no control characters)'))
+    .record(
+      z.string().regex(HEADER_NAME, 'header names are HTTP tokens'),
+      z
+        .string()
+        .max(2048)
+        .regex(/^[\t\x20-\x7e]*$/, 'header values are one line of printable ASCII (no control characters)'),
+    )
     .refine((h) => Object.keys(h).length <= 20, 'at most 20 headers')
-    .refine((h) => !Object.keys(h).some((k) => RESERVED_HEADER.test(k)), 'cannot set Host, Content-*, User-Agent, X-Service-* or webhook-* headers'),
+    .refine(
+      (h) => !Object.keys(h).some((k) => RESERVED_HEADER.test(k)),
+      'cannot set Host, Content-*, User-Agent, X-Service-* or webhook-* headers',
+    ),
   'WebhookHeaders',
 );
 
@@ -47,7 +57,11 @@ export const retryPolicyInput = inputNamed(
 
 const fields = {
   url: z.string().trim().min(1, 'is required').meta({ format: 'uri' }),
-  events: z.array(eventName).min(1, 'must name at least one event').max(100).transform((e) => [...new Set(e)]),
+  events: z
+    .array(eventName)
+    .min(1, 'must name at least one event')
+    .max(100)
+    .transform((e) => [...new Set(e)]),
   secret: z.string().min(16, 'must be at least 16 characters').max(256).optional(),
   name: name255.nullable().optional(),
   description: optionalText(10_000),
@@ -67,9 +81,15 @@ export const webhookCreateInput = z.object(fields);
 // read-only field, so a body replayed from a create or copied between tools cannot swap the key
 // receivers verify with; `rotate_secret: true` asks for a new generated one instead.
 const { secret: _createOnly, ...updatable } = fields;
-export const webhookUpdateInput = z.object(updatable).partial().extend({
-  rotate_secret: z.boolean().optional().meta({ description: 'true: replace the signing secret with a new generated one, returned once in this answer' }),
-});
+export const webhookUpdateInput = z
+  .object(updatable)
+  .partial()
+  .extend({
+    rotate_secret: z
+      .boolean()
+      .optional()
+      .meta({ description: 'true: replace the signing secret with a new generated one, returned once in this answer' }),
+  });
 export type WebhookUpdateInput = z.output<typeof webhookUpdateInput>;
 
 export const logFilter = z.object({

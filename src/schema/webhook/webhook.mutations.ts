@@ -10,7 +10,12 @@ import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
-import { MAX_SUBSCRIPTIONS, webhookCreateInput, webhookUpdateInput, type WebhookUpdateInput } from './webhook.inputs.ts';
+import {
+  MAX_SUBSCRIPTIONS,
+  webhookCreateInput,
+  webhookUpdateInput,
+  type WebhookUpdateInput,
+} from './webhook.inputs.ts';
 import { findWebhook } from './webhook.queries.ts';
 import { assertOutboundRoom } from './webhook.caps.ts';
 import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
@@ -18,12 +23,25 @@ import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { transaction } from '../../db/transaction.ts';
 
-const WebhookCreateInput = zodInput('WebhookCreateInput', webhookCreateInput, 'A subscription: an https URL on a public address and the events to deliver there.');
-const WebhookUpdateInput = zodInput('WebhookUpdateInput', webhookUpdateInput, 'Settings to change; the secret changes only with rotate_secret: true.');
+const WebhookCreateInput = zodInput(
+  'WebhookCreateInput',
+  webhookCreateInput,
+  'A subscription: an https URL on a public address and the events to deliver there.',
+);
+const WebhookUpdateInput = zodInput(
+  'WebhookUpdateInput',
+  webhookUpdateInput,
+  'Settings to change; the secret changes only with rotate_secret: true.',
+);
 
 function retryPolicy(input: WebhookUpdateInput['retry_policy']) {
   if (!input) return undefined;
-  return { max_retries: input.max_retries, intervals_seconds: input.intervals_seconds?.length ? input.intervals_seconds : DEFAULT_RETRY_POLICY.intervals_seconds };
+  return {
+    max_retries: input.max_retries,
+    intervals_seconds: input.intervals_seconds?.length
+      ? input.intervals_seconds
+      : DEFAULT_RETRY_POLICY.intervals_seconds,
+  };
 }
 
 /** Columns for the settings present in the input (undefined ones are left alone by Prisma). */
@@ -43,7 +61,8 @@ function settings(input: WebhookUpdateInput) {
   };
 }
 
-const withSecret = <T extends object>(row: T, plainSecret: string | undefined): T & { plainSecret?: string } => Object.assign(row, { plainSecret });
+const withSecret = <T extends object>(row: T, plainSecret: string | undefined): T & { plainSecret?: string } =>
+  Object.assign(row, { plainSecret });
 
 builder.mutationFields((t) => ({
   createWebhook: t.field({
@@ -61,7 +80,11 @@ builder.mutationFields((t) => ({
       const row = await transaction(ctx.prisma, async (tx) => {
         await lockCap(tx, 'webhook_subscriptions', ctx.caller.workspaceId);
         const count = await tx.webhookSubscription.count({ where: { workspaceId: ctx.caller.workspaceId } });
-        if (count >= MAX_SUBSCRIPTIONS) throw new AppError('unprocessable_entity', `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`);
+        if (count >= MAX_SUBSCRIPTIONS)
+          throw new AppError(
+            'unprocessable_entity',
+            `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`,
+          );
         return tx.webhookSubscription.create({
           data: {
             ...settings(input),
@@ -118,7 +141,8 @@ builder.mutationFields((t) => ({
   }),
   testWebhook: t.field({
     type: [WebhookTestResult],
-    description: 'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true. Counts one test send per event against the workspace and destination host caps (rate_limited when spent).',
+    description:
+      'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true. Counts one test send per event against the workspace and destination host caps (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
@@ -130,7 +154,8 @@ builder.mutationFields((t) => ({
   }),
   redeliverWebhook: t.field({
     type: DeliveryType,
-    description: 'Queues a delivered or failed event again: same event id, a new attempt and log entry. Capped per workspace (rate_limited when spent).',
+    description:
+      'Queues a delivered or failed event again: same event id, a new attempt and log entry. Capped per workspace (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }), logId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
@@ -144,13 +169,26 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
   const log = await ctx.prisma.webhookDelivery.findFirst({ where: { id: logId, subscriptionId: sub.id } });
   if (!log) throw notFound('Delivery log entry');
   assertMayReadEvents(ctx.caller, [log.event], 'log_id');
-  if (!log.eventId) throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
-  if (log.status === 'pending') throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
+  if (!log.eventId)
+    throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
+  if (log.status === 'pending')
+    throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
   if (!ctx.webhooks.box.canOpen(sub.secretEncrypted)) {
-    throw new AppError('unprocessable_entity', "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)");
+    throw new AppError(
+      'unprocessable_entity',
+      "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)",
+    );
   }
   await assertOutboundRoom(ctx, 'redeliver', sub, 1);
   return ctx.prisma.webhookDelivery.create({
-    data: { id: newId('dlv'), workspaceId: sub.workspaceId, subscriptionId: sub.id, eventId: log.eventId, event: log.event, redelivery: true, nextAttemptAt: new Date() },
+    data: {
+      id: newId('dlv'),
+      workspaceId: sub.workspaceId,
+      subscriptionId: sub.id,
+      eventId: log.eventId,
+      event: log.event,
+      redelivery: true,
+      nextAttemptAt: new Date(),
+    },
   });
 }

@@ -48,14 +48,24 @@ builder.queryFields((t) => ({
   webhookLogs: t.field({
     type: DeliveryPage,
     description: 'Delivery log of a subscription, newest first.',
-    args: { webhookId: t.arg.id({ required: true }), filter: t.arg({ type: WebhookDeliveryFilter }), limit: t.arg.int(), cursor: t.arg.string(), sort: sortArg(t, 'WebhookDeliverySort', LOG_SORT) },
+    args: {
+      webhookId: t.arg.id({ required: true }),
+      filter: t.arg({ type: WebhookDeliveryFilter }),
+      limit: t.arg.int(),
+      cursor: t.arg.string(),
+      sort: sortArg(t, 'WebhookDeliverySort', LOG_SORT),
+    },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'read');
       const sub = await findWebhook(ctx.prisma, ctx, String(args.webhookId));
       const f = parseInput(logFilter, args.filter ?? {});
       return findPage(args, LOG_SORT, {
         list: `webhook_logs:${sub.id}`,
-        where: { subscriptionId: sub.id, ...(f.status ? { status: f.status } : {}), ...(f.event ? { event: f.event } : {}) },
+        where: {
+          subscriptionId: sub.id,
+          ...(f.status ? { status: f.status } : {}),
+          ...(f.event ? { event: f.event } : {}),
+        },
         fetch: (q) => ctx.prisma.webhookDelivery.findMany(q as Prisma.WebhookDeliveryFindManyArgs),
         count: (where) => ctx.prisma.webhookDelivery.count({ where }),
       });

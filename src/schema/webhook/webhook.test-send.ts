@@ -24,22 +24,44 @@ interface TestResult {
 export const WebhookTestResult = builder.objectRef<TestResult>('WebhookTestResult').implement({
   description: 'The outcome of one test send: a sample event of one subscribed name, sent once.',
   fields: (t) => ({
-    event: t.exposeString('event', { description: 'The event name, e.g. contact.created (a string: GraphQL enum values cannot hold dots)' }),
+    event: t.exposeString('event', {
+      description: 'The event name, e.g. contact.created (a string: GraphQL enum values cannot hold dots)',
+    }),
     delivery_id: t.exposeString('delivery_id', { description: 'Its entry in the delivery log' }),
-    status: t.expose('status', { type: DeliveryStatus, description: 'delivered or failed: a test send is never retried, so never pending' }),
-    response_code: t.exposeInt('response_code', { nullable: true, description: 'HTTP status of the answer; null when no answer came' }),
+    status: t.expose('status', {
+      type: DeliveryStatus,
+      description: 'delivered or failed: a test send is never retried, so never pending',
+    }),
+    response_code: t.exposeInt('response_code', {
+      nullable: true,
+      description: 'HTTP status of the answer; null when no answer came',
+    }),
     response_time_ms: t.exposeInt('response_time_ms'),
     error: t.exposeString('error', { nullable: true, description: 'Why it failed; null when delivered' }),
   }),
 });
 
 /** A secret this instance cannot open fails the test send with the reason, like a real delivery. */
-async function testAttempt(ctx: Context, sub: WebhookSubscription, sample: EventForDelivery): Promise<{ requestBody: string | null; result: SendResult }> {
+async function testAttempt(
+  ctx: Context,
+  sub: WebhookSubscription,
+  sample: EventForDelivery,
+): Promise<{ requestBody: string | null; result: SendResult }> {
   try {
     return await attemptDelivery(ctx.webhooks, sub, sample);
   } catch (err) {
     if (!(err instanceof UnreadableSecretError)) throw err;
-    return { requestBody: null, result: { ok: false, statusCode: null, responseTimeMs: 0, responseBody: null, retryAfter: null, error: err.message } };
+    return {
+      requestBody: null,
+      result: {
+        ok: false,
+        statusCode: null,
+        responseTimeMs: 0,
+        responseBody: null,
+        retryAfter: null,
+        error: err.message,
+      },
+    };
   }
 }
 
@@ -57,7 +79,14 @@ function sampleData(event: string): Record<string, unknown> {
 export function sendTestEvents(ctx: Context, sub: WebhookSubscription): Promise<TestResult[]> {
   return Promise.all(
     sub.events.map(async (event) => {
-      const sample = { id: newId('evt'), type: event, sequence: TEST_SEQUENCE, workspaceId: sub.workspaceId, createdAt: new Date(), data: sampleData(event) };
+      const sample = {
+        id: newId('evt'),
+        type: event,
+        sequence: TEST_SEQUENCE,
+        workspaceId: sub.workspaceId,
+        createdAt: new Date(),
+        data: sampleData(event),
+      };
       const attemptedAt = new Date();
       const { requestBody, result } = await testAttempt(ctx, sub, sample);
       const now = new Date();
@@ -80,11 +109,26 @@ export function sendTestEvents(ctx: Context, sub: WebhookSubscription): Promise<
           responseBody: result.responseBody,
           error,
           attemptHistory: {
-            create: { attempt: 1, kind: 'test', attemptedAt, delivered: result.ok, responseCode: result.statusCode, responseTimeMs: result.responseTimeMs, error },
+            create: {
+              attempt: 1,
+              kind: 'test',
+              attemptedAt,
+              delivered: result.ok,
+              responseCode: result.statusCode,
+              responseTimeMs: result.responseTimeMs,
+              error,
+            },
           },
         },
       });
-      return { event, delivery_id: row.id, status: row.status as TestResult['status'], response_code: result.statusCode, response_time_ms: result.responseTimeMs, error: result.error };
+      return {
+        event,
+        delivery_id: row.id,
+        status: row.status as TestResult['status'],
+        response_code: result.statusCode,
+        response_time_ms: result.responseTimeMs,
+        error: result.error,
+      };
     }),
   );
 }
