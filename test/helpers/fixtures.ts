@@ -50,4 +50,9 @@ export const test = base
     };
   });
 
+// Every file that imports these fixtures uses the app: start it before the first test, under the
+// hook timeout, instead of inside whichever test asks first, whose own 30 s it would eat into.
+test.beforeAll(({ app }) => void app);
+
 export const it = test;
+
