@@ -7,7 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { test as base } from 'vitest';
 import { createEventBus, type EventBus } from '../../src/events/bus.ts';
 import { startEventFeed } from '../../src/events/feed.ts';
-import { startTestApp, type TestAppOptions } from './app.ts';
+import { startTestApp, type TestApp, type TestAppOptions } from './app.ts';
+
 import { receiver, type Behaviour, type Receiver } from './receiver.ts';
 
 /**
@@ -36,6 +37,18 @@ export const test = base
     const feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
     onCleanup(() => feed.stop());
     return feed;
+  })
+  /** Starts a further app with other options (behind a proxy, strict webhook URLs, ...); closed after the file. */
+  .extend('startApp', { scope: 'file' }, ({}, { onCleanup }) => {
+    const started: TestApp[] = [];
+    onCleanup(async () => {
+      await Promise.all(started.map((a) => a.close()));
+    });
+    return async (options: TestAppOptions) => {
+      const app = await startTestApp(options);
+      started.push(app);
+      return app;
+    };
   })
   /** Starts a local webhook receiver answering with `behaviour`; every one is closed after the file. */
   .extend('listen', { scope: 'file' }, ({}, { onCleanup }) => {
