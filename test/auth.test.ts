@@ -3,7 +3,6 @@ import { client, gql, uniqueEmail } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
 import { revokeApiKey } from '../src/admin/workspaces.ts';
 
-
 describe('API keys', () => {
   it('have the documented prefixes and are stored only as hashes', async ({ app, ws }) => {
     const sandbox = await ws.addKey({ sandbox: true });

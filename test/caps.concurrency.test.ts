@@ -9,7 +9,6 @@ import { MAX_SUBSCRIPTIONS } from '../src/schema/webhook/webhook.inputs.ts';
 import { uniqueEmail } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
 
-
 const PARALLEL = 12;
 
 describe('caps under concurrency', () => {

@@ -21,7 +21,6 @@ it.beforeAll(async ({ app, ws, proxied }) => {
   await setPassword(app.db, email);
 });
 
-
 /** A distinct client address per test, so login limits of one test (kept in Redis for 15 minutes) never reach another. */
 const address = () => `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
 

@@ -19,7 +19,6 @@ test.override('appOptions', () => ({ bus: fileBus() }));
 // The feed publishes the event log on the bus for every test of the file.
 test.beforeAll(({ feed }) => void feed);
 
-
 const eventsOf = (app: TestApp, entityId: string) => app.db.prisma.event.findMany({ where: { entityId }, orderBy: { sequence: 'asc' } });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 

@@ -11,7 +11,6 @@ import { schema } from '../src/schema/index.ts';
 import { gql, uniqueEmail } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
 
-
 const rootFields = () => [schema.getQueryType()!, schema.getMutationType()!, schema.getSubscriptionType()!].flatMap((t) => Object.values(t.getFields()));
 
 describe('the schema types every argument', () => {

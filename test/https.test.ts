@@ -10,7 +10,6 @@ import { loadConfig } from '../src/config.ts';
 import { redirectEverything } from '../src/http/https.ts';
 import { test } from './helpers/fixtures.ts';
 
-
 /** node's fetch drops a Host header; http.request sends it as given. */
 function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; location?: string; body: string }> {
   return new Promise((resolve, reject) => {
@@ -31,7 +30,6 @@ const it = test
 it.override('appOptions', { trustProxy: '1' });
 // Names the other apps so that they, too, start before the tests, under the hook timeout.
 it.beforeAll(({ published, allowed }) => void [published, allowed]);
-
 
 /** Headers an attacker may send to point the redirect at their own host. */
 const FORGED: Record<string, string>[] = [

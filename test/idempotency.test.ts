@@ -9,7 +9,6 @@ import { requestHash } from '../src/http/idempotency.ts';
 import { uniqueEmail, type TestApp } from './helpers/app.ts';
 import { test } from './helpers/fixtures.ts';
 
-
 /** The app's access log lines, to find which request id a replay was logged under. */
 const logLines: Array<Record<string, unknown>> = [];
 
@@ -23,7 +22,6 @@ it.override('appOptions', {
   isolated: true,
   logger: pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) }),
 });
-
 
 const newKey = () => `idem-${randomUUID()}`;
 const withKey = (key: string) => ({ 'idempotency-key': key });

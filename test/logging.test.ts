@@ -23,7 +23,6 @@ afterAll(() => {
   vi.restoreAllMocks();
 });
 
-
 describe('logs', () => {
   it('one JSON line per request: request id, workspace, key id, route pattern, status, duration', async ({ app }) => {
     const ws = await app.workspace();

@@ -20,7 +20,6 @@ test.beforeAll(async ({ app }) => {
   doc = r.body;
 });
 
-
 const openApiPath = (path: string) => '/v1' + path.replace(/:(\w+)/g, '{$1}');
 /** Follows a local `$ref` (`#/components/...`). */
 const deref = (node: Json): Json => (node.$ref ? node.$ref.slice(2).split('/').reduce((n: Json, k: string) => n[k], doc) : node);

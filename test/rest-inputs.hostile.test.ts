@@ -8,7 +8,6 @@ import { describe, expect } from 'vitest';
 import { gql, uniqueEmail, type Client } from './helpers/app.ts';
 import { it, test } from './helpers/fixtures.ts';
 
-
 /** Keys of one workspace taken in turn: the table sends more requests than one key's burst allows. */
 let apis: Client[];
 let turn = 0;
@@ -27,7 +26,6 @@ test.beforeAll(async ({ ws }) => {
   const webhook = (await api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'] })).body.data;
   ids = { pipeline: pipelines[0].id, stage: pipelines[0].stages[1].id, ownPipeline: own.id, ownStage: own.stages[0].id, contact: contact.id, contact2: contact2.id, deal: deal.id, task: task.id, webhook: webhook.id, user: user.id };
 }, 120_000);
-
 
 /** Every route with a body: a valid body, and the fields it takes. */
 const bodyRoutes = () => [

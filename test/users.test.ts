@@ -11,7 +11,6 @@ test.beforeAll(async ({ ws, other }) => {
   await other.addUser('Outsider');
 });
 
-
 describe('GET /v1/users', () => {
   it('lists the workspace users by name with their preferences', async ({ ws }) => {
     const r = await ws.api('GET', '/v1/users');

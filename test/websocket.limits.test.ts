@@ -38,7 +38,6 @@ afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
 });
 
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A raw socket speaking graphql-transport-ws, open. */

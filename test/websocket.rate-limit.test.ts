@@ -22,7 +22,6 @@ afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
 });
 
-
 function connect(params: Record<string, unknown>, headers: Record<string, string> = {}) {
   let closed: unknown = null;
   class WithHeaders extends WebSocket {
