@@ -9,7 +9,7 @@ test.beforeAll(async ({ ws }) => {
 });
 
 const create = async (ws: TestWorkspace, body: Record<string, unknown>) =>
- (await ws.api('POST', '/v1/contacts', { first_name: 'X', email: uniqueEmail(), ...body })).body.data;
+  (await ws.api('POST', '/v1/contacts', { first_name: 'X', email: uniqueEmail(), ...body })).body.data;
 
 describe('bulk create', () => {
   it('each row succeeds or fails alone, with index, email and error', async ({ app, ws }) => {

@@ -8,7 +8,6 @@ import { test as base } from 'vitest';
 import { createEventBus, type EventBus } from '../../src/events/bus.ts';
 import { startEventFeed } from '../../src/events/feed.ts';
 import { startTestApp, type TestApp, type TestAppOptions } from './app.ts';
-
 import { receiver, type Behaviour, type Receiver } from './receiver.ts';
 
 /**
