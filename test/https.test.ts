@@ -26,7 +26,8 @@ const it = test
   .extend('published', { scope: 'file' }, ({ startApp }) =>
     startApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' }))
   /** Behind the proxy with ALLOWED_HOSTS set. */
-  .extend('allowed', { scope: 'file' }, ({ startApp }) => startApp({ trustProxy: '1', allowedHosts: ['crm.example.com'] }));
+  .extend('allowed', { scope: 'file' }, ({ startApp }) =>
+    startApp({ trustProxy: '1', allowedHosts: ['crm.example.com'] }));
 it.override('appOptions', { trustProxy: '1' });
 // Names the other apps so that they, too, start before the tests, under the hook timeout.
 it.beforeAll(({ published, allowed }) => void [published, allowed]);

@@ -22,7 +22,10 @@ const it = test
    * per-address limit of one test never reaches another.
    */
   .extend('login', { scope: 'file' }, ({ app }) => (email: string, password = PASSWORD, ip = `203.0.113.${++n}`) =>
-    client(app.base)('POST', '/dashboard/api/login', { email, password }, { 'x-forwarded-proto': 'https', 'x-forwarded-for': ip }));
+    client(app.base)('POST', '/dashboard/api/login', { email, password }, {
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': ip,
+    }));
 
 it.override('appOptions', { trustProxy: '1' });
 let mail: string;
