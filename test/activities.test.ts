@@ -1,19 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/ids.ts';
-import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { gql, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
 let other: TestWorkspace;
 let contact: { id: string };
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-  other = await app.workspace();
+test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
+  app = started;
+  ws = main;
+  other = neighbour;
   contact = await makeContact(ws.api);
 });
-afterAll(() => app.close());
 
 /** Deals belong to another module; activities only need a row to point at. */
 async function makeDeal(workspaceId: string, title = 'Deal') {

@@ -1,20 +1,13 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { expect } from 'vitest';
+import { uniqueEmail, type TestWorkspace } from './helpers/app.ts';
+import { it } from './helpers/fixtures.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
+const contact = async (ws: TestWorkspace) => (await ws.api('POST', '/v1/contacts', { first_name: 'Tim', last_name: 'Line', email: uniqueEmail('tl') })).body.data;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-});
-afterAll(() => app.close());
+it('activity.logged and task.completed show on the contact timeline, newest first', async ({ ws }) => {
+  const c = await contact(ws);
+  const elsewhere = await contact(ws);
 
-const contact = async () => (await ws.api('POST', '/v1/contacts', { first_name: 'Tim', last_name: 'Line', email: uniqueEmail('tl') })).body.data;
-
-it('activity.logged and task.completed show on the contact timeline, newest first', async () => {
-  const c = await contact();
-  const elsewhere = await contact();
   const activity = (await ws.api('POST', '/v1/activities', { type: 'call', subject: 'Intro', contact_id: c.id })).body.data;
   const task = (await ws.api('POST', '/v1/tasks', { title: 'Send quote', related_to_type: 'contact', related_to_id: c.id })).body.data;
   expect((await ws.api('PUT', `/v1/tasks/${task.id}/complete`, { completion_note: 'sent' })).status).toBe(200);

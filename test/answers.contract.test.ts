@@ -4,14 +4,13 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { getNamedType, isEnumType, isNonNullType, isObjectType, type GraphQLObjectType } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { schema } from '../src/schema/index.ts';
-import { client, gql, startTestApp, uniqueEmail, type Res, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { client, gql, uniqueEmail, type Res } from './helpers/app.ts';
+import { it, test } from './helpers/fixtures.ts';
 
 type Json = Record<string, any>;
 
-let app: TestApp;
-let ws: TestWorkspace;
 let doc: Json;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
@@ -23,9 +22,7 @@ let task: Json;
 let activity: Json;
 let webhook: Json;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
+test.beforeAll(async ({ app, ws }) => {
   doc = (await client(app.base)('GET', '/v1/openapi.json')).body;
   // The whole document as one schema resource, so `#/components/schemas/...` references resolve.
   ajv.addSchema({ ...doc, $id: DOC_ID });
@@ -48,7 +45,6 @@ beforeAll(async () => {
   activity = (await ws.api('POST', '/v1/activities', { type: 'call', outcome: 'voicemail', contact_id: contact.id, deal_id: deal.id })).body.data;
   webhook = (await ws.api('POST', '/v1/webhooks', { url: 'https://example.com/hook', events: ['contact.created'], headers: { 'X-Team': 'crm' }, filters: { status: ['lead'] } })).body.data;
 });
-afterAll(() => app.close());
 
 /** JSON pointer escaping of one path segment. */
 const pointer = (segment: string) => segment.replace(/~/g, '~0').replace(/\//g, '~1');
@@ -80,13 +76,14 @@ describe('REST answers validate against their OpenAPI response schemas', () => {
     ['/webhooks/:id/logs', () => `/v1/webhooks/${webhook.id}/logs`],
   ];
 
-  it.each(reads)('GET %s', async (route, url) => {
+  it.for(reads)('GET %s', async ([route, url], { ws }) => {
+
     const r = await ws.api('GET', url());
     expect(r.status).toBe(200);
     expectDocumented('GET', route, r);
   });
 
-  it('writes, a partly failed bulk create included', async () => {
+  it('writes, a partly failed bulk create included', async ({ ws }) => {
     const created = await ws.api('POST', '/v1/contacts', { first_name: 'Bo', email: uniqueEmail('bo') });
     expectDocumented('POST', '/contacts', created);
     const bulk = await ws.api('POST', '/v1/contacts/bulk', { contacts: [{ first_name: 'Ok', email: uniqueEmail() }, { first_name: 'No email' }] });
@@ -143,7 +140,7 @@ function expectEnumValues(type: GraphQLObjectType, value: Json, seen: string[]) 
 }
 
 describe('enum fields answer enum values over GraphQL and REST alike', () => {
-  it('contacts, deals, tasks, activities and webhooks', async () => {
+  it('contacts, deals, tasks, activities and webhooks', async ({ app, ws }) => {
     const type = (name: string) => schema.getType(name) as GraphQLObjectType;
     const query = `query ($c: ID!, $d: ID!, $t: ID!, $a: ID!, $w: ID!) {
       contact(id: $c) { ${enumSelection(type('Contact'))} }

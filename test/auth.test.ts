@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { describe, expect } from 'vitest';
+import { client, gql, uniqueEmail } from './helpers/app.ts';
+import { it } from './helpers/fixtures.ts';
 import { revokeApiKey } from '../src/admin/workspaces.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-  other = await app.workspace();
-});
-afterAll(() => app.close());
-
 describe('API keys', () => {
-  it('have the documented prefixes and are stored only as hashes', async () => {
+  it('have the documented prefixes and are stored only as hashes', async ({ app, ws }) => {
     const sandbox = await ws.addKey({ sandbox: true });
     expect(ws.key).toMatch(/^crm_live_[0-9A-Za-z]{32}$/);
     expect(sandbox.key).toMatch(/^crm_test_[0-9A-Za-z]{32}$/);
@@ -22,7 +12,7 @@ describe('API keys', () => {
     for (const row of rows) expect(JSON.stringify(row)).not.toContain(ws.key.slice(9));
   });
 
-  it.each([
+  it.for([
     ['no header', undefined],
     ['two spaces', 'Bearer  KEY'],
     ['no scheme', 'KEY'],
@@ -30,14 +20,15 @@ describe('API keys', () => {
     ['lower-case scheme glued', 'bearerKEY'],
     ['wrong key shape', 'Bearer KEYx'],
     ['unknown key', 'Bearer crm_live_00000000000000000000000000000000'],
-  ])('401 unauthorized: %s', async (_label, header) => {
+  ])('401 unauthorized: %s', async ([, header], { app, ws }) => {
+
     const headers: Record<string, string> = header ? { authorization: header.replace('KEY', ws.key) } : {};
     const r = await client(app.base)('GET', '/v1/contacts', undefined, headers);
     expect(r.status).toBe(401);
     expect(r.body).toMatchObject({ success: false, error: { code: 'unauthorized' } });
   });
 
-  it('401 for expired and revoked keys', async () => {
+  it('401 for expired and revoked keys', async ({ app, ws }) => {
     const expiring = await ws.addKey({ expiresAt: new Date(Date.now() + 600).toISOString() });
     expect((await expiring.api('GET', '/v1/contacts')).status).toBe(200);
     await new Promise((r) => setTimeout(r, 700));
@@ -47,7 +38,7 @@ describe('API keys', () => {
     expect((await doomed.api('GET', '/v1/contacts')).status).toBe(401);
   });
 
-  it('401 on GraphQL without a valid key', async () => {
+  it('401 on GraphQL without a valid key', async ({ app }) => {
     const r = await client(app.base)('POST', '/graphql', { query: '{ __typename }' });
     expect(r.status).toBe(401);
     expect(r.body.errors[0].extensions.code).toBe('unauthorized');
@@ -55,7 +46,7 @@ describe('API keys', () => {
 });
 
 describe('scopes', () => {
-  it('read_only reads but every write is 403 forbidden, on REST and GraphQL', async () => {
+  it('read_only reads but every write is 403 forbidden, on REST and GraphQL', async ({ app, ws }) => {
     const ro = await ws.addKey({ scope: 'read_only' });
     expect((await ro.api('GET', '/v1/contacts')).status).toBe(200);
     const w = await ro.api('POST', '/v1/contacts', { first_name: 'x', email: uniqueEmail() });
@@ -68,7 +59,7 @@ describe('scopes', () => {
     expect(g.errors?.[0].extensions?.code).toBe('forbidden');
   });
 
-  it('custom keys get exactly their permissions; write implies read', async () => {
+  it('custom keys get exactly their permissions; write implies read', async ({ ws }) => {
     const reader = await ws.addKey({ scope: 'custom', permissions: ['contacts:read'] });
     expect((await reader.api('GET', '/v1/contacts')).status).toBe(200);
     expect((await reader.api('POST', '/v1/contacts', { first_name: 'x', email: uniqueEmail() })).status).toBe(403);
@@ -81,7 +72,7 @@ describe('scopes', () => {
 });
 
 describe('isolation', () => {
-  it('sandbox keys work on separate data', async () => {
+  it('sandbox keys work on separate data', async ({ ws }) => {
     const sandbox = await ws.addKey({ sandbox: true });
     const email = uniqueEmail('sandy');
     const s = await sandbox.api('POST', '/v1/contacts', { first_name: 'Sandy', email });
@@ -95,7 +86,7 @@ describe('isolation', () => {
     expect(list.body.data.map((c: { id: string }) => c.id)).toEqual([s.body.data.id]);
   });
 
-  it('a key of workspace A never sees workspace B (REST and GraphQL)', async () => {
+  it('a key of workspace A never sees workspace B (REST and GraphQL)', async ({ app, ws, other }) => {
     const b = (await other.api('POST', '/v1/contacts', { first_name: 'Bee', email: uniqueEmail('bee') })).body.data;
     expect((await ws.api('GET', `/v1/contacts/${b.id}`)).status).toBe(404);
     expect((await ws.api('GET', `/v1/contacts/${b.id}/notes`)).status).toBe(404);

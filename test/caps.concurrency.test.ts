@@ -1,22 +1,17 @@
 // Caps that are checked by counting hold when requests arrive together (PostgreSQL runs them
 // on several connections at once): webhook subscriptions and custom fields per workspace, at
 // least one pipeline, and the tags of a merged contact.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { insertCustomField, MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write.ts';
 import { newId } from '../src/ids.ts';
 import { MAX_SUBSCRIPTIONS } from '../src/schema/webhook/webhook.inputs.ts';
-import { startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';
-
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+import { uniqueEmail } from './helpers/app.ts';
+import { it } from './helpers/fixtures.ts';
 
 const PARALLEL = 12;
 
 describe('caps under concurrency', () => {
-  it(`${PARALLEL} parallel webhook creates at ${MAX_SUBSCRIPTIONS - 4} subscriptions leave exactly ${MAX_SUBSCRIPTIONS}`, async () => {
+  it(`${PARALLEL} parallel webhook creates at ${MAX_SUBSCRIPTIONS - 4} subscriptions leave exactly ${MAX_SUBSCRIPTIONS}`, async ({ app }) => {
     const ws = await app.workspace();
     await app.db.prisma.webhookSubscription.createMany({
       data: Array.from({ length: MAX_SUBSCRIPTIONS - 4 }, () => ({
@@ -31,7 +26,7 @@ describe('caps under concurrency', () => {
     expect(await app.db.prisma.webhookSubscription.count({ where: { workspaceId: ws.id } })).toBe(MAX_SUBSCRIPTIONS);
   });
 
-  it(`${PARALLEL} parallel custom field creates at ${MAX_CUSTOM_FIELDS - 4} definitions leave exactly ${MAX_CUSTOM_FIELDS}`, async () => {
+  it(`${PARALLEL} parallel custom field creates at ${MAX_CUSTOM_FIELDS - 4} definitions leave exactly ${MAX_CUSTOM_FIELDS}`, async ({ app }) => {
     const ws = await app.workspace();
     await app.db.prisma.customFieldDefinition.createMany({
       data: Array.from({ length: MAX_CUSTOM_FIELDS - 4 }, (_, i) => ({ id: newId('cf'), workspaceId: ws.id, key: `filler_${i}`, type: 'text' })),
@@ -44,7 +39,7 @@ describe('caps under concurrency', () => {
     expect(await app.db.prisma.customFieldDefinition.count({ where: { workspaceId: ws.id } })).toBe(MAX_CUSTOM_FIELDS);
   });
 
-  it('parallel deletes of every pipeline keep one', async () => {
+  it('parallel deletes of every pipeline keep one', async ({ app }) => {
     const ws = await app.workspace();
     for (let round = 0; round < 3; round++) {
       for (let i = 0; i < 3; i++) expect((await ws.api('POST', '/v1/pipelines', { name: `P${round}.${i}` })).status).toBe(201);
@@ -56,7 +51,7 @@ describe('caps under concurrency', () => {
     }
   });
 
-  it('a merge whose tag union would pass 50 is refused with 422 and changes nothing', async () => {
+  it('a merge whose tag union would pass 50 is refused with 422 and changes nothing', async ({ app }) => {
     const ws = await app.workspace();
     const tags = (p: string) => Array.from({ length: 30 }, (_, i) => `${p}${i}`);
     const a = (await ws.api('POST', '/v1/contacts', { first_name: 'A', email: uniqueEmail('a'), tags: tags('a') })).body.data;

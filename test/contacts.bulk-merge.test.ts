@@ -1,24 +1,18 @@
 // Bulk create, merge, notes and the timeline.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { describe, expect } from 'vitest';
+import { uniqueEmail, type TestWorkspace } from './helpers/app.ts';
+import { it, test } from './helpers/fixtures.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
-let other: TestWorkspace;
-
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-  other = await app.workspace();
+test.beforeAll(async ({ ws }) => {
   await ws.addCustomField('industry', 'text');
   await ws.addCustomField('size', 'number');
 });
-afterAll(() => app.close());
 
-const create = async (body: Record<string, unknown>) => (await ws.api('POST', '/v1/contacts', { first_name: 'X', email: uniqueEmail(), ...body })).body.data;
+const create = async (ws: TestWorkspace, body: Record<string, unknown>) =>
+  (await ws.api('POST', '/v1/contacts', { first_name: 'X', email: uniqueEmail(), ...body })).body.data;
 
 describe('bulk create', () => {
-  it('each row succeeds or fails alone, with index, email and error', async () => {
+  it('each row succeeds or fails alone, with index, email and error', async ({ app, ws }) => {
     const dupEmail = uniqueEmail('dup');
     const rows = [
       { first_name: 'A', email: dupEmail },
@@ -40,7 +34,7 @@ describe('bulk create', () => {
     expect(await app.db.prisma.event.count({ where: { workspaceId: ws.id, type: 'contact.created', entityId: { in: r.body.data.contacts.map((c: { id: string }) => c.id) } } })).toBe(2);
   });
 
-  it('201 when every row is created; 400 for more than 100 rows or no array', async () => {
+  it('201 when every row is created; 400 for more than 100 rows or no array', async ({ ws }) => {
     const ok = await ws.api('POST', '/v1/contacts/bulk', { contacts: [{ first_name: 'A', email: uniqueEmail() }] });
     expect(ok.status).toBe(201);
     const tooMany = Array.from({ length: 101 }, () => ({ first_name: 'x', email: uniqueEmail() }));
@@ -53,9 +47,9 @@ describe('bulk create', () => {
 });
 
 describe('merge', () => {
-  it('prefer_primary: primary wins, secondary fills blanks, tags and custom fields union, related rows move', async () => {
-    const p = await create({ first_name: 'Prim', company: 'P Corp', tags: ['a'], custom_fields: { industry: 'p' } });
-    const s = await create({ first_name: 'Seco', company: 'S Corp', phone: '+442071838750', job_title: 'CTO', tags: ['b', 'a'], custom_fields: { industry: 's', size: 5 } });
+  it('prefer_primary: primary wins, secondary fills blanks, tags and custom fields union, related rows move', async ({ ws }) => {
+    const p = await create(ws, { first_name: 'Prim', company: 'P Corp', tags: ['a'], custom_fields: { industry: 'p' } });
+    const s = await create(ws, { first_name: 'Seco', company: 'S Corp', phone: '+442071838750', job_title: 'CTO', tags: ['b', 'a'], custom_fields: { industry: 's', size: 5 } });
     await ws.api('POST', `/v1/contacts/${s.id}/notes`, { content: 'moved note' });
     const r = await ws.api('POST', '/v1/contacts/merge', { primary_id: p.id, secondary_id: s.id, merge_strategy: 'prefer_primary' });
     expect(r.status).toBe(200);
@@ -69,15 +63,15 @@ describe('merge', () => {
     expect(timeline.filter((t: string) => t === 'contact.created')).toHaveLength(2);
   });
 
-  it('prefer_secondary: the secondary wins where both have values; the primary keeps its email', async () => {
-    const p = await create({ first_name: 'Prim', company: 'P Corp' });
-    const s = await create({ first_name: 'Seco', company: null, job_title: 'CEO' });
+  it('prefer_secondary: the secondary wins where both have values; the primary keeps its email', async ({ ws }) => {
+    const p = await create(ws, { first_name: 'Prim', company: 'P Corp' });
+    const s = await create(ws, { first_name: 'Seco', company: null, job_title: 'CEO' });
     const r = await ws.api('POST', '/v1/contacts/merge', { primary_id: p.id, secondary_id: s.id, merge_strategy: 'prefer_secondary' });
     expect(r.body.data).toMatchObject({ id: p.id, email: p.email, first_name: 'Seco', company: 'P Corp', job_title: 'CEO' });
   });
 
-  it('422 with itself, 404 across workspaces or unknown ids, 400 for a bad strategy', async () => {
-    const p = await create({});
+  it('422 with itself, 404 across workspaces or unknown ids, 400 for a bad strategy', async ({ ws, other }) => {
+    const p = await create(ws, {});
     const self = await ws.api('POST', '/v1/contacts/merge', { primary_id: p.id, secondary_id: p.id });
     expect(self.status).toBe(422);
     expect(self.body.error.code).toBe('unprocessable_entity');
@@ -91,8 +85,8 @@ describe('merge', () => {
 });
 
 describe('notes and timeline', () => {
-  it('creates and lists notes newest first; 400 without content; 404 for unknown contacts', async () => {
-    const c = await create({});
+  it('creates and lists notes newest first; 400 without content; 404 for unknown contacts', async ({ ws }) => {
+    const c = await create(ws, {});
     const a = await ws.api('POST', `/v1/contacts/${c.id}/notes`, { content: '# First' });
     expect(a.status).toBe(201);
     expect(a.body.data).toMatchObject({ contact_id: c.id, content: '# First', created_by: null });
@@ -105,8 +99,8 @@ describe('notes and timeline', () => {
     expect((await ws.api('GET', '/v1/contacts/con_nope/notes')).status).toBe(404);
   });
 
-  it('timeline entries come from the event log, newest first, with summary and actor', async () => {
-    const c = await create({});
+  it('timeline entries come from the event log, newest first, with summary and actor', async ({ ws }) => {
+    const c = await create(ws, {});
     await ws.api('PUT', `/v1/contacts/${c.id}`, { status: 'customer', tags: ['vip'] });
     await ws.api('POST', `/v1/contacts/${c.id}/notes`, { content: 'hello' });
     const r = await ws.api('GET', `/v1/contacts/${c.id}/timeline`);

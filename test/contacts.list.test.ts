@@ -1,14 +1,11 @@
 // Listing, filtering, sorting, cursors and search.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { describe, expect } from 'vitest';
+import { uniqueEmail, type TestWorkspace } from './helpers/app.ts';
+import { it, test } from './helpers/fixtures.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
 let userId: string;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
+test.beforeAll(async ({ ws }) => {
   userId = (await ws.addUser('Owner')).id;
   await ws.addCustomField('industry', 'text');
   const rows = Array.from({ length: 30 }, (_, i) => ({
@@ -24,9 +21,8 @@ beforeAll(async () => {
   const r = await ws.api('POST', '/v1/contacts/bulk', { contacts: rows });
   expect(r.body.data.created).toBe(30);
 });
-afterAll(() => app.close());
 
-const all = async (query: string) => {
+const all = async (ws: TestWorkspace, query: string) => {
   const ids: string[] = [];
   const rows: any[] = [];
   let cursor: string | null = null;
@@ -45,14 +41,14 @@ const all = async (query: string) => {
 };
 
 describe('list', () => {
-  it('pages of 25 by default; a cursor walk sees every row once', async () => {
+  it('pages of 25 by default; a cursor walk sees every row once', async ({ ws }) => {
     const first = await ws.api('GET', '/v1/contacts');
     expect(first.body.data).toHaveLength(25);
     expect(first.body.meta).toMatchObject({ limit: 25, total: 30, has_more: true });
-    expect(await all('')).toHaveLength(30);
+    expect(await all(ws, '')).toHaveLength(30);
   });
 
-  it('cursors stay stable while rows are inserted', async () => {
+  it('cursors stay stable while rows are inserted', async ({ ws }) => {
     const page1 = await ws.api('GET', '/v1/contacts?limit=10&sort=created_at');
     const extra = (await ws.api('POST', '/v1/contacts', { first_name: 'Late', email: uniqueEmail('late') })).body.data;
     const page2 = await ws.api('GET', `/v1/contacts?limit=10&sort=created_at&cursor=${page1.body.meta.next_cursor}`);
@@ -61,17 +57,18 @@ describe('list', () => {
     await ws.api('DELETE', `/v1/contacts/${extra.id}`);
   });
 
-  it.each([
+  it.for<[string, (a: any, b: any) => number]>([
     ['first_name', (a: any, b: any) => a.first_name.localeCompare(b.first_name)],
     ['-first_name', (a: any, b: any) => b.first_name.localeCompare(a.first_name)],
-  ])('sorts by %s across pages', async (sort, cmp) => {
-    const rows = await all(`sort=${sort}`);
+  ])('sorts by %s across pages', async ([sort, cmp], { ws }) => {
+
+    const rows = await all(ws, `sort=${sort}`);
     expect(rows.map((r) => r.id)).toEqual([...rows].sort(cmp).map((r) => r.id));
   });
 
-  it('sorts by a nullable field with nulls last, across pages, both directions', async () => {
+  it('sorts by a nullable field with nulls last, across pages, both directions', async ({ ws }) => {
     for (const sort of ['company', '-company', 'last_name,-first_name']) {
-      const rows = await all(`sort=${sort}`);
+      const rows = await all(ws, `sort=${sort}`);
       expect(rows).toHaveLength(30);
       const field = sort.replace(/^-/, '').split(',')[0];
       const values = rows.map((r) => r[field]);
@@ -80,28 +77,28 @@ describe('list', () => {
     }
   });
 
-  it('filters by status, source, tags, company (partial), assigned_to and dates', async () => {
-    expect((await all('status=customer')).every((c) => c.status === 'customer')).toBe(true);
-    expect(await all('status=customer')).toHaveLength(10);
-    expect(await all('source=referral')).toHaveLength(15);
-    expect(await all('tags=vip')).toHaveLength(10);
-    expect(await all('tags=vip,x')).toHaveLength(10);
-    expect(await all('company=odd')).toHaveLength(15);
-    expect(await all('company=CORP')).toHaveLength(20);
-    expect(await all(`assigned_to=${userId}`)).toHaveLength(5);
-    expect(await all('created_after=2999-01-01')).toHaveLength(0);
-    expect(await all('created_before=2000-01-01T00:00:00Z')).toHaveLength(0);
-    expect(await all(`updated_after=${new Date(Date.now() - 3_600_000).toISOString()}`)).toHaveLength(30);
+  it('filters by status, source, tags, company (partial), assigned_to and dates', async ({ ws }) => {
+    expect((await all(ws, 'status=customer')).every((c) => c.status === 'customer')).toBe(true);
+    expect(await all(ws, 'status=customer')).toHaveLength(10);
+    expect(await all(ws, 'source=referral')).toHaveLength(15);
+    expect(await all(ws, 'tags=vip')).toHaveLength(10);
+    expect(await all(ws, 'tags=vip,x')).toHaveLength(10);
+    expect(await all(ws, 'company=odd')).toHaveLength(15);
+    expect(await all(ws, 'company=CORP')).toHaveLength(20);
+    expect(await all(ws, `assigned_to=${userId}`)).toHaveLength(5);
+    expect(await all(ws, 'created_after=2999-01-01')).toHaveLength(0);
+    expect(await all(ws, 'created_before=2000-01-01T00:00:00Z')).toHaveLength(0);
+    expect(await all(ws, `updated_after=${new Date(Date.now() - 3_600_000).toISOString()}`)).toHaveLength(30);
   });
 
-  it('fields= keeps only the named keys and id', async () => {
+  it('fields= keeps only the named keys and id', async ({ ws }) => {
     const r = await ws.api('GET', '/v1/contacts?fields=first_name,email&limit=3');
     for (const c of r.body.data) expect(Object.keys(c).sort()).toEqual(['email', 'first_name', 'id']);
   });
 });
 
 describe('search', () => {
-  it('finds by name, email, company and custom field; best match first', async () => {
+  it('finds by name, email, company and custom field; best match first', async ({ ws }) => {
     const grace = (await ws.api('POST', '/v1/contacts', { first_name: 'Grace', last_name: 'Hopper', email: uniqueEmail('grace'), company: 'Navy Labs', custom_fields: { industry: 'defense' } })).body.data;
     await ws.api('POST', '/v1/contacts', { first_name: 'Navy', email: uniqueEmail('navy') });
     const ids = async (q: string) => (await ws.api('GET', `/v1/contacts/search?q=${encodeURIComponent(q)}`)).body.data.map((c: { id: string }) => c.id);
@@ -113,7 +110,7 @@ describe('search', () => {
     expect(await ids("o'brien & (x) | !y:*")).toEqual([]);
   });
 
-  it('sees a write at once and pages with cursors', async () => {
+  it('sees a write at once and pages with cursors', async ({ ws }) => {
     const r = await ws.api('POST', '/v1/contacts', { first_name: 'Zebulon', email: uniqueEmail('zeb') });
     const s = await ws.api('GET', '/v1/contacts/search?q=zebulon');
     expect(s.body.data.map((c: { id: string }) => c.id)).toEqual([r.body.data.id]);
@@ -124,7 +121,7 @@ describe('search', () => {
     expect(new Set([...p1.body.data, ...p2.body.data].map((c: { id: string }) => c.id)).size).toBe(30);
   });
 
-  it('400 without q; no hits from another workspace', async () => {
+  it('400 without q; no hits from another workspace', async ({ app, ws }) => {
     expect((await ws.api('GET', '/v1/contacts/search')).status).toBe(400);
     const other = await app.workspace();
     expect((await other.api('GET', '/v1/contacts/search?q=person')).body.data).toEqual([]);

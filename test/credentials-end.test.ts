@@ -2,14 +2,13 @@
 // narrowed scope) and every SSE subscription (a last result with the coded error, then the stream
 // completes), within 5 s, whoever ended it: the dashboard, the database itself (as the admin CLI or
 // another instance does), the clock, or the user signing out.
-import { randomUUID } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { setUserPassword } from '../src/admin/workspaces.ts';
-import { createEventBus } from '../src/events/bus.ts';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { PASSWORD, setPassword, signIn, type Signed } from './helpers/dashboard.ts';
+import { fileBus, test } from './helpers/fixtures.ts';
 import { subscribe, subscribeSse, type TestSubscription } from './helpers/subscriptions.ts';
 
 /** The requirement: everything of an ended credential is closed within this. */
@@ -20,15 +19,14 @@ let app: TestApp;
 let ws: TestWorkspace;
 const open: TestSubscription[] = [];
 
-beforeAll(async () => {
-  app = await startTestApp({ bus: createEventBus(process.env.REDIS_URL ?? null, { prefix: `crm-test-${randomUUID()}` }) });
-  ws = await app.workspace();
+test.override('appOptions', () => ({ bus: fileBus() }));
+// The helpers below work on the file's app and workspace.
+test.beforeAll(({ app: started, ws: main }) => {
+  app = started;
+  ws = main;
 });
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
-});
-afterAll(async () => {
-  await app.close();
 });
 
 const probe = () => ({ event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} });
@@ -161,11 +159,8 @@ const { DATABASE_URL, REDIS_URL } = process.env;
 
 describe.runIf(DATABASE_URL && REDIS_URL)('on every instance (PostgreSQL + Redis)', () => {
   let other: TestApp;
-  beforeAll(async () => {
-    other = await startTestApp({ bus: createEventBus(REDIS_URL!, { prefix: `crm-test-${randomUUID()}` }) });
-  });
-  afterAll(async () => {
-    await other?.close();
+  test.beforeAll(async ({ startApp }) => {
+    other = await startApp({ bus: fileBus() });
   });
 
   it('a key revoked through one instance ends its WebSocket and SSE stream on the other', async () => {

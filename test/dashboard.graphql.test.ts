@@ -1,40 +1,31 @@
 // GraphQL as a signed-in dashboard user: the user-only fields (API keys, custom fields), events
 // naming the user, and GraphQL over WebSocket authenticated by the session cookie.
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { newId } from '../src/ids.ts';
 import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write.ts';
-import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
-import { createEventBus } from '../src/events/bus.ts';
-import { client, gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { client, gql, uniqueEmail } from './helpers/app.ts';
 import { setPassword, signIn, type Signed } from './helpers/dashboard.ts';
+import { fileBus, it, test } from './helpers/fixtures.ts';
 import { subscribe } from './helpers/subscriptions.ts';
 
-let app: TestApp;
-let feed: EventFeed;
-let ws: TestWorkspace;
 let user: Signed;
 let userId: string;
 
-beforeAll(async () => {
-  app = await startTestApp({ bus: createEventBus(process.env.REDIS_URL ?? null, { prefix: `crm-test-${randomUUID()}` }) });
-  feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
-  ws = await app.workspace();
+test.override('appOptions', () => ({ bus: fileBus() }));
+// Names the feed so that it publishes the event log on the bus for every test of the file.
+test.beforeAll(async ({ app, ws, feed }) => {
+  void feed;
   const email = uniqueEmail('owner');
   userId = (await ws.addUser('Owner', email)).id;
   await setPassword(app.db, email);
   user = await signIn(app.base, email);
-});
-afterAll(async () => {
-  await feed.stop();
-  await app.close();
 });
 
 const CREATE_KEY = 'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { id name prefix scope permissions environment created_at last_used_at expires_at revoked_at } } }';
 const KEYS = '{ apiKeys { id name prefix environment revoked_at } }';
 
 describe('API keys', () => {
-  it('createApiKey returns a working key once; apiKeys lists it with its prefix', async () => {
+  it('createApiKey returns a working key once; apiKeys lists it with its prefix', async ({ app }) => {
     const r = await user.gql(CREATE_KEY, { i: { name: 'Zapier', scope: 'custom', permissions: ['contacts:read'], expires_at: '2099-01-01' } });
     expect(r.errors).toBeUndefined();
     const { key, api_key } = r.data.createApiKey;
@@ -67,7 +58,7 @@ describe('API keys', () => {
     expect(past.errors![0].extensions!.details).toEqual({ expires_at: ['must be in the future'] });
   });
 
-  it('in the sandbox environment creates and lists sandbox keys only', async () => {
+  it('in the sandbox environment creates and lists sandbox keys only', async ({ app }) => {
     const other = await signIn(app.base, user.login.body.user.email);
     await other.api('POST', '/dashboard/api/session', { environment: 'sandbox' });
     const r = await other.gql(CREATE_KEY, { i: { name: 'Test key', scope: 'full' } });
@@ -79,7 +70,7 @@ describe('API keys', () => {
     expect((await user.gql(KEYS)).data.apiKeys.some((k: { id: string }) => k.id === r.data.createApiKey.api_key.id)).toBe(false);
   });
 
-  it('revokeApiKey takes effect at once, although the key was just verified (and cached)', async () => {
+  it('revokeApiKey takes effect at once, although the key was just verified (and cached)', async ({ app }) => {
     const created = (await user.gql(CREATE_KEY, { i: { name: 'Short-lived', scope: 'full' } })).data.createApiKey;
     const api = client(app.base, created.key);
     expect((await api('GET', '/v1/contacts')).status).toBe(200);
@@ -92,7 +83,7 @@ describe('API keys', () => {
     expect(foreign.errors![0].extensions!.code).toBe('not_found');
   });
 
-  it('refuses API keys: they cannot list, mint or revoke keys', async () => {
+  it('refuses API keys: they cannot list, mint or revoke keys', async ({ app, ws }) => {
     for (const query of [KEYS, 'mutation { createApiKey(input: { name: "x", scope: full }) { key } }', 'mutation { revokeApiKey(id: "key_x") { id } }']) {
       const r = await gql(app.base, ws.key, query);
       expect(r.errors![0].extensions).toMatchObject({ code: 'forbidden' });
@@ -105,7 +96,7 @@ describe('custom fields', () => {
   const FIELDS = '{ customFields { id key label type options created_at } }';
   const CREATE = 'mutation ($i: CustomFieldCreateInput!) { createCustomField(input: $i) { id key label type options } }';
 
-  it('defines, lists and removes fields; removing drops their values from records', async () => {
+  it('defines, lists and removes fields; removing drops their values from records', async ({ ws }) => {
     const created = await user.gql(CREATE, { i: { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] } });
     expect(created.errors).toBeUndefined();
     expect(created.data.createCustomField).toMatchObject({ key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] });
@@ -127,7 +118,7 @@ describe('custom fields', () => {
     expect(again.errors![0].extensions!.code).toBe('not_found');
   });
 
-  it(`refuses a field beyond ${MAX_CUSTOM_FIELDS} per workspace`, async () => {
+  it(`refuses a field beyond ${MAX_CUSTOM_FIELDS} per workspace`, async ({ app, ws }) => {
     const existing = await app.db.prisma.customFieldDefinition.count({ where: { workspaceId: ws.id } });
     const filler = Array.from({ length: MAX_CUSTOM_FIELDS - existing }, (_, i) => ({ id: newId('cf'), workspaceId: ws.id, key: `filler_${i}`, type: 'text' }));
     await app.db.prisma.customFieldDefinition.createMany({ data: filler });
@@ -164,14 +155,14 @@ describe('custom fields', () => {
     expect(removed.data.after.custom_fields).toEqual({});
   });
 
-  it('refuses API keys', async () => {
+  it('refuses API keys', async ({ app, ws }) => {
     expect((await gql(app.base, ws.key, FIELDS)).errors![0].extensions!.code).toBe('forbidden');
     expect((await gql(app.base, ws.key, 'mutation { createCustomField(input: { key: "k", type: text }) { id } }')).errors![0].extensions!.code).toBe('forbidden');
   });
 });
 
 describe('the signed-in user as actor', () => {
-  it('events caused by the user name the user', async () => {
+  it('events caused by the user name the user', async ({ app }) => {
     const r = await user.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'By', email: uniqueEmail('actor') } });
     const event = await app.db.prisma.event.findFirstOrThrow({ where: { entityId: r.data.createContact.id, type: 'contact.created' } });
     expect(event.actor).toEqual({ type: 'user', id: userId, name: 'Owner' });
@@ -182,7 +173,7 @@ describe('GraphQL over WebSocket with the session cookie', () => {
   const EVENTS = 'subscription { events(types: ["contact.created"]) { id event data } }';
   const probe = { event: 'contact.created', entityType: 'contact', entityId: 'probe', sequence: 1, data: {} };
 
-  it('delivers live events to the signed-in user with the csrf_token in connectionParams', async () => {
+  it('delivers live events to the signed-in user with the csrf_token in connectionParams', async ({ app, ws }) => {
     const sub = subscribe(app.base, { csrf_token: user.csrf }, EVENTS, undefined, { cookie: user.cookie });
     try {
       await sub.ready(app.bus, { ...probe, workspaceId: ws.id });
@@ -195,7 +186,7 @@ describe('GraphQL over WebSocket with the session cookie', () => {
     }
   });
 
-  it('closes the socket without the token (4403) and for an ended session (4401)', async () => {
+  it('closes the socket without the token (4403) and for an ended session (4401)', async ({ app }) => {
     const noToken = subscribe(app.base, {}, EVENTS, undefined, { cookie: user.cookie });
     await noToken.ended;
     expect(noToken.errors[0].code).toBe(4403);

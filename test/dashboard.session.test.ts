@@ -1,32 +1,31 @@
 // Dashboard sign-in: the session cookie, CSRF tokens, login rate limits, sign-out, and switching
 // workspace and environment.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { LOGIN_LIMITS } from '../src/auth/login-limits.ts';
-import { client, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { client, uniqueEmail } from './helpers/app.ts';
 import { cookieOf, PASSWORD, setPassword, signIn } from './helpers/dashboard.ts';
+import { test as base } from './helpers/fixtures.ts';
 
-let app: TestApp;
-/** Behind a trusted proxy: https is seen through X-Forwarded-Proto, client addresses through X-Forwarded-For. */
-let proxied: TestApp;
-let ws: TestWorkspace;
+const it = base
+  /** Behind a trusted proxy: https is seen through X-Forwarded-Proto, client addresses through X-Forwarded-For. */
+  .extend('proxied', { scope: 'file' }, ({ startApp }) => startApp({ trustProxy: '1' }));
+
 let email: string;
 
-beforeAll(async () => {
-  [app, proxied] = await Promise.all([startTestApp(), startTestApp({ trustProxy: '1' })]);
-  ws = await app.workspace();
+// Names `proxied` so that it, too, starts before the tests, under the hook timeout.
+it.beforeAll(async ({ app, ws, proxied }) => {
+  void proxied;
+
   email = uniqueEmail('admin');
   await ws.addUser('Ada', email);
   await setPassword(app.db, email);
-});
-afterAll(async () => {
-  await Promise.all([app.close(), proxied.close()]);
 });
 
 /** A distinct client address per test, so login limits of one test (kept in Redis for 15 minutes) never reach another. */
 const address = () => `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
 
 describe('login', () => {
-  it('answers the user, workspaces, environment and a CSRF token, and sets an httpOnly SameSite=Lax cookie', async () => {
+  it('answers the user, workspaces, environment and a CSRF token, and sets an httpOnly SameSite=Lax cookie', async ({ app, ws }) => {
     const s = await signIn(app.base, email.toUpperCase());
     expect(s.login.body).toMatchObject({
       user: { name: 'Ada', email },
@@ -49,7 +48,7 @@ describe('login', () => {
     expect(again.body.csrf_token).not.toBe(s.csrf);
   });
 
-  it('marks the cookie Secure when the request came over https', async () => {
+  it('marks the cookie Secure when the request came over https', async ({ proxied }) => {
     const w = await proxied.workspace();
     const mail = uniqueEmail('secure');
     await w.addUser('Sec', mail);
@@ -58,7 +57,7 @@ describe('login', () => {
     expect(s.login.headers.getSetCookie().find((c) => c.startsWith('crm_session='))).toMatch(/; Secure/i);
   });
 
-  it('gives the same 401 for an unknown e-mail and a wrong password, and sets no cookie', async () => {
+  it('gives the same 401 for an unknown e-mail and a wrong password, and sets no cookie', async ({ app }) => {
     const api = client(app.base);
     const wrong = await api('POST', '/dashboard/api/login', { email, password: 'not the password' });
     const unknown = await api('POST', '/dashboard/api/login', { email: uniqueEmail('nobody'), password: 'not the password' });
@@ -69,7 +68,7 @@ describe('login', () => {
     expect(cookieOf(wrong)).toBeNull();
   });
 
-  it('refuses users without a password and deactivated users', async () => {
+  it('refuses users without a password and deactivated users', async ({ app, ws }) => {
     const mail = uniqueEmail('nopass');
     const user = await ws.addUser('NoPass', mail);
     const api = client(app.base);
@@ -79,14 +78,14 @@ describe('login', () => {
     expect((await api('POST', '/dashboard/api/login', { email: mail, password: PASSWORD })).status).toBe(401);
   });
 
-  it('passwords need 10 to 1024 characters', async () => {
+  it('passwords need 10 to 1024 characters', async ({ app }) => {
     await expect(setPassword(app.db, email, 'too short')).rejects.toMatchObject({ code: 'validation_error', details: { password: ['must be at least 10 characters'] } });
     await expect(setPassword(app.db, email, 'x'.repeat(1025))).rejects.toMatchObject({ code: 'validation_error' });
     const tooLong = await client(app.base)('POST', '/dashboard/api/login', { email, password: 'x'.repeat(1025) });
     expect(tooLong.status).toBe(400);
   });
 
-  it('answers bad bodies with 400 and the error envelope', async () => {
+  it('answers bad bodies with 400 and the error envelope', async ({ app }) => {
     const api = client(app.base);
     const missing = await api('POST', '/dashboard/api/login', { email });
     expect(missing.status).toBe(400);
@@ -101,7 +100,7 @@ describe('login', () => {
 });
 
 describe('login rate limits', () => {
-  it(`refuses the e-mail from the same address after ${LOGIN_LIMITS.perEmailAndAddress} attempts with 429 and Retry-After, even with the right password`, async () => {
+  it(`refuses the e-mail from the same address after ${LOGIN_LIMITS.perEmailAndAddress} attempts with 429 and Retry-After, even with the right password`, async ({ proxied }) => {
     const w = await proxied.workspace();
     const mail = uniqueEmail('guessed');
     await w.addUser('Guessed', mail);
@@ -120,7 +119,7 @@ describe('login rate limits', () => {
     expect((await attempt(PASSWORD, address() === from ? '198.51.100.7' : address())).status).toBe(200);
   });
 
-  it(`refuses an address after ${LOGIN_LIMITS.perAddress} attempts across e-mails, also when they come all at once`, async () => {
+  it(`refuses an address after ${LOGIN_LIMITS.perAddress} attempts across e-mails, also when they come all at once`, async ({ proxied }) => {
     const api = client(proxied.base);
     const from = '192.0.2.77';
     const attempt = () => api('POST', '/dashboard/api/login', { email: uniqueEmail('spray'), password: 'a password guess' }, { 'x-forwarded-proto': 'https', 'x-forwarded-for': from });
@@ -133,7 +132,7 @@ describe('login rate limits', () => {
 });
 
 describe('CSRF', () => {
-  it('refuses POST /graphql with the session cookie but no (or a wrong) token with 403, runs it with the token', async () => {
+  it('refuses POST /graphql with the session cookie but no (or a wrong) token with 403, runs it with the token', async ({ app }) => {
     const s = await signIn(app.base, email);
     const query = { query: '{ contacts { total } }' };
     const without = await s.api('POST', '/graphql', query, { csrf: false });
@@ -151,7 +150,7 @@ describe('CSRF', () => {
     expect(crossSite.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
-  it('ignores the cookie when an API key is sent: no CSRF token needed, the key decides the workspace', async () => {
+  it('ignores the cookie when an API key is sent: no CSRF token needed, the key decides the workspace', async ({ app }) => {
     const s = await signIn(app.base, email);
     const other = await app.workspace();
     const r = await client(app.base, other.key)('POST', '/graphql', { query: '{ pipelines { nodes { id } } }' }, { cookie: s.cookie });
@@ -162,7 +161,7 @@ describe('CSRF', () => {
 });
 
 describe('logout', () => {
-  it('needs the CSRF token, deletes the session server-side and clears the cookie', async () => {
+  it('needs the CSRF token, deletes the session server-side and clears the cookie', async ({ app }) => {
     const s = await signIn(app.base, email);
     expect((await s.api('POST', '/dashboard/api/logout', undefined, { csrf: false })).status).toBe(403);
     const out = await s.api('POST', '/dashboard/api/logout');
@@ -172,7 +171,7 @@ describe('logout', () => {
     expect((await s.api('POST', '/graphql', { query: '{ contacts { total } }' })).status).toBe(401);
   });
 
-  it('ends the sessions of a user whose password is set again', async () => {
+  it('ends the sessions of a user whose password is set again', async ({ app, ws }) => {
     const mail = uniqueEmail('reset');
     await ws.addUser('Reset', mail);
     await setPassword(app.db, mail);
@@ -183,7 +182,7 @@ describe('logout', () => {
     await signIn(app.base, mail, 'a brand new passphrase');
   });
 
-  it('ends sessions that sat idle too long', async () => {
+  it('ends sessions that sat idle too long', async ({ app }) => {
     const s = await signIn(app.base, email);
     await app.db.prisma.dashboardSession.updateMany({ where: { userIds: { has: s.login.body.user.id } }, data: { lastSeenAt: new Date(Date.now() - 13 * 3600_000) } });
     expect((await s.api('GET', '/dashboard/api/session')).status).toBe(401);
@@ -191,7 +190,7 @@ describe('logout', () => {
 });
 
 describe('workspace and environment switch', () => {
-  it('offers every workspace where the password is set, switches between them, refuses others', async () => {
+  it('offers every workspace where the password is set, switches between them, refuses others', async ({ app, ws }) => {
     const [a, b, c] = [await app.workspace(), await app.workspace(), await app.workspace()];
     const mail = uniqueEmail('multi');
     await a.addUser('Multi', mail);
@@ -225,7 +224,7 @@ describe('workspace and environment switch', () => {
     expect(unchanged.body.workspace.id).toBe(target);
   });
 
-  it('keeps sandbox data apart: the sandbox session sees the sandbox twin, not production', async () => {
+  it('keeps sandbox data apart: the sandbox session sees the sandbox twin, not production', async ({ app, ws }) => {
     const s = await signIn(app.base, email);
     const sandbox = await s.api('POST', '/dashboard/api/session', { environment: 'sandbox' });
     expect(sandbox.status).toBe(200);

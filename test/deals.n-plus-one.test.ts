@@ -1,18 +1,18 @@
 // Records every SQL statement the app sends while it lists deals with their relations, and
 // checks the count is small and the same for 5 and for 50 deals: relations are loaded with
 // the page, not once per deal.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createUser, createWorkspace } from '../src/admin/workspaces.ts';
-import { client, gql, startTestApp, type Client, type TestApp } from './helpers/app.ts';
+import { client, gql, type Client, type TestApp } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 let app: TestApp;
 const statements: string[] = [];
 
-beforeAll(async () => {
-  app = await startTestApp({ onQuery: (e) => statements.push(e.query) });
+test.override('appOptions', { onQuery: (e) => statements.push(e.query) });
+test.beforeAll(({ app: started }) => {
+  app = started;
 });
-
-afterAll(() => app?.close());
 
 /** A workspace holding `n` deals, each with its own contact and owner. */
 async function workspaceWithDeals(n: number): Promise<{ key: string; api: Client }> {

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { gql, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 interface Stage {
   id: string;
@@ -22,10 +23,10 @@ let readOnly: Client;
 let contactsOnly: Client;
 let dealsRead: Client;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-  other = await app.workspace();
+test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
+  app = started;
+  ws = main;
+  other = neighbour;
   await ws.addCustomField('industry', 'text');
   await ws.addCustomField('tier', 'select', ['gold', 'silver']);
   pipe = (await ws.api('GET', '/v1/pipelines')).body.data[0];
@@ -36,7 +37,6 @@ beforeAll(async () => {
   contactsOnly = (await ws.addKey({ scope: 'custom', permissions: ['contacts:read', 'contacts:write'] })).api;
   dealsRead = (await ws.addKey({ scope: 'custom', permissions: ['deals:read'] })).api;
 });
-afterAll(() => app.close());
 
 const newContact = async (api: Client = ws.api, first_name = 'Buyer') =>
   (await api('POST', '/v1/contacts', { first_name, last_name: 'Person', email: uniqueEmail(first_name.toLowerCase()) })).body.data;

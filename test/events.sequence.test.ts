@@ -4,41 +4,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { PGlite } from '@electric-sql/pglite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { migrationsDir } from '../src/db/migrate.ts';
 import { contactUpdated } from '../src/events/catalogue/contact.events.ts';
-import { createEventBus } from '../src/events/bus.ts';
-import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
 import { recordEvent } from '../src/events/outbox.ts';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail, type TestApp } from './helpers/app.ts';
+import { fileBus, it, test } from './helpers/fixtures.ts';
 import { subscribe } from './helpers/subscriptions.ts';
 import { until } from './helpers/receiver.ts';
 
 const N = 12;
 
-let app: TestApp;
-let ws: TestWorkspace;
-let feed: EventFeed;
+test.override('appOptions', () => ({ bus: fileBus() }));
+// The feed publishes the event log on the bus for every test of the file.
+test.beforeAll(({ feed }) => void feed);
 
-beforeAll(async () => {
-  app = await startTestApp({ bus: createEventBus(process.env.REDIS_URL ?? null, { prefix: `crm-test-${randomUUID()}` }) });
-  feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
-  ws = await app.workspace();
-});
-afterAll(async () => {
-  await feed.stop();
-  await app.close();
-});
-
-const eventsOf = (entityId: string) => app.db.prisma.event.findMany({ where: { entityId }, orderBy: { sequence: 'asc' } });
+const eventsOf = (app: TestApp, entityId: string) => app.db.prisma.event.findMany({ where: { entityId }, orderBy: { sequence: 'asc' } });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('event sequence', () => {
-  it(`${N} concurrent updates of one task: sequences 1..${N + 1}, each update seeing the one numbered before it`, async () => {
+  it(`${N} concurrent updates of one task: sequences 1..${N + 1}, each update seeing the one numbered before it`, async ({ app, ws }) => {
     const task = (await ws.api('POST', '/v1/tasks', { title: 't0' })).body.data;
     const answers = await Promise.all(range(1, N).map((i) => ws.api('PUT', `/v1/tasks/${task.id}`, { title: `t${i}` })));
     expect(answers.map((r) => r.status)).toEqual(range(1, N).map(() => 200));
-    const events = await eventsOf(task.id);
+    const events = await eventsOf(app, task.id);
     expect(events.map((e) => e.sequence)).toEqual(range(1, N + 1));
     expect(events.map((e) => e.type)).toEqual(['task.created', ...range(1, N).map(() => 'task.updated')]);
     // Commit order: each update read the task as the previously numbered one left it.
@@ -49,18 +38,18 @@ describe('event sequence', () => {
     expect((await ws.api('GET', `/v1/tasks/${task.id}`)).body.data.title).toBe(titles.at(-1));
   });
 
-  it(`${N} concurrent updates of one contact: no gap, no repeat, the last number is the final state`, async () => {
+  it(`${N} concurrent updates of one contact: no gap, no repeat, the last number is the final state`, async ({ app, ws }) => {
     const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Seq', email: uniqueEmail('seq') })).body.data;
     const answers = await Promise.all(range(1, N).map((i) => ws.api('PUT', `/v1/contacts/${contact.id}`, { job_title: `title ${i}` })));
     expect(answers.map((r) => r.status)).toEqual(range(1, N).map(() => 200));
-    const events = await eventsOf(contact.id);
+    const events = await eventsOf(app, contact.id);
     expect(events.map((e) => e.sequence)).toEqual(range(1, events.length));
     expect(events.length).toBeGreaterThanOrEqual(2);
     const last = events.at(-1)!.data as { contact: { job_title: string } };
     expect((await ws.api('GET', `/v1/contacts/${contact.id}`)).body.data.job_title).toBe(last.contact.job_title);
   });
 
-  it('a writer of a record waits for the open transaction that took the previous number, then takes the next', async () => {
+  it('a writer of a record waits for the open transaction that took the previous number, then takes the next', async ({ app, ws }) => {
     const entityId = `con_wait_${randomUUID()}`;
     const event = () => ({ ...contactUpdated.sample(), entityId, workspaceId: ws.id, actor: null });
     const order: string[] = [];
@@ -91,16 +80,16 @@ describe('event sequence', () => {
     release();
     await Promise.all([first, second]);
     expect(order).toEqual(['first commits', 'second recorded']);
-    expect((await eventsOf(entityId)).map((e) => e.sequence)).toEqual([1, 2]);
+    expect((await eventsOf(app, entityId)).map((e) => e.sequence)).toEqual([1, 2]);
   });
 
-  it('live events carry the sequence', async () => {
+  it('live events carry the sequence', async ({ app, ws }) => {
     const sub = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, 'subscription { contactChanged { id event sequence } }');
     try {
       await sub.ready(app.bus, { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} });
       const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Live', email: uniqueEmail('live-seq') })).body.data;
       await ws.api('PUT', `/v1/contacts/${contact.id}`, { company: 'Changed' });
-      const [created, updated] = await eventsOf(contact.id);
+      const [created, updated] = await eventsOf(app, contact.id);
       await sub.waitFor((d) => d.contactChanged.id === updated.id);
       const got = sub.received.filter((d) => [created.id, updated.id].includes(d.contactChanged.id)).map((d) => d.contactChanged);
       expect(got).toEqual([

@@ -1,23 +1,18 @@
 // The examples in docs/ run against the real service.
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createReceiver, eventOf, verifyServiceSignature } from '../examples/verify-webhook.ts';
 import { connect, onEvents, type LiveEvent } from '../examples/subscribe.ts';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail } from './helpers/app.ts';
+import { it, test } from './helpers/fixtures.ts';
 import { until } from './helpers/receiver.ts';
 import { startEventFeed } from '../src/events/feed.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
-beforeAll(async () => {
-  // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
-  app = await startTestApp({ isolated: true });
-  ws = await app.workspace();
-});
-afterAll(() => app.close());
+// Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
+test.override('appOptions', { isolated: true });
 
 describe('docs/webhooks.md example receiver', () => {
-  it('accepts real signed deliveries once per event id and refuses forged ones', async () => {
+  it('accepts real signed deliveries once per event id and refuses forged ones', async ({ app, ws }) => {
     const got: string[] = [];
     // The secret exists once the subscription does; point it at the receiver afterwards.
     const sub = await ws.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/x', events: ['contact.created'] });
@@ -38,7 +33,7 @@ describe('docs/webhooks.md example receiver', () => {
 });
 
 describe('docs/webhooks.md example receiver, form-encoded deliveries', () => {
-  it('verifies the signatures over the raw form body and reads the event from its payload field', async () => {
+  it('verifies the signatures over the raw form body and reads the event from its payload field', async ({ app, ws }) => {
     const got: { id: string; event: string }[] = [];
     const sub = await ws.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/x', events: ['contact.created'], content_type: 'form' });
     expect(sub.status).toBe(201);
@@ -64,7 +59,7 @@ describe('docs/webhooks.md example receiver, form-encoded deliveries', () => {
 });
 
 describe('docs/graphql.md example subscription', () => {
-  it('receives contact.created over graphql-ws', async () => {
+  it('receives contact.created over graphql-ws', async ({ app, ws }) => {
     const feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
     const client = connect(app.base, ws.key);
     const events: LiveEvent[] = [];

@@ -3,7 +3,7 @@
 // refused before any resolver runs, over HTTP and over WebSocket. Normal queries, the REST
 // operations and GraphiQL's introspection stay well inside them.
 import { getIntrospectionQuery, getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, Kind, typeFromAST, validate, type DocumentNode, type GraphQLInputType } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { LIST_SIZES, operationCost } from '../src/graphql/cost.ts';
 import { DEFAULT_GRAPHQL_LIMITS, limitRules } from '../src/graphql/limits.ts';
@@ -12,16 +12,16 @@ import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write
 import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 import { subscribe } from './helpers/subscriptions.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
+test.beforeAll(async ({ app: started, ws: main }) => {
+  app = started;
+  ws = main;
 });
-afterAll(() => app.close());
 
 const post = (query: string, variables?: Record<string, unknown>) => ws.api('POST', '/graphql', { query, variables });
 /** As a GraphQL-over-HTTP client that asks for the newer media type, which gets 400 for refused documents. */

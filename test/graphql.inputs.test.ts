@@ -3,12 +3,13 @@
 // ones), and both surfaces refuse what does not fit in their own words — REST naming the field in
 // `details` as it always did, GraphQL with the path inside the variable.
 import { getNamedType, isEnumType, isInputObjectType, isListType, isNonNullType, typeFromAST, type GraphQLInputType, type NamedTypeNode } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { routes } from '../src/rest/routes.ts';
 import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
-import { gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { gql, uniqueEmail } from './helpers/app.ts';
+import { it } from './helpers/fixtures.ts';
 
 const rootFields = () => [schema.getQueryType()!, schema.getMutationType()!, schema.getSubscriptionType()!].flatMap((t) => Object.values(t.getFields()));
 
@@ -66,15 +67,7 @@ describe('the schema types every argument', () => {
 });
 
 describe('refusals on both surfaces', () => {
-  let app: TestApp;
-  let ws: TestWorkspace;
-  beforeAll(async () => {
-    app = await startTestApp();
-    ws = await app.workspace();
-  });
-  afterAll(() => app?.close());
-
-  it.each([
+  it.for<[string, Record<string, unknown>, string, string]>([
     ['a number for text', { first_name: 7, email: 'a@b.co' }, 'first_name', 'must be text'],
     ['a value outside a closed set', { first_name: 'A', email: 'a@b.co', status: 'vip' }, 'status', 'must be one of: active, churned, customer, inactive, lead'],
     ['one value for a list', { first_name: 'A', email: 'a@b.co', tags: 'vip' }, 'tags', 'must be a list'],
@@ -82,7 +75,7 @@ describe('refusals on both surfaces', () => {
     ['a nested field of the wrong type', { first_name: 'A', email: 'a@b.co', address: { city: 5 } }, 'address.city', 'must be text'],
     ['a required field left out', { email: 'a@b.co' }, 'first_name', 'is required'],
     ['a required field null', { first_name: null, email: 'a@b.co' }, 'first_name', 'must not be null'],
-  ])('REST POST /v1/contacts: %s is a 400 naming the field', async (_what, body, field, message) => {
+  ])('REST POST /v1/contacts: %s is a 400 naming the field', async ([, body, field, message], { ws }) => {
     const res = await ws.api('POST', '/v1/contacts', body);
     expect(res.status, res.text).toBe(400);
     expect(res.body.error.code).toBe('validation_error');
@@ -90,13 +83,13 @@ describe('refusals on both surfaces', () => {
     expect(res.text).not.toMatch(/Variable "\$|cannot represent|GraphQL/);
   });
 
-  it('REST names every field at fault at once: type errors and rule errors together', async () => {
+  it('REST names every field at fault at once: type errors and rule errors together', async ({ ws }) => {
     const res = await ws.api('POST', '/v1/contacts', { first_name: 7, email: 'not an email', phone: '12' });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.error.details).sort()).toEqual(['email', 'first_name', 'phone']);
   });
 
-  it('REST still ignores fields the body type does not have, at every depth', async () => {
+  it('REST still ignores fields the body type does not have, at every depth', async ({ ws }) => {
     const email = uniqueEmail('ignored');
     const res = await ws.api('POST', '/v1/contacts', { first_name: 'A', email, id: 'con_mine', engagement_score: 99, address: { city: 'Oslo', planet: 'Earth' } });
     expect(res.status, res.text).toBe(201);
@@ -105,7 +98,7 @@ describe('refusals on both surfaces', () => {
     expect(JSON.stringify(res.body.data.address)).not.toContain('planet');
   });
 
-  it('REST sort and query filters: field names and text become the typed values, bad ones are named', async () => {
+  it('REST sort and query filters: field names and text become the typed values, bad ones are named', async ({ ws }) => {
     const sorted = await ws.api('GET', '/v1/contacts?sort=-first_name,created_at&limit=2');
     expect(sorted.status, sorted.text).toBe(200);
     const badSort = await ws.api('GET', '/v1/contacts?sort=-shoe_size');
@@ -121,7 +114,7 @@ describe('refusals on both surfaces', () => {
     expect((await ws.api('GET', '/v1/contacts?tags=a,b&status=lead')).status).toBe(200);
   });
 
-  it('GraphQL takes enum literals and sort lists, and names the path of a variable that does not fit', async () => {
+  it('GraphQL takes enum literals and sort lists, and names the path of a variable that does not fit', async ({ app, ws }) => {
     const created = await gql(app.base, ws.key, 'mutation($i: ContactCreateInput!) { createContact(input: $i) { id status } }', {
       i: { first_name: 'Typed', email: uniqueEmail('typed'), status: 'customer', address: { city: 'Lyon' } },
     });

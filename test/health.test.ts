@@ -1,32 +1,29 @@
 // Liveness and readiness: no key needed, and readiness names the dependency that is missing.
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { buildApp } from '../src/app.ts';
 import { openDatabase } from '../src/db/client.ts';
 import { createLogger } from '../src/logger.ts';
-import { client, startTestApp, type TestApp } from './helpers/app.ts';
+import { client } from './helpers/app.ts';
+import { it } from './helpers/fixtures.ts';
 import { freePort } from './helpers/processes.ts';
 
-let app: TestApp;
+/** Servers a test builds by hand, closed after the file. */
 const cleanup: (() => Promise<unknown>)[] = [];
-beforeAll(async () => {
-  app = await startTestApp();
-});
 afterAll(async () => {
-  await app.close();
   for (const fn of cleanup) await fn();
 });
 
 describe('health', () => {
-  it('GET /healthz answers 200 without a key', async () => {
+  it('GET /healthz answers 200 without a key', async ({ app }) => {
     const r = await client(app.base)('GET', '/healthz');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ status: 'ok' });
     expect(r.headers.get('cache-control')).toBe('no-store');
   });
 
-  it('GET /readyz answers 200 when the database is reachable and migrated (and Redis, when configured)', async () => {
+  it('GET /readyz answers 200 when the database is reachable and migrated (and Redis, when configured)', async ({ app }) => {
     const r = await client(app.base)('GET', '/readyz');
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -35,9 +32,8 @@ describe('health', () => {
     });
   });
 
-  it('503 naming the migrations not applied', async () => {
-    const iso = await startTestApp({ isolated: true });
-    cleanup.push(() => iso.close());
+  it('503 naming the migrations not applied', async ({ startApp }) => {
+    const iso = await startApp({ isolated: true });
     const [{ migration_name: last }] = await iso.db.prisma.$queryRawUnsafe<{ migration_name: string }[]>(
       'SELECT migration_name FROM _prisma_migrations ORDER BY migration_name DESC LIMIT 1',
     );
@@ -47,9 +43,8 @@ describe('health', () => {
     expect(r.body).toMatchObject({ status: 'unavailable', failed: ['migrations'], checks: { database: 'ok', migrations: `pending: ${last}` } });
   });
 
-  it('503 when Redis is configured but does not answer', async () => {
-    const noRedis = await startTestApp({ redisUrl: `redis://127.0.0.1:${await freePort()}` });
-    cleanup.push(() => noRedis.close());
+  it('503 when Redis is configured but does not answer', async ({ startApp }) => {
+    const noRedis = await startApp({ redisUrl: `redis://127.0.0.1:${await freePort()}` });
     const r = await client(noRedis.base)('GET', '/readyz');
     expect(r.status).toBe(503);
     expect(r.body.failed).toEqual(['redis']);
@@ -57,7 +52,7 @@ describe('health', () => {
     expect(r.body.checks.redis).not.toBe('ok');
   });
 
-  it('503 when the database does not answer, without its error text', async () => {
+  it('503 when the database does not answer, without its error text', async ({ app }) => {
     const db = await openDatabase({ databaseUrl: `postgresql://nobody:hunter2@127.0.0.1:${await freePort()}/none` });
     const { app: express } = buildApp({ db, webhooks: app.webhooks, logger: createLogger('silent'), config: { trustProxy: null, graphiql: false } });
     const server: Server = await new Promise((resolve) => {
@@ -70,7 +65,7 @@ describe('health', () => {
     expect(r.text).not.toContain('hunter2');
   });
 
-  it('API requests get a retryable 503 with the error envelope while the database is unreachable', async () => {
+  it('API requests get a retryable 503 with the error envelope while the database is unreachable', async ({ app }) => {
     const db = await openDatabase({ databaseUrl: `postgresql://nobody:hunter2@127.0.0.1:${await freePort()}/none` });
     const { app: express } = buildApp({ db, webhooks: app.webhooks, logger: createLogger('silent'), config: { trustProxy: null, graphiql: false } });
     const server: Server = await new Promise((resolve) => {

@@ -5,11 +5,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { redirectEverything } from '../src/http/https.ts';
 import { restErrors } from '../src/rest/errors.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 /** node's fetch drops a Host header; http.request sends it as given. */
 function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; location?: string; body: string }> {
@@ -22,19 +22,16 @@ function rawGet(base: string, path: string, headers: Record<string, string>): Pr
   });
 }
 
-let app: TestApp;
-/** Behind the proxy with PUBLIC_URL set. */
-let published: TestApp;
-/** Behind the proxy with ALLOWED_HOSTS set. */
-let allowed: TestApp;
-beforeAll(async () => {
-  [app, published, allowed] = await Promise.all([
-    startTestApp({ trustProxy: '1' }),
-    startTestApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' }),
-    startTestApp({ trustProxy: '1', allowedHosts: ['crm.example.com'] }),
-  ]);
-});
-afterAll(() => Promise.all([app.close(), published.close(), allowed.close()]));
+const it = test
+  /** Behind the proxy with PUBLIC_URL set. */
+  .extend('published', { scope: 'file' }, ({ startApp }) =>
+    startApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' }))
+  /** Behind the proxy with ALLOWED_HOSTS set. */
+  .extend('allowed', { scope: 'file' }, ({ startApp }) =>
+    startApp({ trustProxy: '1', allowedHosts: ['crm.example.com'] }));
+it.override('appOptions', { trustProxy: '1' });
+// Names the other apps so that they, too, start before the tests, under the hook timeout.
+it.beforeAll(({ published, allowed }) => void [published, allowed]);
 
 /** Headers an attacker may send to point the redirect at their own host. */
 const FORGED: Record<string, string>[] = [
@@ -49,19 +46,19 @@ const FORGED: Record<string, string>[] = [
 const MALFORMED: Record<string, string>[] = [{ host: '127.0.0.1@evil.example' }, { host: '[::1].evil.example' }, { host: 'evil.example/path' }, { host: 'a b' }, { host: '[evil.example]' }];
 
 describe('behind a trusted proxy', () => {
-  it('301 to the same URL on PUBLIC_URL when X-Forwarded-Proto is http', async () => {
+  it('301 to the same URL on PUBLIC_URL when X-Forwarded-Proto is http', async ({ published }) => {
     const r = await rawGet(published.base, '/v1/contacts?x=1', { host: 'crm.example.com', 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(301);
     expect(r.location).toBe('https://crm.example.com/v1/contacts?x=1');
   });
 
-  it.each(FORGED)('with PUBLIC_URL, forged headers %o still redirect to PUBLIC_URL', async (headers) => {
+  it.for(FORGED)('with PUBLIC_URL, forged headers %o still redirect to PUBLIC_URL', async (headers, { published }) => {
     const r = await rawGet(published.base, '/dashboard?a=b', { ...headers, 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(301);
     expect(r.location).toBe('https://crm.example.com/dashboard?a=b');
   });
 
-  it('without PUBLIC_URL or ALLOWED_HOSTS: 301 to the Host the request was sent to, whatever X-Forwarded-Host says', async () => {
+  it('without PUBLIC_URL or ALLOWED_HOSTS: 301 to the Host the request was sent to, whatever X-Forwarded-Host says', async ({ app }) => {
     const cases: Record<string, string>[] = [{ host: 'crm.example.com' }, { host: 'crm.example.com', 'x-forwarded-host': 'evil.example' }, { host: 'CRM.Example.com:8080', 'x-forwarded-host': 'evil.example:443' }];
     for (const headers of cases) {
       const r = await rawGet(app.base, '/v1/contacts?x=1', { ...headers, 'x-forwarded-proto': 'http' });
@@ -70,7 +67,7 @@ describe('behind a trusted proxy', () => {
     }
   });
 
-  it.each(MALFORMED)('a malformed Host %o gets 403 and no redirect', async (headers) => {
+  it.for(MALFORMED)('a malformed Host %o gets 403 and no redirect', async (headers, { app, allowed }) => {
     for (const base of [app.base, allowed.base]) {
       const r = await rawGet(base, '/v1/contacts', { ...headers, 'x-forwarded-proto': 'http' });
       expect(r.status).toBe(403);
@@ -79,30 +76,30 @@ describe('behind a trusted proxy', () => {
     }
   });
 
-  it.each(FORGED)('with ALLOWED_HOSTS, %o gets 403 and no redirect', async (headers) => {
+  it.for(FORGED)('with ALLOWED_HOSTS, %o gets 403 and no redirect', async (headers, { allowed }) => {
     const r = await rawGet(allowed.base, '/v1/contacts', { ...headers, 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(403);
     expect(r.location).toBeUndefined();
     expect(JSON.parse(r.body).error.code).toBe('forbidden');
   });
 
-  it('with ALLOWED_HOSTS, a listed Host is redirected to', async () => {
+  it('with ALLOWED_HOSTS, a listed Host is redirected to', async ({ allowed }) => {
     const r = await rawGet(allowed.base, '/v1/contacts?x=1', { host: 'crm.example.com', 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(301);
     expect(r.location).toBe('https://crm.example.com/v1/contacts?x=1');
   });
 
-  it.each([
+  it.for([
     ['localhost:8080', 'localhost'],
     ['127.0.0.1', '127.0.0.1'],
     ['[::1]:3000', '[::1]'],
-  ])('with ALLOWED_HOSTS, Host %s (this machine or an address) is redirected to', async (host, name) => {
+  ])('with ALLOWED_HOSTS, Host %s (this machine or an address) is redirected to', async ([host, name], { allowed }) => {
     const r = await rawGet(allowed.base, '/v1/contacts', { host, 'x-forwarded-proto': 'http' });
     expect(r.status).toBe(301);
     expect(r.location).toBe(`https://${name}/v1/contacts`);
   });
 
-  it('serves requests that came in over https', async () => {
+  it('serves requests that came in over https', async ({ app }) => {
     const ws = await app.workspace();
     const r = await ws.api('GET', '/v1/contacts', undefined, { 'x-forwarded-proto': 'https' });
     expect(r.status).toBe(200);

@@ -3,36 +3,35 @@
 // per API key, and a 5xx (or a stored 409) leaves the key free for a retry.
 import { randomUUID } from 'node:crypto';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ABANDONED_AFTER_MS, RETENTION_MS } from '../src/http/idempotency-store.ts';
 import { requestHash } from '../src/http/idempotency.ts';
-import { startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail, type TestApp } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
-let api: Client;
-let keyId: string;
 /** The app's access log lines, to find which request id a replay was logged under. */
 const logLines: Array<Record<string, unknown>> = [];
 
-beforeAll(async () => {
-  // A database of its own: one test installs a trigger that fails some inserts.
-  const logger = pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) });
-  app = await startTestApp({ isolated: true, logger });
-  ws = await app.workspace();
-  ({ id: keyId, api } = await ws.addKey({ name: 'idempotent client' }));
+const it = test
+  /** The key these tests send idempotent requests with. */
+  .extend('idempotentKey', { scope: 'file' }, ({ ws }) => ws.addKey({ name: 'idempotent client' }))
+  .extend('api', { scope: 'file' }, ({ idempotentKey }) => idempotentKey.api)
+  .extend('keyId', { scope: 'file' }, ({ idempotentKey }) => idempotentKey.id);
+// A database of its own: one test installs a trigger that fails some inserts.
+it.override('appOptions', {
+  isolated: true,
+  logger: pino({ level: 'info' }, { write: (line: string) => void logLines.push(JSON.parse(line)) }),
 });
-afterAll(() => app.close());
 
 const newKey = () => `idem-${randomUUID()}`;
 const withKey = (key: string) => ({ 'idempotency-key': key });
 
-async function contactsWithEmail(email: string): Promise<number> {
+async function contactsWithEmail(app: TestApp, email: string): Promise<number> {
   return app.db.prisma.contact.count({ where: { email } });
 }
 
 describe('replay', () => {
-  it('the same request with the same key answers the first status and body and creates once', async () => {
+  it('the same request with the same key answers the first status and body and creates once', async ({ app, api }) => {
     const key = newKey();
     const body = { first_name: 'Ada', email: uniqueEmail('ada') };
     const first = await api('POST', '/v1/contacts', body, withKey(key));
@@ -46,10 +45,10 @@ describe('replay', () => {
     // Key order and the /api/v1 alias do not make it another request.
     const reordered = await api('POST', '/api/v1/contacts', { email: body.email, first_name: 'Ada' }, withKey(key));
     expect(reordered.body.data.id).toBe(first.body.data.id);
-    expect(await contactsWithEmail(body.email)).toBe(1);
+    expect(await contactsWithEmail(app, body.email)).toBe(1);
   });
 
-  it('a replay answers the first call\'s request id in X-Request-Id, as in its meta, and is logged under it', async () => {
+  it('a replay answers the first call\'s request id in X-Request-Id, as in its meta, and is logged under it', async ({ api }) => {
     const key = newKey();
     const body = { first_name: 'Ids', email: uniqueEmail('ids') };
     const first = await api('POST', '/v1/contacts', body, { ...withKey(key), 'x-request-id': 'first-call' });
@@ -75,7 +74,7 @@ describe('replay', () => {
     expect(logLines.filter((l) => l.msg === 'request' && l.requestId === 'first-call' && l.retryRequestId === undefined)).toHaveLength(1);
   });
 
-  it('a PUT is replayed too, and the same key on another path is a 422', async () => {
+  it('a PUT is replayed too, and the same key on another path is a 422', async ({ api }) => {
     const a = (await api('POST', '/v1/contacts', { first_name: 'Put', email: uniqueEmail('put') })).body.data;
     const b = (await api('POST', '/v1/contacts', { first_name: 'Other', email: uniqueEmail('other') })).body.data;
     const key = newKey();
@@ -92,7 +91,7 @@ describe('replay', () => {
     expect(elsewhere.body.error.code).toBe('unprocessable_entity');
   });
 
-  it('client errors are stored and replayed; 409 is not, so a retry can succeed once the conflict is gone', async () => {
+  it('client errors are stored and replayed; 409 is not, so a retry can succeed once the conflict is gone', async ({ api }) => {
     const invalidKey = newKey();
     const invalid = await api('POST', '/v1/contacts', { first_name: 'No email' }, withKey(invalidKey));
     expect(invalid.status).toBe(400);
@@ -110,7 +109,7 @@ describe('replay', () => {
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
 
-  it('GET requests and /graphql ignore the header', async () => {
+  it('GET requests and /graphql ignore the header', async ({ app, api }) => {
     const key = newKey();
     expect((await api('GET', '/v1/contacts?limit=1', undefined, withKey(key))).headers.get('idempotent-replayed')).toBeNull();
     const gql = { query: '{ __typename }' };
@@ -121,7 +120,7 @@ describe('replay', () => {
 });
 
 describe('mismatch, scope and the key itself', () => {
-  it('the same key with a different body is a 422 and creates nothing', async () => {
+  it('the same key with a different body is a 422 and creates nothing', async ({ app, ws, api }) => {
     const key = newKey();
     const email = uniqueEmail('mismatch');
     expect((await api('POST', '/v1/contacts', { first_name: 'One', email }, withKey(key))).status).toBe(201);
@@ -131,7 +130,7 @@ describe('mismatch, scope and the key itself', () => {
     expect(await app.db.prisma.contact.count({ where: { firstName: 'Two', workspaceId: ws.id } })).toBe(0);
   });
 
-  it('keys are scoped per API key', async () => {
+  it('keys are scoped per API key', async ({ app, ws, api }) => {
     const key = newKey();
     const mine = await api('POST', '/v1/contacts', { first_name: 'Mine', email: uniqueEmail('mine') }, withKey(key));
     // Another key of the same workspace: a different body is no mismatch, it is a new request.
@@ -146,7 +145,7 @@ describe('mismatch, scope and the key itself', () => {
     expect(same.body.data.id).not.toBe(mine.body.data.id);
   });
 
-  it('a key of 1 to 255 printable ASCII characters; longer, empty, a tab or other bytes is a 400', async () => {
+  it('a key of 1 to 255 printable ASCII characters; longer, empty, a tab or other bytes is a 400', async ({ api }) => {
     const body = () => ({ first_name: 'Len', email: uniqueEmail('len') });
     for (const key of ['x'.repeat(256), 'x'.repeat(300), '', `${newKey()}\tb`, `${newKey()}caf\u00e9`, `${newKey()}\u00c3\u00a9`]) {
       const r = await api('POST', '/v1/contacts', body(), withKey(key));
@@ -159,7 +158,7 @@ describe('mismatch, scope and the key itself', () => {
 });
 
 describe('in flight, failures and expiry', () => {
-  it('two concurrent requests with one key: one runs, the other is a 409 or its replay', async () => {
+  it('two concurrent requests with one key: one runs, the other is a 409 or its replay', async ({ app, api }) => {
     const key = newKey();
     const body = { first_name: 'Race', email: uniqueEmail('race') };
     const results = await Promise.all([1, 2, 3].map(() => api('POST', '/v1/contacts', body, withKey(key))));
@@ -169,10 +168,10 @@ describe('in flight, failures and expiry', () => {
     const created = results.filter((r) => r.status === 201 && !r.headers.get('idempotent-replayed'));
     expect(created).toHaveLength(1);
     expect(results.filter((r) => r.status === 201).every((r) => r.body.data.id === created[0].body.data.id)).toBe(true);
-    expect(await contactsWithEmail(body.email)).toBe(1);
+    expect(await contactsWithEmail(app, body.email)).toBe(1);
   });
 
-  it('a request whose key is still in flight is a 409; a claim abandoned by a dead process is taken over', async () => {
+  it('a request whose key is still in flight is a 409; a claim abandoned by a dead process is taken over', async ({ app, api, keyId }) => {
     const key = newKey();
     const body = { first_name: 'Flight', email: uniqueEmail('flight') };
     const hash = requestHash('POST', '/contacts', {}, body);
@@ -183,14 +182,14 @@ describe('in flight, failures and expiry', () => {
     const busy = await api('POST', '/v1/contacts', body, withKey(key));
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe('conflict');
-    expect(await contactsWithEmail(body.email)).toBe(0);
+    expect(await contactsWithEmail(app, body.email)).toBe(0);
 
     await app.db.prisma.idempotencyKey.update({ where: { apiKeyId_key: { apiKeyId: keyId, key } }, data: { createdAt: new Date(now - ABANDONED_AFTER_MS - 1000) } });
     expect((await api('POST', '/v1/contacts', body, withKey(key))).status).toBe(201);
     expect((await api('POST', '/v1/contacts', body, withKey(key))).headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('a 5xx releases the key, so the retry runs', async () => {
+  it('a 5xx releases the key, so the retry runs', async ({ app, api }) => {
     const prisma = app.db.prisma;
     await prisma.$executeRawUnsafe(`CREATE FUNCTION idem_boom() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.email LIKE 'boom%' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`);
@@ -210,7 +209,7 @@ describe('in flight, failures and expiry', () => {
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
   });
 
-  it('an expired key is ignored: the key starts afresh, whatever the body', async () => {
+  it('an expired key is ignored: the key starts afresh, whatever the body', async ({ app, api, keyId }) => {
     const key = newKey();
     await api('POST', '/v1/contacts', { first_name: 'Old', email: uniqueEmail('old') }, withKey(key));
     await app.db.prisma.idempotencyKey.update({ where: { apiKeyId_key: { apiKeyId: keyId, key } }, data: { expiresAt: new Date(Date.now() - 1000) } });

@@ -2,10 +2,11 @@
 // REST route table: every date field of every body and filter, every list's cursor, and every
 // body field, path and query parameter holding text PostgreSQL cannot store.
 import WebSocket from 'ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routes, type RestRoute } from '../src/rest/routes.ts';
 import { requestSchema, type JsonSchema } from '../src/rest/openapi/request.ts';
-import { client, gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { client, gql, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
@@ -30,9 +31,9 @@ const ok = async (p: Promise<{ status: number; text: string; body: any }>, statu
   return r.body.data;
 };
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
+test.beforeAll(async ({ app: started, ws: main }) => {
+  app = started;
+  ws = main;
   const contacts = [];
   for (const name of ['Ada', 'Grace', 'Linus']) contacts.push(await ok(api('POST', '/v1/contacts', { first_name: name, last_name: 'Test', email: uniqueEmail(name), company: `${name} Co`, tags: ['t'] })));
   const pipeline = (await ok(api('GET', '/v1/pipelines'), 200))[0];
@@ -66,7 +67,6 @@ beforeAll(async () => {
   await ok(api('POST', '/v1/deals', { title: 'D4', pipeline_id: pipeline.id, contact_id: contacts[1].id }));
   Object.assign(others, { contacts: contacts[1].id, deals: deals[1].id, pipelines: second.id, webhooks: hooks[1].id });
 });
-afterAll(() => app.close());
 
 /** The route's path with real ids of this workspace. */
 function pathOf(route: RestRoute, firstParam?: string): string {

@@ -2,13 +2,12 @@
 // any log line, whatever traffic the app sees (logger at trace level, written to memory).
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, vi } from 'vitest';
 import { createLogger } from '../src/logger.ts';
-import { client, gql, startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';
-import { receiver, until, type Receiver } from './helpers/receiver.ts';
+import { client, gql, uniqueEmail } from './helpers/app.ts';
+import { it, test } from './helpers/fixtures.ts';
+import { until } from './helpers/receiver.ts';
 
-let app: TestApp;
-let rc: Receiver;
 let text = '';
 const sink = new Writable({
   write(chunk, _encoding, done) {
@@ -19,18 +18,13 @@ const sink = new Writable({
 const logger = createLogger('trace', sink);
 const logLines = () => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
 
-beforeAll(async () => {
-  app = await startTestApp({ logger });
-  rc = await receiver(() => 200);
-});
-afterAll(async () => {
+test.override('appOptions', { logger });
+afterAll(() => {
   vi.restoreAllMocks();
-  await app.close();
-  await rc.close();
 });
 
 describe('logs', () => {
-  it('one JSON line per request: request id, workspace, key id, route pattern, status, duration', async () => {
+  it('one JSON line per request: request id, workspace, key id, route pattern, status, duration', async ({ app }) => {
     const ws = await app.workspace();
     const k = await ws.addKey({ name: 'logged' });
     const c = (await k.api('POST', '/v1/contacts', { first_name: 'Log', email: uniqueEmail('log') })).body.data;
@@ -42,7 +36,7 @@ describe('logs', () => {
     expect(typeof line.durationMs).toBe('number');
   });
 
-  it('error logs carry the request id of the request that failed (REST and GraphQL)', async () => {
+  it('error logs carry the request id of the request that failed (REST and GraphQL)', async ({ app }) => {
     const ws = await app.workspace();
     const spy = vi.spyOn(app.db.prisma, '$executeRaw').mockRejectedValue(new Error('database went away'));
     const rest = await ws.api('POST', '/v1/contacts', { first_name: 'Boom', email: uniqueEmail('boom') });
@@ -61,13 +55,14 @@ describe('logs', () => {
     expect(restLine).toMatchObject({ status: 500, level: 50, route: '/v1/contacts' });
   });
 
-  it('neither API keys nor webhook secrets ever reach the log', async () => {
+  it('neither API keys nor webhook secrets ever reach the log', async ({ app, listen }) => {
     const ws = await app.workspace();
     const badKey = `crm_live_${randomBytes(24).toString('base64url').slice(0, 32)}`;
     expect((await client(app.base, badKey)('GET', '/v1/contacts')).status).toBe(401);
     expect((await client(app.base, badKey)('POST', '/graphql', { query: '{ __typename }' })).status).toBe(401);
     expect((await ws.api('GET', '/v1/contacts?limit=1')).status).toBe(200);
     await gql(app.base, ws.key, '{ contacts(limit: 1) { total } }');
+    const rc = await listen();
     const sub = await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], headers: { Authorization: 'Bearer receiver-token-xyz' } });
     expect(sub.status).toBe(201);
     const secret: string = sub.body.data.secret;

@@ -1,25 +1,12 @@
 // /metrics after real traffic: HTTP by route pattern, GraphQL operations, webhook outcomes,
 // the delivery queue and rate-limit rejections, each app instance counting on its own.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, gql, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { receiver, until, type Receiver } from './helpers/receiver.ts';
+import { describe, expect } from 'vitest';
+import { client, gql, uniqueEmail } from './helpers/app.ts';
+import { it } from './helpers/fixtures.ts';
+import { until } from './helpers/receiver.ts';
 import { subscribe } from './helpers/subscriptions.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
-const receivers: Receiver[] = [];
-const others: TestApp[] = [];
-
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-});
-afterAll(async () => {
-  await Promise.all([app, ...others].map((a) => a.close()));
-  await Promise.all(receivers.map((r) => r.close()));
-});
-
-async function scrape(base = app.base): Promise<string> {
+async function scrape(base: string): Promise<string> {
   const r = await client(base)('GET', '/metrics');
   expect(r.status).toBe(200);
   expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
@@ -38,7 +25,7 @@ function value(text: string, name: string, labels: Record<string, string> = {}):
 }
 
 describe('metrics', () => {
-  it('counts HTTP requests by route pattern and status, never by raw path', async () => {
+  it('counts HTTP requests by route pattern and status, never by raw path', async ({ app, ws }) => {
     const c = (await ws.api('POST', '/v1/contacts', { first_name: 'Metric', email: uniqueEmail('m') })).body.data;
     expect((await ws.api('GET', `/v1/contacts/${c.id}`)).status).toBe(200);
     expect((await ws.api('GET', `/v1/contacts/${c.id}`)).status).toBe(200);
@@ -46,7 +33,7 @@ describe('metrics', () => {
     expect((await client(app.base)('GET', '/v1/contacts')).status).toBe(401);
     expect((await ws.api('GET', `/no/such/${c.id}`)).status).toBe(404);
 
-    const text = await scrape();
+    const text = await scrape(app.base);
     expect(text).toMatch(/# TYPE crm_http_requests_total counter/);
     expect(text).toMatch(/# TYPE crm_http_request_duration_seconds histogram/);
     expect(value(text, 'crm_http_requests_total', { method: 'POST', route: '/v1/contacts', status: '201' })).toBe(1);
@@ -62,13 +49,13 @@ describe('metrics', () => {
     expect(text).toMatch(/^process_cpu_seconds_total /m);
   });
 
-  it('counts and times GraphQL operations by name and type', async () => {
+  it('counts and times GraphQL operations by name and type', async ({ app, ws }) => {
     expect((await gql(app.base, ws.key, 'query MetricContacts { contacts(limit: 1) { total } }')).errors).toBeUndefined();
     expect((await gql(app.base, ws.key, '{ contacts(limit: 1) { total } }')).errors).toBeUndefined();
     const failed = await gql(app.base, ws.key, 'mutation MetricBad { createContact(input: { first_name: "", email: "metric@example.com" }) { id } }');
     expect(failed.errors?.length).toBeGreaterThan(0);
 
-    const text = await scrape();
+    const text = await scrape(app.base);
     expect(value(text, 'crm_graphql_operations_total', { operation: 'MetricContacts', type: 'query', result: 'ok' })).toBe(1);
     expect(value(text, 'crm_graphql_operations_total', { operation: 'anonymous', type: 'query', result: 'ok' })).toBe(1);
     expect(value(text, 'crm_graphql_operations_total', { operation: 'MetricBad', type: 'mutation', result: 'error' })).toBe(1);
@@ -76,20 +63,19 @@ describe('metrics', () => {
     expect(value(text, 'crm_http_requests_total', { method: 'POST', route: '/graphql', status: '200' })).toBeGreaterThanOrEqual(2);
   });
 
-  it('counts subscriptions over WebSocket when they start', async () => {
+  it('counts subscriptions over WebSocket when they start', async ({ app, ws }) => {
     const sub = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, 'subscription MetricLive { events { id } }');
     try {
-      const started = await until(async () => value(await scrape(), 'crm_graphql_operations_total', { operation: 'MetricLive', type: 'subscription', result: 'ok' }));
+      const started = await until(async () => value(await scrape(app.base), 'crm_graphql_operations_total', { operation: 'MetricLive', type: 'subscription', result: 'ok' }));
       expect(started).toBe(1);
     } finally {
       await sub.close();
     }
   });
 
-  it('counts webhook deliveries by outcome and shows the pending queue', async () => {
-    const ok = await receiver(() => 200);
-    const failing = await receiver(() => 500);
-    receivers.push(ok, failing);
+  it('counts webhook deliveries by outcome and shows the pending queue', async ({ app, ws, listen }) => {
+    const ok = await listen(() => 200);
+    const failing = await listen(() => 500);
     const subscribe = async (url: string, body: Record<string, unknown>) =>
       expect((await ws.api('POST', '/v1/webhooks', { url, events: ['contact.created'], ...body })).status).toBe(201);
     await subscribe(ok.url, {});
@@ -103,7 +89,7 @@ describe('metrics', () => {
       return ok.hits.length >= 1 && failing.hits.length >= 2;
     }, 15_000, 100);
 
-    const text = await scrape();
+    const text = await scrape(app.base);
     expect(value(text, 'crm_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'crm_webhook_deliveries_total', { outcome: 'retrying' })).toBeGreaterThanOrEqual(1);
     expect(value(text, 'crm_webhook_deliveries_total', { outcome: 'failed' })).toBeGreaterThanOrEqual(1);
@@ -112,25 +98,23 @@ describe('metrics', () => {
     expect(value(text, 'crm_webhook_delivery_oldest_pending_age_seconds')).toBeGreaterThanOrEqual(0);
   });
 
-  it('counts rate-limit rejections', async () => {
+  it('counts rate-limit rejections', async ({ app }) => {
     const small = await app.workspace({ plan: 'standard' });
     const answers = await Promise.all(Array.from({ length: 105 }, () => small.api('GET', '/v1/not-a-route')));
     const refused = answers.filter((r) => r.status === 429).length;
     expect(refused).toBeGreaterThan(0);
-    expect(value(await scrape(), 'crm_rate_limit_rejections_total', { plan: 'standard' })).toBe(refused);
+    expect(value(await scrape(app.base), 'crm_rate_limit_rejections_total', { plan: 'standard' })).toBe(refused);
   });
 
-  it('keeps a registry per app instance', async () => {
-    const other = await startTestApp();
-    others.push(other);
+  it('keeps a registry per app instance', async ({ app, startApp }) => {
+    const other = await startApp({});
     const text = await scrape(other.base);
     expect(value(text, 'crm_http_requests_total', { route: '/v1/contacts/:id' })).toBeUndefined();
-    expect(value(await scrape(), 'crm_http_requests_total', { route: '/v1/contacts/:id', status: '200' })).toBe(2);
+    expect(value(await scrape(app.base), 'crm_http_requests_total', { route: '/v1/contacts/:id', status: '200' })).toBe(2);
   });
 
-  it('asks for METRICS_TOKEN when one is set', async () => {
-    const guarded = await startTestApp({ metricsToken: 'scrape-me-please' });
-    others.push(guarded);
+  it('asks for METRICS_TOKEN when one is set', async ({ startApp }) => {
+    const guarded = await startApp({ metricsToken: 'scrape-me-please' });
     const anon = await client(guarded.base)('GET', '/metrics');
     expect(anon.status).toBe(401);
     expect(anon.headers.get('www-authenticate')).toBe('Bearer');

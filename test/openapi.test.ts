@@ -1,28 +1,24 @@
 // The OpenAPI document and the /docs page, as a client meets them: without a key, over HTTP.
 import { compileErrors, validate } from '@readme/openapi-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { z } from 'zod';
 import { buildOpenApi } from '../src/rest/openapi.ts';
 import { loadOperations } from '../src/rest/operations.ts';
 import { routes } from '../src/rest/routes.ts';
 import { schema } from '../src/schema/index.ts';
 import { contactCreateInput } from '../src/schema/contact/contact.inputs.ts';
-import { client, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { client, uniqueEmail } from './helpers/app.ts';
+import { it, test } from './helpers/fixtures.ts';
 
 type Json = Record<string, any>;
 
-let app: TestApp;
-let ws: TestWorkspace;
 let doc: Json;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
+test.beforeAll(async ({ app }) => {
   const r = await client(app.base)('GET', '/v1/openapi.json');
   expect(r.status).toBe(200);
   doc = r.body;
 });
-afterAll(() => app.close());
 
 const openApiPath = (path: string) => '/v1' + path.replace(/:(\w+)/g, '{$1}');
 /** Follows a local `$ref` (`#/components/...`). */
@@ -30,7 +26,7 @@ const deref = (node: Json): Json => (node.$ref ? node.$ref.slice(2).split('/').r
 const requestBody = (path: string, method: string) => deref(doc.paths[path][method].requestBody.content['application/json'].schema);
 
 describe('GET /v1/openapi.json', () => {
-  it('answers an OpenAPI 3.1 document without a key, also under /api/v1', async () => {
+  it('answers an OpenAPI 3.1 document without a key, also under /api/v1', async ({ app }) => {
     expect(doc.openapi).toMatch(/^3\.1\./);
     const alias = await client(app.base)('GET', '/api/v1/openapi.json');
     expect(alias.status).toBe(200);
@@ -126,7 +122,7 @@ describe('GET /v1/openapi.json', () => {
     expect(bare).toEqual([]);
   });
 
-  it('documents the data a route really answers', async () => {
+  it('documents the data a route really answers', async ({ ws }) => {
     const r = await ws.api('POST', '/v1/contacts', { first_name: 'Ada', email: uniqueEmail('ada') });
     expect(r.status).toBe(201);
     const schema = deref(doc.paths['/v1/contacts'].post.responses['201'].content['application/json'].schema.properties.data);
@@ -181,7 +177,7 @@ describe('the document as a client generator reads it', () => {
     expect(served.servers.map((s) => s.url)).toEqual(['https://crm.example.com', '/']);
   });
 
-  it('marks the headers every answer carries as required, and the replay header as optional on writes', async () => {
+  it('marks the headers every answer carries as required, and the replay header as optional on writes', async ({ app, ws }) => {
     for (const name of ['X-Request-Id', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
       expect(doc.components.headers[name].required, name).toBe(true);
     }
@@ -225,7 +221,7 @@ describe('the document as a client generator reads it', () => {
 describe('GET /docs', () => {
   const remote = /(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i;
 
-  it('serves an API reference page without a key that loads nothing from other hosts', async () => {
+  it('serves an API reference page without a key that loads nothing from other hosts', async ({ app }) => {
     const api = client(app.base);
     const page = await api('GET', '/docs');
     expect(page.status).toBe(200);
@@ -241,7 +237,7 @@ describe('GET /docs', () => {
     }
   });
 
-  it('serves only the assets the page needs from the package', async () => {
+  it('serves only the assets the page needs from the package', async ({ app }) => {
     expect((await client(app.base)('GET', '/docs/index.html')).status).toBe(404);
   });
 });

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, startTestApp, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import { gql, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
@@ -8,15 +9,14 @@ let readOnly: Client;
 let dealsOnly: Client;
 let pipelinesRead: Client;
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-  other = await app.workspace();
+test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
+  app = started;
+  ws = main;
+  other = neighbour;
   readOnly = (await ws.addKey({ scope: 'read_only' })).api;
   dealsOnly = (await ws.addKey({ scope: 'custom', permissions: ['deals:read', 'deals:write'] })).api;
   pipelinesRead = (await ws.addKey({ scope: 'custom', permissions: ['pipelines:read'] })).api;
 });
-afterAll(() => app.close());
 
 const newPipeline = async (api: Client = ws.api, body: Record<string, unknown> = {}) => {
   const r = await api('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due', probability: 40 }, { name: 'Signed', probability: 100 }], ...body });

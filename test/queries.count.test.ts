@@ -3,12 +3,13 @@
 // Every statement the app sends is recorded; each request is counted after a warm-up call
 // (key lookup and caches).
 import { print } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createApiKey } from '../src/admin/workspaces.ts';
 import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
 import { seed } from '../bench/seed.ts';
-import { client, gql, startTestApp, type Client, type TestApp } from './helpers/app.ts';
+import { client, gql, type Client, type TestApp } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 let app: TestApp;
 let key: string;
@@ -16,15 +17,14 @@ let api: Client;
 const statements: string[] = [];
 const operations = loadOperations(schema);
 
-beforeAll(async () => {
-  app = await startTestApp({ onQuery: (e) => statements.push(e.query) });
+test.override('appOptions', { onQuery: (e) => statements.push(e.query) });
+test.beforeAll(async ({ app: started }) => {
+  app = started;
   // 110 contacts and a deal for each, inserted set-wise as the benchmark does.
   const seeded = await seed(app.db, 110, 0, 1);
   ({ key } = await createApiKey(app.db.prisma, { workspace: seeded.readWorkspace, name: 'query count', scope: 'full' }));
   api = client(app.base, key);
 });
-
-afterAll(() => app?.close());
 
 /**
  * The SQL statements the second of two identical calls of `work` sent, leaving out the API key

@@ -1,14 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { client, startTestApp, type TestApp } from './helpers/app.ts';
-
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app.close());
+import { describe, expect } from 'vitest';
+import { client } from './helpers/app.ts';
+import { it } from './helpers/fixtures.ts';
 
 describe('rate limits', () => {
-  it('standard plan: 100 per minute, then 429 with Retry-After; REST and GraphQL share the bucket', async () => {
+  it('standard plan: 100 per minute, then 429 with Retry-After; REST and GraphQL share the bucket', async ({ app }) => {
     const ws = await app.workspace({ plan: 'standard' });
     const first = await ws.api('GET', '/v1/contacts?limit=1');
     expect(first.headers.get('x-ratelimit-limit')).toBe('100');
@@ -30,7 +25,7 @@ describe('rate limits', () => {
     expect((await second.api('GET', '/v1/contacts?limit=1')).status).toBe(200);
   });
 
-  it('enterprise plan reports 500 per minute and allows bursts beyond it', async () => {
+  it('enterprise plan reports 500 per minute and allows bursts beyond it', async ({ app }) => {
     const ws = await app.workspace({ plan: 'enterprise' });
     const r = await ws.api('GET', '/v1/contacts?limit=1');
     expect(r.headers.get('x-ratelimit-limit')).toBe('500');
@@ -38,7 +33,7 @@ describe('rate limits', () => {
     expect(burst.filter((x) => x.status === 429)).toHaveLength(0);
   });
 
-  it('requests without a valid key carry the headers too', async () => {
+  it('requests without a valid key carry the headers too', async ({ app }) => {
     const r = await client(app.base)('GET', '/v1/contacts');
     expect(r.status).toBe(401);
     expect(r.headers.get('x-ratelimit-limit')).not.toBeNull();

@@ -4,20 +4,17 @@
 // are ignored as they always were. Then the shapes whose typing is easy to get wrong: a single value
 // where a list goes, a list or text where an object goes, and bulk rows that are no rows at all,
 // which fail alone as every other bad row does.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { describe, expect } from 'vitest';
+import { gql, uniqueEmail, type Client } from './helpers/app.ts';
+import { it, test } from './helpers/fixtures.ts';
 
-let app: TestApp;
-let ws: TestWorkspace;
 /** Keys of one workspace taken in turn: the table sends more requests than one key's burst allows. */
 let apis: Client[];
 let turn = 0;
 const api: Client = (...args) => apis[turn++ % apis.length](...args);
 let ids: { pipeline: string; stage: string; ownPipeline: string; ownStage: string; contact: string; contact2: string; deal: string; task: string; webhook: string; user: string };
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
+test.beforeAll(async ({ ws }) => {
   apis = [ws.api, ...(await Promise.all(Array.from({ length: 5 }, () => ws.addKey({})))).map((k) => k.api)];
   const user = await ws.addUser('Hostile Owner');
   const pipelines = (await api('GET', '/v1/pipelines')).body.data;
@@ -29,8 +26,6 @@ beforeAll(async () => {
   const webhook = (await api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'] })).body.data;
   ids = { pipeline: pipelines[0].id, stage: pipelines[0].stages[1].id, ownPipeline: own.id, ownStage: own.stages[0].id, contact: contact.id, contact2: contact2.id, deal: deal.id, task: task.id, webhook: webhook.id, user: user.id };
 }, 120_000);
-
-afterAll(() => app?.close());
 
 /** Every route with a body: a valid body, and the fields it takes. */
 const bodyRoutes = () => [
@@ -159,7 +154,7 @@ describe('shapes the typing could get wrong', () => {
     }
   });
 
-  it('a list or text where an object goes is "must be a JSON object", on REST as in GraphQL, without the value spelled out', async () => {
+  it('a list or text where an object goes is "must be a JSON object", on REST as in GraphQL, without the value spelled out', async ({ app, ws }) => {
     const list = Array.from({ length: 1000 }, () => ({}));
     const cases: [string, Record<string, unknown>, string, string, string][] = [
       ['/v1/contacts', { first_name: 'A', email: uniqueEmail(), custom_fields: list }, 'custom_fields', 'ContactCreateInput', 'createContact'],
@@ -221,7 +216,7 @@ describe('bulk rows that are no rows of the input type', () => {
     expect(r.body.error.details).toEqual({ contacts: ['at most 100 contacts per request'], 'contacts.5': ['must not be null'] });
   });
 
-  it('GraphQL types each row: a row of the wrong type is a variable error naming it', async () => {
+  it('GraphQL types each row: a row of the wrong type is a variable error naming it', async ({ app, ws }) => {
     const g = await gql(app.base, ws.key, 'mutation($i: ContactBulkInput!) { bulkCreateContacts(input: $i) { created } }', { i: { contacts: [{ first_name: 'A', email: uniqueEmail() }, null] } });
     expect(g.errors![0].extensions!.code).toBe('validation_error');
     expect(Object.keys(g.errors![0].extensions!.details)).toEqual(['contacts[1]']);

@@ -1,11 +1,12 @@
 // E-mail addresses are compared exactly (after trim + lowercase), never as LIKE patterns: in
 // sign-in, its lockout, the admin's set-password, and list filters that match text.
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, vi } from 'vitest';
 import { setUserPassword } from '../src/admin/workspaces.ts';
 import { LOGIN_LIMITS } from '../src/auth/login-limits.ts';
-import { client, startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';
+import { client, uniqueEmail } from './helpers/app.ts';
 import { PASSWORD, setPassword } from './helpers/dashboard.ts';
+import { test } from './helpers/fixtures.ts';
 
 // Counts argon2 verifications (the library, not the database, is watched).
 const verifications = vi.hoisted(() => ({ count: 0 }));
@@ -14,32 +15,36 @@ vi.mock('@node-rs/argon2', async (importOriginal) => {
   return { ...real, verify: (...args: Parameters<typeof real.verify>) => (verifications.count++, real.verify(...args)) };
 });
 
-let app: TestApp;
+let n = 0;
+const it = test
+  /**
+   * Signs in over https through the trusted proxy, from a fresh client address per call, so the
+   * per-address limit of one test never reaches another.
+   */
+  .extend('login', { scope: 'file' }, ({ app }) => (email: string, password = PASSWORD, ip = `203.0.113.${++n}`) =>
+    client(app.base)('POST', '/dashboard/api/login', { email, password }, {
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': ip,
+    }));
+
+it.override('appOptions', { trustProxy: '1' });
 let mail: string;
-beforeAll(async () => {
-  app = await startTestApp({ trustProxy: '1' });
-  const ws = await app.workspace();
+it.beforeAll(async ({ app, ws }) => {
   mail = uniqueEmail('alice');
   await ws.addUser('Alice', mail);
   await setPassword(app.db, mail);
 });
-afterAll(() => app.close());
-
-let n = 0;
-/** A fresh client address per call, so the per-address limit of one test never reaches another. */
-const login = (email: string, password = PASSWORD, ip = `203.0.113.${++n}`) =>
-  client(app.base)('POST', '/dashboard/api/login', { email, password }, { 'x-forwarded-proto': 'https', 'x-forwarded-for': ip });
 
 /** Spellings that a LIKE / ILIKE comparison would take for `mail`, and that are other addresses. */
 const patterns = () => ['%', '%@%', '_%', mail.replace(/^./, '_'), mail.slice(0, -1) + '_', mail.replace('@', '%'), mail.replace(/\.com$/, '%'), `${mail}%`];
 
 describe('sign-in compares e-mail addresses exactly', () => {
-  it.each([0, 1, 2, 3, 4, 5, 6, 7])('refuses LIKE pattern #%i with the right password', async (i) => {
+  it.for([0, 1, 2, 3, 4, 5, 6, 7])('refuses LIKE pattern #%i with the right password', async (i, { login }) => {
     const r = await login(patterns()[i]);
     expect(r.status, r.text).toBe(401);
   });
 
-  it('counts the lockout per normalised address: a pattern spelling neither signs in nor resets it', async () => {
+  it('counts the lockout per normalised address: a pattern spelling neither signs in nor resets it', async ({ login }) => {
     const ip = '198.51.100.201';
     for (let i = 0; i < LOGIN_LIMITS.perEmailAndAddress; i++) expect((await login(mail, `wrong guess ${i}`, ip)).status).toBe(401);
     expect((await login(mail, PASSWORD, ip)).status).toBe(429);
@@ -48,7 +53,7 @@ describe('sign-in compares e-mail addresses exactly', () => {
     expect((await login(mail, PASSWORD, ip)).status).toBe(429);
   });
 
-  it('checks the password once per attempt, however many users share the address or match a pattern', async () => {
+  it('checks the password once per attempt, however many users share the address or match a pattern', async ({ app, login }) => {
     const shared = uniqueEmail('many');
     for (let i = 0; i < 6; i++) await (await app.workspace()).addUser('Many', shared);
     await setPassword(app.db, shared);
@@ -69,7 +74,7 @@ describe('sign-in compares e-mail addresses exactly', () => {
 });
 
 describe('set-password compares e-mail addresses exactly', () => {
-  it('finds no user for a pattern and changes no password; the address in any case is found', async () => {
+  it('finds no user for a pattern and changes no password; the address in any case is found', async ({ app, login }) => {
     const before = await app.db.prisma.user.findMany({ select: { id: true, passwordHash: true }, orderBy: { id: 'asc' } });
     for (const pattern of ['%', '_%', '%@%']) {
       await expect(setUserPassword(app.db.prisma, { email: pattern, password: 'an attacker password' }), pattern).rejects.toMatchObject({ code: 'not_found' });
@@ -84,7 +89,7 @@ describe('set-password compares e-mail addresses exactly', () => {
 });
 
 describe('stored addresses', () => {
-  it('the migration lowercases stored user e-mails, so exact lookups find them', async () => {
+  it('the migration lowercases stored user e-mails, so exact lookups find them', async ({ app }) => {
     const ws = await app.workspace();
     const user = await ws.addUser('Legacy', uniqueEmail('legacy'));
     const stored = (await app.db.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).email;
@@ -96,7 +101,8 @@ describe('stored addresses', () => {
 });
 
 describe('text filters match the characters given', () => {
-  it.each(['%', '_', '\\'])('GET /v1/contacts?company=%s matches only companies holding it', async (ch) => {
+  it.for(['%', '_', '\\'])('GET /v1/contacts?company=%s matches only companies holding it', async (ch, { app }) => {
+
     const ws = await app.workspace();
     for (const company of ['Acme', `Pay${ch}Co`, 'Zeta']) {
       const r = await ws.api('POST', '/v1/contacts', { first_name: 'C', email: uniqueEmail('co'), company });

@@ -3,35 +3,32 @@
 import { randomUUID } from 'node:crypto';
 import { createClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { recordEvent } from '../src/events/outbox.ts';
 import { contactUpdated } from '../src/events/catalogue/contact.events.ts';
-import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
+import { startEventFeed } from '../src/events/feed.ts';
 import { createEventBus, type PublishedEvent } from '../src/events/bus.ts';
-import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { gql, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { fileBus, test } from './helpers/fixtures.ts';
 import { subscribe, type TestSubscription } from './helpers/subscriptions.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
 let other: TestWorkspace;
-let feed: EventFeed;
 let dealsReader: { key: string; api: Client };
 const open: TestSubscription[] = [];
 
-beforeAll(async () => {
-  const bus = createEventBus(process.env.REDIS_URL ?? null, { prefix: `crm-test-${randomUUID()}` });
-  app = await startTestApp({ bus });
-  feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
-  ws = await app.workspace();
-  other = await app.workspace();
+test.override('appOptions', () => ({ bus: fileBus() }));
+// The helpers below work on the file's app and workspaces; the feed publishes the event log on the bus.
+test.beforeAll(async ({ app: started, ws: main, other: neighbour, feed }) => {
+  void feed;
+  app = started;
+  ws = main;
+  other = neighbour;
   dealsReader = await ws.addKey({ scope: 'custom', permissions: ['deals:read'] });
 });
 afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
-});
-afterAll(async () => {
-  await feed.stop();
-  await app.close();
 });
 
 const live = (key: string, query: string, variables?: Record<string, unknown>) => {

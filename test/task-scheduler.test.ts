@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/client.ts';
 import { newId } from '../src/ids.ts';
 import { runOnce, startTaskScheduler, type JobLogger, type SchedulerDeps } from '../src/jobs/task-scheduler.ts';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 // The scheduler works on every workspace of its database: an isolated database keeps other
 // test files' tasks out of its way (and their event counts out of its reach).
@@ -25,9 +26,10 @@ function recordingLogger(): JobLogger & { lines: Logged[] } {
 
 const minutesFromNow = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
 
-beforeAll(async () => {
-  app = await startTestApp({ isolated: true });
-  ws = await app.workspace();
+test.override('appOptions', { isolated: true });
+test.beforeAll(async ({ app: started, ws: main }) => {
+  app = started;
+  ws = main;
   if (process.env.DATABASE_URL) {
     const [{ schema }] = await app.db.prisma.$queryRaw<{ schema: string }[]>`SELECT current_schema() AS schema`;
     second = await openDatabase({ databaseUrl: process.env.DATABASE_URL, schema, poolSize: 4 });
@@ -35,7 +37,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await second?.close();
-  await app.close();
 });
 
 const deps = (logger = recordingLogger()): SchedulerDeps & { logger: ReturnType<typeof recordingLogger> } => ({ prisma: app.db.prisma, logger });

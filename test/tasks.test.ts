@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { newId } from '../src/ids.ts';
-import { gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { gql, uniqueEmail, type Client, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
@@ -8,14 +9,13 @@ let other: TestWorkspace;
 let sam: { id: string };
 let olivia: { id: string };
 
-beforeAll(async () => {
-  app = await startTestApp();
-  ws = await app.workspace();
-  other = await app.workspace();
+test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
+  app = started;
+  ws = main;
+  other = neighbour;
   sam = await ws.addUser('Sam Seller');
   olivia = await ws.addUser('Olivia Owner');
 });
-afterAll(() => app.close());
 
 /** Deals belong to another module; the tasks only need a row to point at. */
 async function makeDeal(workspaceId: string, title: string) {

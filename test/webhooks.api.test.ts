@@ -1,6 +1,7 @@
 // Subscriptions API: CRUD, validation, URL rules, secrets at rest, logs, isolation and scopes.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { describe, expect, it } from 'vitest';
+import type { TestApp, TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 
 let app: TestApp;
 let strict: TestApp;
@@ -8,16 +9,12 @@ let ws: TestWorkspace;
 let other: TestWorkspace;
 const url = 'https://hooks.example.com/crm';
 
-beforeAll(async () => {
-  app = await startTestApp();
+test.beforeAll(async ({ app: started, ws: main, other: neighbour, startApp }) => {
+  app = started;
   // The production rules: https only, public addresses only.
-  strict = await startTestApp({ webhooks: { webhookAllowHttp: false, webhookAllowPrivateUrls: false } });
-  ws = await app.workspace();
-  other = await app.workspace();
-});
-afterAll(async () => {
-  await app.close();
-  await strict.close();
+  strict = await startApp({ webhooks: { webhookAllowHttp: false, webhookAllowPrivateUrls: false } });
+  ws = main;
+  other = neighbour;
 });
 
 describe('create', () => {

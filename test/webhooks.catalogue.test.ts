@@ -3,14 +3,15 @@
 // and every stored event is validated with a JSON Schema validator against its published schema.
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runOnce as runScheduler } from '../src/jobs/task-scheduler.ts';
 import { EVENT_CATALOGUE } from '../src/events/catalogue/index.ts';
 import { answerSchema, componentName, eventBodySchemas, eventSchemaFiles, type JsonSchema, type PayloadFormat } from '../src/events/catalogue/envelopes.ts';
 import { EMITTED_EVENTS, type EventName } from '../src/events/names.ts';
 import { createLogger } from '../src/logger.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
-import { client, startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { client, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 import { receiver, until, type Hit, type Receiver } from './helpers/receiver.ts';
 
 // ajv-formats is CommonJS with a default export.
@@ -49,12 +50,13 @@ function expectValid(v: ValidateFunction, body: unknown, what: string) {
 /** The JSON body of a delivery: raw JSON, or the `payload` field of a form. */
 const bodyOf = (hit: Hit) => (String(hit.headers['content-type']).startsWith('application/x-www-form-urlencoded') ? JSON.parse(new URLSearchParams(hit.raw).get('payload')!) : hit.json);
 
-beforeAll(async () => {
-  // Its own schema on PostgreSQL: the worker and the scheduler here must not touch other files' rows.
-  app = await startTestApp({ isolated: true });
-  ws = await app.workspace();
+// Its own schema on PostgreSQL: the worker and the scheduler here must not touch other files' rows.
+test.override('appOptions', { isolated: true });
+test.beforeAll(async ({ app: started, ws: main, listen }) => {
+  app = started;
+  ws = main;
   worker = app.worker();
-  [eventFormat, recordFormat] = await Promise.all([receiver(), receiver()]);
+  [eventFormat, recordFormat] = await Promise.all([listen(), listen()]);
   const subscribe = async (url: string, extra: Record<string, unknown>) => {
     const r = await ws.api('POST', '/v1/webhooks', { url, events: [...EMITTED_EVENTS], ...extra });
     expect(r.status, r.text).toBe(201);
@@ -69,10 +71,6 @@ beforeAll(async () => {
   const docAjv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
   docAjv.addSchema({ ...doc, $id: 'openapi.json' });
   published = (event, format) => docAjv.compile({ $ref: `openapi.json#/components/schemas/${componentName(event, format)}` });
-});
-afterAll(async () => {
-  await app.close();
-  await Promise.all([eventFormat?.close(), recordFormat?.close()]);
 });
 
 async function ok(method: string, path: string, body?: unknown) {

@@ -4,27 +4,26 @@
 // error, and never ends the process.
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 import { freshStore, runEntry, waitForHttp, freePort, type Child } from './helpers/processes.ts';
 import { receiver, until, type Receiver } from './helpers/receiver.ts';
 import { serviceEnv } from './helpers/service-process.ts';
 import { SecretBox } from '../src/webhooks/secret-box.ts';
 
 const SLOW = 180_000;
+// Its own schema on PostgreSQL: the workers here must not pick up other files' deliveries.
+test.override('appOptions', { isolated: true });
 
 describe('a secret this instance cannot open', () => {
   let app: TestApp;
   let ws: TestWorkspace;
   let rc: Receiver;
 
-  beforeAll(async () => {
-    app = await startTestApp({ isolated: true });
-    ws = await app.workspace();
-    rc = await receiver(() => 200);
-  });
-  afterAll(async () => {
-    await app.close();
-    await rc.close();
+  test.beforeAll(async ({ app: started, ws: main, listen }) => {
+    app = started;
+    ws = main;
+    rc = await listen(() => 200);
   });
 
   /** A subscription as another instance, with its own key, would have stored it. */
@@ -73,14 +72,11 @@ describe('a secret this instance cannot open, redelivered', () => {
   let app: TestApp;
   let ws: TestWorkspace;
   let rc: Receiver;
-  beforeAll(async () => {
-    app = await startTestApp({ isolated: true });
+  // A second isolated app: this block starts from an empty delivery queue, as the first one does.
+  test.beforeAll(async ({ startApp, listen }) => {
+    app = await startApp({ isolated: true });
     ws = await app.workspace();
-    rc = await receiver(() => 200);
-  });
-  afterAll(async () => {
-    await app.close();
-    await rc.close();
+    rc = await listen(() => 200);
   });
 
   it('POST …/redeliver answers 422 saying why and queues nothing; rotating the secret makes it work again', async () => {

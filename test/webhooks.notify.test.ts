@@ -1,12 +1,13 @@
 // A subscription turned off by failures: its workspace's users get an e-mail (SMTP_URL set).
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { createOwnerNotifier } from '../src/webhooks/notify.ts';
 import { DeliveryWorker } from '../src/webhooks/worker.ts';
-import { startTestApp, type TestApp } from './helpers/app.ts';
-import { receiver, until, type Receiver } from './helpers/receiver.ts';
+import type { TestApp } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
+import { until, type Receiver } from './helpers/receiver.ts';
 
 interface Mail {
   to: string[];
@@ -19,10 +20,11 @@ let smtpPort: number;
 let rc: Receiver;
 const mails: Mail[] = [];
 
-beforeAll(async () => {
-  // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
-  app = await startTestApp({ isolated: true });
-  rc = await receiver(() => 500);
+// Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
+test.override('appOptions', { isolated: true });
+test.beforeAll(async ({ app: started, listen }) => {
+  app = started;
+  rc = await listen(() => 500);
   smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
@@ -39,8 +41,6 @@ beforeAll(async () => {
   smtpPort = (smtp.server.address() as AddressInfo).port;
 });
 afterAll(async () => {
-  await app.close();
-  await rc.close();
   await new Promise<void>((r) => smtp.close(() => r()));
 });
 

@@ -12,9 +12,10 @@
 // positive control: an allowed delivery to a local receiver, showing all three layers count.
 import diagnostics from 'node:diagnostics_channel';
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { WebhookSender } from '../src/webhooks/sender.ts';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { test } from './helpers/fixtures.ts';
 import { receiver, until } from './helpers/receiver.ts';
 
 /** Addresses as a resolver or an IP literal gives them; every one must be refused. */
@@ -143,10 +144,15 @@ const bare = (host: string) => host.replace(/^\[|\]$/g, '');
  */
 const forbidden = (attempts: Attempt[]) => attempts.filter((a) => !infraPorts.has(a.port) && (a.layer === 'tcp' || net.isIP(bare(a.host)) !== 0));
 
-beforeAll(async () => {
-  // Its own schema on PostgreSQL: its worker must not pick up other files' deliveries.
-  app = await startTestApp({ isolated: true, webhooks: { webhookAllowHttp: true, webhookAllowPrivateUrls: false }, resolve });
-  ws = await app.workspace();
+// Its own schema on PostgreSQL: its worker must not pick up other files' deliveries.
+test.override('appOptions', {
+  isolated: true,
+  webhooks: { webhookAllowHttp: true, webhookAllowPrivateUrls: false },
+  resolve,
+});
+test.beforeAll(async ({ app: started, ws: main }) => {
+  app = started;
+  ws = main;
   infraPorts.add(Number(new URL(app.base).port));
   for (const p of [portOf(process.env.DATABASE_URL, 5432), portOf(process.env.REDIS_URL, 6379)]) if (p) infraPorts.add(p);
   // The port every blocked URL names, watched on both loopbacks.
@@ -165,7 +171,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   probe?.restore();
-  await app?.close();
   await Promise.all(listeners.map((l) => new Promise((r) => l.close(r))));
 });
 

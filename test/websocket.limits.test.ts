@@ -3,10 +3,9 @@
 // floods, and subscribers that stop reading. Raw `ws` sockets play the attacker, graphql-ws' own
 // client the ordinary user.
 import net from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_SUBSCRIPTIONS_PER_CREDENTIAL } from '../src/graphql/live-streams.ts';
 import {
   AUTH_DEADLINE_MS,
@@ -18,8 +17,9 @@ import {
   MAX_UNAUTHENTICATED_PER_ADDRESS,
   MESSAGE_BURST,
 } from '../src/graphql/websocket-limits.ts';
-import { createEventBus, MAX_EVENTS_BEHIND } from '../src/events/bus.ts';
-import { startTestApp, type TestApp, type TestWorkspace } from './helpers/app.ts';
+import { MAX_EVENTS_BEHIND } from '../src/events/bus.ts';
+import type { TestApp, TestWorkspace } from './helpers/app.ts';
+import { fileBus, test } from './helpers/fixtures.ts';
 import { subscribe, subscribeSse } from './helpers/subscriptions.ts';
 
 let app: TestApp;
@@ -27,16 +27,15 @@ let ws: TestWorkspace;
 let url: string;
 const cleanup: (() => unknown)[] = [];
 
-beforeAll(async () => {
-  app = await startTestApp({ bus: createEventBus(process.env.REDIS_URL ?? null, { prefix: `crm-test-${randomUUID()}` }) });
-  ws = await app.workspace();
+test.override('appOptions', () => ({ bus: fileBus() }));
+// The helpers below work on the file's app and workspace.
+test.beforeAll(({ app: started, ws: main }) => {
+  app = started;
+  ws = main;
   url = `${app.base.replace('http', 'ws')}/graphql`;
 });
 afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
-});
-afterAll(async () => {
-  await app.close();
 });
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

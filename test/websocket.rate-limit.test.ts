@@ -2,26 +2,24 @@
 // a WebSocket draw from the bucket HTTP draws from. A refused operation answers `rate_limited`
 // with the seconds to wait, and the socket stays open. SSE subscriptions are HTTP requests and
 // pass the same guard.
-import { randomUUID } from 'node:crypto';
 import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createEventBus } from '../src/events/bus.ts';
-import { startTestApp, uniqueEmail, type TestApp } from './helpers/app.ts';
+import { afterEach, describe, expect, it } from 'vitest';
+import { uniqueEmail, type TestApp } from './helpers/app.ts';
+import { fileBus, test } from './helpers/fixtures.ts';
 import { setPassword, signIn } from './helpers/dashboard.ts';
 import { subscribeSse } from './helpers/subscriptions.ts';
 
 let app: TestApp;
 const cleanup: (() => unknown)[] = [];
 
-beforeAll(async () => {
-  app = await startTestApp({ bus: createEventBus(process.env.REDIS_URL ?? null, { prefix: `crm-test-${randomUUID()}` }) });
+test.override('appOptions', () => ({ bus: fileBus() }));
+// The helpers below work on the file's app.
+test.beforeAll(({ app: started }) => {
+  app = started;
 });
 afterEach(async () => {
   await Promise.all(cleanup.splice(0).map((f) => f()));
-});
-afterAll(async () => {
-  await app.close();
 });
 
 function connect(params: Record<string, unknown>, headers: Record<string, string> = {}) {

@@ -1,10 +1,12 @@
 // What the webhook delivery test files share: an app on its own schema (so this file's worker
 // never picks up another file's deliveries), a workspace, its delivery worker, and local receivers
-// closed at the end. Call at the top level of a test file; the fields are set once beforeAll ran.
-import { afterAll, beforeAll, expect } from 'vitest';
+// closed at the end, all from the file's fixtures. Call at the top level of a test file; the
+// fields are set once the file's beforeAll hooks ran.
+import { expect } from 'vitest';
 import type { DeliveryWorker } from '../../src/webhooks/worker.ts';
-import { startTestApp, type Client, type TestApp, type TestAppOptions, type TestWorkspace } from './app.ts';
-import { receiver, until, type Behaviour, type Receiver } from './receiver.ts';
+import type { Client, TestApp, TestAppOptions, TestWorkspace } from './app.ts';
+import { test } from './fixtures.ts';
+import { until, type Behaviour, type Receiver } from './receiver.ts';
 
 export interface DeliveryWorld {
   app: TestApp;
@@ -21,13 +23,9 @@ export interface DeliveryWorld {
 }
 
 export function deliveryWorld(options: TestAppOptions = {}): DeliveryWorld {
-  const receivers: Receiver[] = [];
+  let startReceiver: (behaviour?: Behaviour) => Promise<Receiver>;
   const world = {
-    async listen(behaviour?: Behaviour) {
-      const r = await receiver(behaviour);
-      receivers.push(r);
-      return r;
-    },
+    listen: (behaviour?: Behaviour) => startReceiver(behaviour),
     async subscribe(url: string, body: Record<string, unknown> = {}) {
       const r = await world.ws.api('POST', '/v1/webhooks', { url, events: ['contact.created'], ...body });
       expect(r.status, r.text).toBe(201);
@@ -41,14 +39,12 @@ export function deliveryWorld(options: TestAppOptions = {}): DeliveryWorld {
       }, ms, 100);
     },
   } as DeliveryWorld;
-  beforeAll(async () => {
-    world.app = await startTestApp({ isolated: true, ...options });
-    world.ws = await world.app.workspace();
-    world.worker = world.app.worker();
-  });
-  afterAll(async () => {
-    await world.app?.close();
-    await Promise.all(receivers.map((r) => r.close()));
+  test.override('appOptions', { isolated: true, ...options });
+  test.beforeAll(({ app, ws, listen }) => {
+    world.app = app;
+    world.ws = ws;
+    world.worker = app.worker();
+    startReceiver = listen;
   });
   return world;
 }

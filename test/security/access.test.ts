@@ -1,17 +1,16 @@
 // Tenant isolation, scopes, scopes through neighbours and mass assignment (tenant-isolation.ts,
 // scopes.ts, neighbours.ts, mass-assignment.ts), against one app holding workspaces A (with its sandbox) and B.
-import { afterAll, beforeAll } from 'vitest';
-import { startWorld, type World } from './fixtures.ts';
+import { test } from '../helpers/fixtures.ts';
+import { seedWorld, type World } from './fixtures.ts';
 import { massAssignmentTests } from './mass-assignment.ts';
 import { neighbourTests } from './neighbours.ts';
 import { scopeTests } from './scopes.ts';
 import { tenantIsolationTests } from './tenant-isolation.ts';
 
 let world: World;
-beforeAll(async () => {
-  world = await startWorld();
+test.beforeAll(async ({ app, listen }) => {
+  world = await seedWorld(app, await listen());
 });
-afterAll(() => world?.close());
 
 tenantIsolationTests(() => world);
 scopeTests(() => world);

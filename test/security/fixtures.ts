@@ -10,8 +10,8 @@ import { loadOperations } from '../../src/rest/operations.ts';
 import { routes, type RestRoute } from '../../src/rest/routes.ts';
 import { schema } from '../../src/schema/index.ts';
 import { revokeApiKey } from '../../src/admin/workspaces.ts';
-import { client, gql, startTestApp, uniqueEmail, type Client, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { receiver, type Receiver } from '../helpers/receiver.ts';
+import { client, gql, uniqueEmail, type Client, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import type { Receiver } from '../helpers/receiver.ts';
 
 /** Every kind of record an id can name. */
 const KINDS = ['contact', 'note', 'pipeline', 'stage', 'deal', 'task', 'activity', 'user', 'webhook', 'delivery'] as const;
@@ -258,7 +258,6 @@ export interface World {
   B: Space;
   /** Space, label → its key for GraphQL calls. */
   gql(space: { key: string }, query: string, variables?: Record<string, unknown>): ReturnType<typeof gql>;
-  close(): Promise<void>;
 }
 
 async function ok<T = any>(r: Promise<{ status: number; body: any; text: string }>, what: string): Promise<T> {
@@ -292,9 +291,8 @@ export async function seedSpace(label: string, workspaceId: string, accountId: s
 }
 
 /** The app with workspaces A (and its sandbox) and B, each seeded with one record of every kind. */
-export async function startWorld(): Promise<World> {
-  const app = await startTestApp();
-  const hook = await receiver();
+/** Seeds the world on the test file's app; `hook` receives the webhooks of every space. */
+export async function seedWorld(app: TestApp, hook: Receiver): Promise<World> {
   const wsA = await app.workspace({ plan: 'enterprise' });
   const wsB = await app.workspace({ plan: 'enterprise' });
   const userA = await wsA.addUser('Alice');
@@ -315,10 +313,6 @@ export async function startWorld(): Promise<World> {
     sandboxA,
     B,
     gql: (space, query, variables) => gql(app.base, space.key, query, variables),
-    close: async () => {
-      await app.close();
-      await hook.close();
-    },
   };
 }
 

@@ -3,20 +3,20 @@
 // batch the app must still be answering (/healthz and a real query on each surface), with its
 // heap (this process's) under HEAP_MB.
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { startTestApp } from '../helpers/app.ts';
-import { receiver, type Receiver } from '../helpers/receiver.ts';
+import { afterEach, expect } from 'vitest';
+import { test } from '../helpers/fixtures.ts';
 import { seedSpace, type FuzzSetup } from './fixtures.ts';
 import { graphqlFuzzTests } from './fuzz.graphql.ts';
 import { restFuzzTests } from './fuzz.rest.ts';
 
 let setup: FuzzSetup;
-let hook: Receiver;
+const serverErrors: string[] = [];
 
-beforeAll(async () => {
-  const serverErrors: string[] = [];
-  const app = await startTestApp({ logger: pino({ level: 'error' }, { write: (line: string) => void serverErrors.push(line.slice(0, 3000)) }) });
-  hook = await receiver();
+test.override('appOptions', {
+  logger: pino({ level: 'error' }, { write: (line: string) => void serverErrors.push(line.slice(0, 3000)) }),
+});
+test.beforeAll(async ({ app, listen }) => {
+  const hook = await listen();
   const target = async (label: string) => {
     const workspace = await app.workspace({ plan: 'enterprise' });
     const user = await workspace.addUser(label);
@@ -37,11 +37,6 @@ afterEach(async (ctx) => {
   const graphql = await setup.graphql.workspace.api('POST', '/graphql', { query: '{ contacts(limit: 1) { total nodes { id } } }' });
   expect(graphql.body?.data?.contacts?.total, `${what}: ${graphql.text.slice(0, 300)}`).toBeGreaterThan(0);
   expect(process.memoryUsage().heapUsed / 2 ** 20, `${what}: heap used (MB)`).toBeLessThan(HEAP_MB);
-});
-
-afterAll(async () => {
-  await setup?.app.close();
-  await hook?.close();
 });
 
 restFuzzTests(() => setup);

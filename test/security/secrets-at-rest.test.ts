@@ -4,20 +4,18 @@
 // database's data directory (heap, dead row versions and WAL); pg_dump of the run's schema.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gql, startTestApp, type TestApp } from '../helpers/app.ts';
-import { receiver, type Receiver } from '../helpers/receiver.ts';
+import { describe, expect, it } from 'vitest';
+import { gql, type TestApp } from '../helpers/app.ts';
+import { test } from '../helpers/fixtures.ts';
+import type { Receiver } from '../helpers/receiver.ts';
 
 let app: TestApp;
 let hook: Receiver;
-beforeAll(async () => {
-  // A schema of its own on PostgreSQL, so pg_dump covers exactly this test's data.
-  app = await startTestApp({ isolated: true });
-  hook = await receiver();
-});
-afterAll(async () => {
-  await app?.close();
-  await hook?.close();
+// A schema of its own on PostgreSQL, so pg_dump covers exactly this test's data.
+test.override('appOptions', { isolated: true });
+test.beforeAll(async ({ app: started, listen }) => {
+  app = started;
+  hook = await listen();
 });
 
 /** The forms a secret could be found in: as given, base64, base64url and hex of its bytes; a whsec_ key's own bytes too. */
