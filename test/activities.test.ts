@@ -18,7 +18,9 @@ test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
 /** Deals belong to another module; activities only need a row to point at. */
 async function makeDeal(workspaceId: string, title = 'Deal') {
   const stage = await app.db.prisma.stage.findFirstOrThrow({ where: { workspaceId }, orderBy: { position: 'asc' } });
-  return app.db.prisma.deal.create({ data: { id: newId('deal'), workspaceId, title, pipelineId: stage.pipelineId, stageId: stage.id, currency: 'USD' } });
+  return app.db.prisma.deal.create({
+    data: { id: newId('deal'), workspaceId, title, pipelineId: stage.pipelineId, stageId: stage.id, currency: 'USD' },
+  });
 }
 
 async function makeContact(api: Client) {
@@ -31,7 +33,20 @@ async function logActivity(body: Record<string, unknown>, api: Client = ws.api) 
   return r.body.data;
 }
 
-const FIELDS = ['id', 'type', 'subject', 'description', 'contact_id', 'deal_id', 'user_id', 'duration', 'outcome', 'occurred_at', 'attendees', 'created_at'];
+const FIELDS = [
+  'id',
+  'type',
+  'subject',
+  'description',
+  'contact_id',
+  'deal_id',
+  'user_id',
+  'duration',
+  'outcome',
+  'occurred_at',
+  'attendees',
+  'created_at',
+];
 
 describe('log', () => {
   it('answers 201 with the activity, records activity.logged on the contact', async () => {
@@ -90,7 +105,11 @@ describe('log', () => {
 
   it('keeps known attendees, drops unknown ones with a warning', async () => {
     const second = await makeContact(ws.api);
-    const r = await ws.api('POST', '/v1/activities', { type: 'meeting', attendees: [contact.id, second.id, 'con_ghost', contact.id], duration: 45 });
+    const r = await ws.api('POST', '/v1/activities', {
+      type: 'meeting',
+      attendees: [contact.id, second.id, 'con_ghost', contact.id],
+      duration: 45,
+    });
     expect(r.status).toBe(201);
     expect(r.body.data.attendees).toEqual([contact.id, second.id]);
     expect(r.body.meta.warnings).toEqual([expect.stringContaining('con_ghost')]);
@@ -147,10 +166,19 @@ describe('lists', () => {
     user = await lw.addUser('Logger');
     const userKey = await lw.addKey({ userId: user.id });
     await logActivity({ type: 'call', subject: 'a', contact_id: c1.id, occurred_at: '2030-01-01T10:00:00Z' }, lw.api);
-    await logActivity({ type: 'email', subject: 'b', contact_id: c1.id, deal_id: deal.id, occurred_at: '2030-01-03T10:00:00Z' }, lw.api);
-    await logActivity({ type: 'call', subject: 'c', contact_id: c2.id, deal_id: deal.id, occurred_at: '2030-01-02T10:00:00Z' }, userKey.api);
+    await logActivity(
+      { type: 'email', subject: 'b', contact_id: c1.id, deal_id: deal.id, occurred_at: '2030-01-03T10:00:00Z' },
+      lw.api,
+    );
+    await logActivity(
+      { type: 'call', subject: 'c', contact_id: c2.id, deal_id: deal.id, occurred_at: '2030-01-02T10:00:00Z' },
+      userKey.api,
+    );
     await logActivity({ type: 'note', subject: 'd', occurred_at: '2030-01-04T10:00:00Z' }, lw.api);
-    await logActivity({ type: 'meeting', subject: 'e', contact_id: c2.id, occurred_at: '2029-12-31T10:00:00Z' }, userKey.api);
+    await logActivity(
+      { type: 'meeting', subject: 'e', contact_id: c2.id, occurred_at: '2029-12-31T10:00:00Z' },
+      userKey.api,
+    );
   });
 
   const subjects = (r: { body: { data: { subject: string }[] } }) => r.body.data.map((a) => a.subject);
@@ -183,11 +211,14 @@ describe('lists', () => {
     expect(subjects(r)).toEqual(expected);
   });
 
-  it.each(['type=fax', 'date_from=soon', 'date_to=2030-01-01T25:00:00Z', 'sort=subject', 'limit=101', 'cursor=nope'])('400 for %s', async (query) => {
-    const r = await lw.api('GET', `/v1/activities?${query}`);
-    expect(r.status).toBe(400);
-    expect(r.body.error.code).toBe('validation_error');
-  });
+  it.each(['type=fax', 'date_from=soon', 'date_to=2030-01-01T25:00:00Z', 'sort=subject', 'limit=101', 'cursor=nope'])(
+    '400 for %s',
+    async (query) => {
+      const r = await lw.api('GET', `/v1/activities?${query}`);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('validation_error');
+    },
+  );
 
   it('the feed shows the workspace, most recent first', async () => {
     const r = await lw.api('GET', '/v1/activities/feed?limit=3');
@@ -197,7 +228,11 @@ describe('lists', () => {
     const next = await lw.api('GET', `/v1/activities/feed?limit=3&cursor=${r.body.meta.next_cursor}`);
     expect(subjects(next)).toEqual(['a', 'e']);
     expect((await lw.api('GET', '/v1/activities/feed?sort=subject')).status).toBe(400);
-    expect((await other.api('GET', '/v1/activities/feed')).body.data.every((a: { subject: string }) => !'abcde'.includes(a.subject ?? 'z'))).toBe(true);
+    expect(
+      (await other.api('GET', '/v1/activities/feed')).body.data.every(
+        (a: { subject: string }) => !'abcde'.includes(a.subject ?? 'z'),
+      ),
+    ).toBe(true);
   });
 
   it("a contact's and a deal's activities; 404 for unknown or foreign ids", async () => {
@@ -226,7 +261,12 @@ describe('scopes', () => {
   it('custom keys need activities permissions, also for the contact and deal sub-lists', async () => {
     const deal = await makeDeal(ws.id);
     const contactsOnly = await ws.addKey({ scope: 'custom', permissions: ['contacts:write', 'deals:write'] });
-    for (const path of ['/v1/activities', '/v1/activities/feed', `/v1/contacts/${contact.id}/activities`, `/v1/deals/${deal.id}/activities`]) {
+    for (const path of [
+      '/v1/activities',
+      '/v1/activities/feed',
+      `/v1/contacts/${contact.id}/activities`,
+      `/v1/deals/${deal.id}/activities`,
+    ]) {
       expect((await contactsOnly.api('GET', path)).status, path).toBe(403);
     }
     expect((await contactsOnly.api('POST', '/v1/activities', { type: 'call' })).status).toBe(403);
@@ -240,12 +280,21 @@ describe('scopes', () => {
 
 describe('GraphQL', () => {
   it('logs and lists activities, with warnings in extensions', async () => {
-    const r = await gql(app.base, ws.key, 'mutation($input: ActivityCreateInput!) { createActivity(input: $input) { id type contact_id } }', {
-      input: { type: 'email', subject: 'gql', contact_id: 'con_ghost' },
-    });
+    const r = await gql(
+      app.base,
+      ws.key,
+      'mutation($input: ActivityCreateInput!) { createActivity(input: $input) { id type contact_id } }',
+      {
+        input: { type: 'email', subject: 'gql', contact_id: 'con_ghost' },
+      },
+    );
     expect(r.data.createActivity).toMatchObject({ type: 'email', contact_id: null });
     expect(r.extensions?.warnings).toHaveLength(1);
-    const list = await gql(app.base, ws.key, '{ activities(filter: { type: email }) { nodes { id } total } activityFeed(limit: 1) { nodes { id } } }');
+    const list = await gql(
+      app.base,
+      ws.key,
+      '{ activities(filter: { type: email }) { nodes { id } total } activityFeed(limit: 1) { nodes { id } } }',
+    );
     expect(list.data.activities.nodes.map((n: { id: string }) => n.id)).toContain(r.data.createActivity.id);
     const contactList = await gql(app.base, ws.key, `{ contactActivities(contactId: "${contact.id}") { total } }`);
     expect(contactList.data.contactActivities.total).toBeGreaterThan(0);
@@ -256,11 +305,20 @@ describe('GraphQL', () => {
   it('REST and GraphQL write the same activity.logged event', async () => {
     const input = { type: 'call', subject: 'same', contact_id: contact.id, duration: 3 };
     const viaRest = await logActivity(input);
-    const viaGql = (await gql(app.base, ws.key, 'mutation($input: ActivityCreateInput!) { createActivity(input: $input) { id } }', { input })).data.createActivity;
+    const viaGql = (
+      await gql(app.base, ws.key, 'mutation($input: ActivityCreateInput!) { createActivity(input: $input) { id } }', {
+        input,
+      })
+    ).data.createActivity;
     const [a] = await app.db.prisma.event.findMany({ where: { entityId: viaRest.id } });
     const [b] = await app.db.prisma.event.findMany({ where: { entityId: viaGql.id } });
     const strip = (e: typeof a) => {
-      const { id: _id, created_at: _c, occurred_at: _o, ...rest } = (e.data as { activity: Record<string, unknown> }).activity;
+      const {
+        id: _id,
+        created_at: _c,
+        occurred_at: _o,
+        ...rest
+      } = (e.data as { activity: Record<string, unknown> }).activity;
       return { type: e.type, contactId: e.contactId, activity: rest };
     };
     expect(strip(a)).toEqual(strip(b));

@@ -29,21 +29,53 @@ test.beforeAll(async ({ app, ws }) => {
   await ws.addCustomField('tier', 'select', ['gold', 'silver']);
   await ws.addCustomField('seats', 'number');
   const user = await ws.addUser('Owner');
-  contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Ada', email: uniqueEmail('ada'), status: 'customer', address: { city: 'Oslo' }, custom_fields: { tier: 'gold', seats: 5 } })).body.data;
+  contact = (
+    await ws.api('POST', '/v1/contacts', {
+      first_name: 'Ada',
+      email: uniqueEmail('ada'),
+      status: 'customer',
+      address: { city: 'Oslo' },
+      custom_fields: { tier: 'gold', seats: 5 },
+    })
+  ).body.data;
   const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0];
-  deal = (await ws.api('POST', '/v1/deals', { title: 'Renewal', pipeline_id: pipeline.id, contact_id: contact.id, owner_id: user.id, value: 1200 })).body.data;
+  deal = (
+    await ws.api('POST', '/v1/deals', {
+      title: 'Renewal',
+      pipeline_id: pipeline.id,
+      contact_id: contact.id,
+      owner_id: user.id,
+      value: 1200,
+    })
+  ).body.data;
   await ws.api('PUT', `/v1/deals/${deal.id}/stage`, { stage_id: pipeline.stages[1].id, note: 'Qualified' });
-  task = (await ws.api('POST', '/v1/tasks', {
-    title: 'Call back',
-    priority: 'urgent',
-    type: 'call',
-    due_date: '2099-01-02T10:00:00Z',
-    related_to_type: 'contact',
-    related_to_id: contact.id,
-    reminder: { type: 'email', before_minutes: 30 },
-  })).body.data;
-  activity = (await ws.api('POST', '/v1/activities', { type: 'call', outcome: 'voicemail', contact_id: contact.id, deal_id: deal.id })).body.data;
-  webhook = (await ws.api('POST', '/v1/webhooks', { url: 'https://example.com/hook', events: ['contact.created'], headers: { 'X-Team': 'crm' }, filters: { status: ['lead'] } })).body.data;
+  task = (
+    await ws.api('POST', '/v1/tasks', {
+      title: 'Call back',
+      priority: 'urgent',
+      type: 'call',
+      due_date: '2099-01-02T10:00:00Z',
+      related_to_type: 'contact',
+      related_to_id: contact.id,
+      reminder: { type: 'email', before_minutes: 30 },
+    })
+  ).body.data;
+  activity = (
+    await ws.api('POST', '/v1/activities', {
+      type: 'call',
+      outcome: 'voicemail',
+      contact_id: contact.id,
+      deal_id: deal.id,
+    })
+  ).body.data;
+  webhook = (
+    await ws.api('POST', '/v1/webhooks', {
+      url: 'https://example.com/hook',
+      events: ['contact.created'],
+      headers: { 'X-Team': 'crm' },
+      filters: { status: ['lead'] },
+    })
+  ).body.data;
 });
 
 /** JSON pointer escaping of one path segment. */
@@ -77,7 +109,6 @@ describe('REST answers validate against their OpenAPI response schemas', () => {
   ];
 
   it.for(reads)('GET %s', async ([route, url], { ws }) => {
-
     const r = await ws.api('GET', url());
     expect(r.status).toBe(200);
     expectDocumented('GET', route, r);
@@ -86,13 +117,23 @@ describe('REST answers validate against their OpenAPI response schemas', () => {
   it('writes, a partly failed bulk create included', async ({ ws }) => {
     const created = await ws.api('POST', '/v1/contacts', { first_name: 'Bo', email: uniqueEmail('bo') });
     expectDocumented('POST', '/contacts', created);
-    const bulk = await ws.api('POST', '/v1/contacts/bulk', { contacts: [{ first_name: 'Ok', email: uniqueEmail() }, { first_name: 'No email' }] });
+    const bulk = await ws.api('POST', '/v1/contacts/bulk', {
+      contacts: [{ first_name: 'Ok', email: uniqueEmail() }, { first_name: 'No email' }],
+    });
     expect(bulk.status).toBe(207);
     expectDocumented('POST', '/contacts/bulk', bulk);
-    expectDocumented('PUT', '/contacts/:id', await ws.api('PUT', `/v1/contacts/${created.body.data.id}`, { tags: ['vip'] }));
+    expectDocumented(
+      'PUT',
+      '/contacts/:id',
+      await ws.api('PUT', `/v1/contacts/${created.body.data.id}`, { tags: ['vip'] }),
+    );
     const other = await ws.api('POST', '/v1/tasks', { title: 'Send the deck' });
     expectDocumented('POST', '/tasks', other);
-    expectDocumented('PUT', '/tasks/:id/complete', await ws.api('PUT', `/v1/tasks/${other.body.data.id}/complete`, { completion_note: 'Done' }));
+    expectDocumented(
+      'PUT',
+      '/tasks/:id/complete',
+      await ws.api('PUT', `/v1/tasks/${other.body.data.id}/complete`, { completion_note: 'Done' }),
+    );
     expectDocumented('DELETE', '/contacts/:id', await ws.api('DELETE', `/v1/contacts/${created.body.data.id}`));
   });
 
@@ -131,7 +172,10 @@ function expectEnumValues(type: GraphQLObjectType, value: Json, seen: string[]) 
       continue;
     }
     if (isEnumType(named)) {
-      expect(named.getValues().map((e) => e.name), `${type.name}.${key}`).toContain(v);
+      expect(
+        named.getValues().map((e) => e.name),
+        `${type.name}.${key}`,
+      ).toContain(v);
       seen.push(`${type.name}.${key}`);
     } else if (isObjectType(named)) {
       for (const item of Array.isArray(v) ? v : [v]) expectEnumValues(named, item, seen);
@@ -150,18 +194,45 @@ describe('enum fields answer enum values over GraphQL and REST alike', () => {
       webhook(id: $w) { ${enumSelection(type('Webhook'))} }
       contactTimeline(contactId: $c) { nodes { actor { type } } }
     }`;
-    const r = await gql(app.base, ws.key, query, { c: contact.id, d: deal.id, t: task.id, a: activity.id, w: webhook.id });
+    const r = await gql(app.base, ws.key, query, {
+      c: contact.id,
+      d: deal.id,
+      t: task.id,
+      a: activity.id,
+      w: webhook.id,
+    });
     expect(r.errors).toBeUndefined();
     const seen: string[] = [];
     expectEnumValues(schema.getQueryType()!, r.data, seen);
     expect(seen).toEqual(
-      expect.arrayContaining(['Contact.status', 'Contact.source', 'Deal.status', 'Actor.type', 'Task.priority', 'TaskRelatedTo.type', 'TaskReminder.type', 'Activity.outcome', 'Webhook.http_method', 'Webhook.payload_format']),
+      expect.arrayContaining([
+        'Contact.status',
+        'Contact.source',
+        'Deal.status',
+        'Actor.type',
+        'Task.priority',
+        'TaskRelatedTo.type',
+        'TaskReminder.type',
+        'Activity.outcome',
+        'Webhook.http_method',
+        'Webhook.payload_format',
+      ]),
     );
     // REST answers the same values under the same names.
     expect(r.data.contact).toMatchObject({ status: contact.status, source: contact.source });
-    expect(r.data.task).toMatchObject({ status: task.status, priority: 'urgent', type: 'call', related_to: { type: 'contact' }, reminder: { type: 'email' } });
+    expect(r.data.task).toMatchObject({
+      status: task.status,
+      priority: 'urgent',
+      type: 'call',
+      related_to: { type: 'contact' },
+      reminder: { type: 'email' },
+    });
     expect(r.data.activity).toMatchObject({ type: 'call', outcome: 'voicemail' });
-    expect(r.data.webhook).toMatchObject({ http_method: webhook.http_method, content_type: webhook.content_type, payload_format: webhook.payload_format });
+    expect(r.data.webhook).toMatchObject({
+      http_method: webhook.http_method,
+      content_type: webhook.content_type,
+      payload_format: webhook.payload_format,
+    });
     const rest = (await ws.api('GET', `/v1/deals/${deal.id}`)).body.data;
     expect(rest.stage_history.at(-1).changed_by).toEqual({ type: 'api_key', id: expect.any(String), name: 'test key' });
   });

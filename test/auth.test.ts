@@ -21,7 +21,6 @@ describe('API keys', () => {
     ['wrong key shape', 'Bearer KEYx'],
     ['unknown key', 'Bearer crm_live_00000000000000000000000000000000'],
   ])('401 unauthorized: %s', async ([, header], { app, ws }) => {
-
     const headers: Record<string, string> = header ? { authorization: header.replace('KEY', ws.key) } : {};
     const r = await client(app.base)('GET', '/v1/contacts', undefined, headers);
     expect(r.status).toBe(401);
@@ -55,7 +54,9 @@ describe('scopes', () => {
     const c = (await ws.api('POST', '/v1/contacts', { first_name: 'x', email: uniqueEmail() })).body.data;
     expect((await ro.api('PUT', `/v1/contacts/${c.id}`, { company: 'x' })).status).toBe(403);
     expect((await ro.api('DELETE', `/v1/contacts/${c.id}`)).status).toBe(403);
-    const g = await gql(app.base, ro.key, 'mutation($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'x', email: uniqueEmail() } });
+    const g = await gql(app.base, ro.key, 'mutation($i: ContactCreateInput!) { createContact(input: $i) { id } }', {
+      i: { first_name: 'x', email: uniqueEmail() },
+    });
     expect(g.errors?.[0].extensions?.code).toBe('forbidden');
   });
 

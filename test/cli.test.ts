@@ -15,14 +15,20 @@ const env = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', NODE_ENV: 'pr
 
 async function cli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, ['dist/server/cli.js', ...args, '--json'], { env, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, ['dist/server/cli.js', ...args, '--json'], {
+      env,
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code: number; stdout: string; stderr: string };
     return { code: e.code, stdout: e.stdout, stderr: e.stderr };
   }
 }
-async function cliWithStdin(input: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function cliWithStdin(
+  input: string,
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const running = run(process.execPath, ['dist/server/cli.js', ...args, '--json'], { env, timeout: 60_000 });
   running.child.stdin!.end(input);
   try {
@@ -50,23 +56,76 @@ afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
 describe('admin CLI', () => {
   it('creates a workspace, a user, keys and a custom field, each as one JSON document', async () => {
     expect(workspaceId).toMatch(/^ws_/);
-    const user = json((await cli('user', 'create', '--workspace', workspaceId, '--name', 'Ada', '--email', 'ada@acme.test')).stdout);
+    const user = json(
+      (await cli('user', 'create', '--workspace', workspaceId, '--name', 'Ada', '--email', 'ada@acme.test')).stdout,
+    );
     expect(user).toMatchObject({ name: 'Ada', email: 'ada@acme.test', active: true });
-    const key = json((await cli('key', 'create', '--workspace', workspaceId, '--name', 'int', '--scope', 'custom', '--permissions', 'contacts:read,deals:write', '--sandbox', '--expires-at', '2030-01-01T00:00:00Z')).stdout);
-    expect(key).toMatchObject({ scope: 'custom', permissions: ['contacts:read', 'deals:write'], sandbox: true, expires_at: '2030-01-01T00:00:00.000Z' });
+    const key = json(
+      (
+        await cli(
+          'key',
+          'create',
+          '--workspace',
+          workspaceId,
+          '--name',
+          'int',
+          '--scope',
+          'custom',
+          '--permissions',
+          'contacts:read,deals:write',
+          '--sandbox',
+          '--expires-at',
+          '2030-01-01T00:00:00Z',
+        )
+      ).stdout,
+    );
+    expect(key).toMatchObject({
+      scope: 'custom',
+      permissions: ['contacts:read', 'deals:write'],
+      sandbox: true,
+      expires_at: '2030-01-01T00:00:00.000Z',
+    });
     expect(key.key).toMatch(/^crm_test_[0-9A-Za-z]{32}$/);
     const revoked = json((await cli('key', 'revoke', '--id', key.id)).stdout);
     expect(revoked).toMatchObject({ id: key.id, revoked: true });
-    const field = json((await cli('custom-field', 'create', '--workspace', workspaceId, '--key', 'tier', '--type', 'select', '--options', 'gold,silver')).stdout);
+    const field = json(
+      (
+        await cli(
+          'custom-field',
+          'create',
+          '--workspace',
+          workspaceId,
+          '--key',
+          'tier',
+          '--type',
+          'select',
+          '--options',
+          'gold,silver',
+        )
+      ).stdout,
+    );
     expect(field).toMatchObject({ key: 'tier', type: 'select', options: ['gold', 'silver'] });
   }, 120_000);
 
   it('user set-password reads the password from stdin and stores only an argon2id hash', async () => {
     const setup = await openDatabase({ dataDir });
-    await createUser(setup.prisma, { workspace: workspaceId, name: 'Pat', email: 'pat@acme.test' }).finally(() => setup.close());
-    const r = await cliWithStdin('a long enough passphrase\nignored second line\n', 'user', 'set-password', '--email', 'PAT@acme.test', '--password-stdin');
+    await createUser(setup.prisma, { workspace: workspaceId, name: 'Pat', email: 'pat@acme.test' }).finally(() =>
+      setup.close(),
+    );
+    const r = await cliWithStdin(
+      'a long enough passphrase\nignored second line\n',
+      'user',
+      'set-password',
+      '--email',
+      'PAT@acme.test',
+      '--password-stdin',
+    );
     expect(r.code, r.stderr).toBe(0);
-    expect(json(r.stdout)).toMatchObject({ email: 'pat@acme.test', users: [{ workspace_id: workspaceId }], sessions_ended: 0 });
+    expect(json(r.stdout)).toMatchObject({
+      email: 'pat@acme.test',
+      users: [{ workspace_id: workspaceId }],
+      sessions_ended: 0,
+    });
     const db = await openDatabase({ dataDir });
     try {
       const user = await db.prisma.user.findFirstOrThrow({ where: { email: 'pat@acme.test' } });
@@ -81,7 +140,18 @@ describe('admin CLI', () => {
     const bad = await cli('key', 'create', '--workspace', workspaceId, '--name', 'x', '--scope', 'root');
     expect(bad.code).toBe(1);
     expect(json(bad.stdout).error.code).toBe('validation_error');
-    const perm = await cli('key', 'create', '--workspace', workspaceId, '--name', 'x', '--scope', 'custom', '--permissions', 'invoices:read');
+    const perm = await cli(
+      'key',
+      'create',
+      '--workspace',
+      workspaceId,
+      '--name',
+      'x',
+      '--scope',
+      'custom',
+      '--permissions',
+      'invoices:read',
+    );
     expect(json(perm.stdout).error.details.permissions[0]).toMatch(/invoices:read/);
     const missing = await cli('user', 'create', '--workspace', 'ws_nope', '--name', 'x', '--email', 'x@y.z');
     expect(json(missing.stdout).error.code).toBe('not_found');

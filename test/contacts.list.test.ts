@@ -27,7 +27,10 @@ const all = async (ws: TestWorkspace, query: string) => {
   const rows: any[] = [];
   let cursor: string | null = null;
   do {
-    const r = await ws.api('GET', `/v1/contacts?${query}&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+    const r = await ws.api(
+      'GET',
+      `/v1/contacts?${query}&limit=7${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+    );
     expect(r.status).toBe(200);
     for (const c of r.body.data) {
       expect(ids).not.toContain(c.id);
@@ -61,7 +64,6 @@ describe('list', () => {
     ['first_name', (a: any, b: any) => a.first_name.localeCompare(b.first_name)],
     ['-first_name', (a: any, b: any) => b.first_name.localeCompare(a.first_name)],
   ])('sorts by %s across pages', async ([sort, cmp], { ws }) => {
-
     const rows = await all(ws, `sort=${sort}`);
     expect(rows.map((r) => r.id)).toEqual([...rows].sort(cmp).map((r) => r.id));
   });
@@ -99,9 +101,20 @@ describe('list', () => {
 
 describe('search', () => {
   it('finds by name, email, company and custom field; best match first', async ({ ws }) => {
-    const grace = (await ws.api('POST', '/v1/contacts', { first_name: 'Grace', last_name: 'Hopper', email: uniqueEmail('grace'), company: 'Navy Labs', custom_fields: { industry: 'defense' } })).body.data;
+    const grace = (
+      await ws.api('POST', '/v1/contacts', {
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email: uniqueEmail('grace'),
+        company: 'Navy Labs',
+        custom_fields: { industry: 'defense' },
+      })
+    ).body.data;
     await ws.api('POST', '/v1/contacts', { first_name: 'Navy', email: uniqueEmail('navy') });
-    const ids = async (q: string) => (await ws.api('GET', `/v1/contacts/search?q=${encodeURIComponent(q)}`)).body.data.map((c: { id: string }) => c.id);
+    const ids = async (q: string) =>
+      (await ws.api('GET', `/v1/contacts/search?q=${encodeURIComponent(q)}`)).body.data.map(
+        (c: { id: string }) => c.id,
+      );
     expect(await ids('grace hopper')).toEqual([grace.id]);
     expect(await ids('hop')).toContain(grace.id);
     expect((await ids(grace.email))[0]).toBe(grace.id);

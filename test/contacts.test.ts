@@ -7,21 +7,41 @@ test.beforeAll(async ({ ws }) => {
   await ws.addCustomField('tier', 'select', ['gold', 'silver']);
 });
 
-const newContact = (extra: Record<string, unknown> = {}) => ({ first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('ada'), ...extra });
+const newContact = (extra: Record<string, unknown> = {}) => ({
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  email: uniqueEmail('ada'),
+  ...extra,
+});
 
 describe('create', () => {
   it('answers 201 with the full contact, defaults and envelope', async ({ ws }) => {
-    const r = await ws.api('POST', '/v1/contacts', newContact({ phone: '+442071838750', tags: ['vip', 'vip'], address: { city: 'London', planet: 'Earth' } }));
+    const r = await ws.api(
+      'POST',
+      '/v1/contacts',
+      newContact({ phone: '+442071838750', tags: ['vip', 'vip'], address: { city: 'London', planet: 'Earth' } }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.success).toBe(true);
-    expect(r.body.data).toMatchObject({ first_name: 'Ada', status: 'lead', source: 'api', tags: ['vip'], engagement_score: 0, address: { city: 'London' } });
+    expect(r.body.data).toMatchObject({
+      first_name: 'Ada',
+      status: 'lead',
+      source: 'api',
+      tags: ['vip'],
+      engagement_score: 0,
+      address: { city: 'London' },
+    });
     // Every part of an address is answered; parts not given are null, unknown ones are not kept.
     expect(r.body.data.address).toEqual({ street: null, city: 'London', state: null, zip: null, country: null });
     expect(r.body.meta.request_id).toBe(r.headers.get('x-request-id'));
   });
 
   it('keeps defined custom fields, drops others with a warning, rejects bad values', async ({ ws }) => {
-    const r = await ws.api('POST', '/v1/contacts', newContact({ custom_fields: { industry: 'aero', Industry: 'x', tier: 'gold' } }));
+    const r = await ws.api(
+      'POST',
+      '/v1/contacts',
+      newContact({ custom_fields: { industry: 'aero', Industry: 'x', tier: 'gold' } }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.data.custom_fields).toEqual({ industry: 'aero', tier: 'gold' });
     expect(r.body.meta.warnings[0]).toMatch(/Industry/);
@@ -31,7 +51,17 @@ describe('create', () => {
   });
 
   it('ignores read-only and unknown fields in the body', async ({ ws, other }) => {
-    const r = await ws.api('POST', '/v1/contacts', newContact({ id: 'mine', engagement_score: 99, created_at: '2000-01-01T00:00:00Z', workspace_id: other.id, hacker: true }));
+    const r = await ws.api(
+      'POST',
+      '/v1/contacts',
+      newContact({
+        id: 'mine',
+        engagement_score: 99,
+        created_at: '2000-01-01T00:00:00Z',
+        workspace_id: other.id,
+        hacker: true,
+      }),
+    );
     expect(r.status).toBe(201);
     expect(r.body.data.id).not.toBe('mine');
     expect(r.body.data.engagement_score).toBe(0);
@@ -49,7 +79,6 @@ describe('create', () => {
     [{ first_name: 'a', email: 'a@b.co', tags: 'vip' }, ['tags']],
     [{ first_name: 'x'.repeat(256), email: 'a@b.co' }, ['first_name']],
   ])('rejects %j with 400 validation_error naming %j', async ([body, fields], { ws }) => {
-
     const r = await ws.api('POST', '/v1/contacts', body);
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_error');
@@ -71,7 +100,9 @@ describe('create', () => {
     expect(r.status).toBe(422);
     expect(r.body.error.code).toBe('unprocessable_entity');
     const mine = await ws.addUser('Mine');
-    expect((await ws.api('POST', '/v1/contacts', newContact({ assigned_to: mine.id }))).body.data.assigned_to).toBe(mine.id);
+    expect((await ws.api('POST', '/v1/contacts', newContact({ assigned_to: mine.id }))).body.data.assigned_to).toBe(
+      mine.id,
+    );
   });
 });
 
@@ -96,12 +127,31 @@ describe('read, update, delete', () => {
 
   it('partial update changes only given fields and records events', async ({ app, ws }) => {
     const c = (await ws.api('POST', '/v1/contacts', newContact({ company: 'Analytical', tags: ['a'] }))).body.data;
-    const r = await ws.api('PUT', `/v1/contacts/${c.id}`, { job_title: 'Countess', status: 'customer', tags: ['b'], phone: null });
+    const r = await ws.api('PUT', `/v1/contacts/${c.id}`, {
+      job_title: 'Countess',
+      status: 'customer',
+      tags: ['b'],
+      phone: null,
+    });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ job_title: 'Countess', status: 'customer', company: 'Analytical', tags: ['b'], phone: null });
+    expect(r.body.data).toMatchObject({
+      job_title: 'Countess',
+      status: 'customer',
+      company: 'Analytical',
+      tags: ['b'],
+      phone: null,
+    });
     expect(Date.parse(r.body.data.updated_at)).toBeGreaterThanOrEqual(Date.parse(c.updated_at));
-    const types = (await app.db.prisma.event.findMany({ where: { entityId: c.id }, orderBy: { seq: 'asc' } })).map((e) => e.type);
-    expect(types).toEqual(['contact.created', 'contact.updated', 'contact.status_changed', 'contact.tag_added', 'contact.tag_removed']);
+    const types = (await app.db.prisma.event.findMany({ where: { entityId: c.id }, orderBy: { seq: 'asc' } })).map(
+      (e) => e.type,
+    );
+    expect(types).toEqual([
+      'contact.created',
+      'contact.updated',
+      'contact.status_changed',
+      'contact.tag_added',
+      'contact.tag_removed',
+    ]);
     expect((await ws.api('PUT', `/v1/contacts/${c.id}`, { email: 'bad' })).status).toBe(400);
     expect((await ws.api('PUT', `/v1/contacts/${c.id}`, { first_name: null })).status).toBe(400);
   });

@@ -29,7 +29,14 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-const probe = () => ({ event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} });
+const probe = () => ({
+  event: 'contact.created',
+  workspaceId: ws.id,
+  entityType: 'contact',
+  entityId: 'probe',
+  sequence: 1,
+  data: {},
+});
 
 async function overWs(key: string): Promise<TestSubscription> {
   const s = subscribe(app.base, { authorization: `Bearer ${key}` }, EVENTS);
@@ -112,14 +119,20 @@ describe('API keys', () => {
     const expiresAt = new Date(Date.now() + 4_000);
     const key = await ws.addKey({ expiresAt: expiresAt.toISOString() });
     const [socket, stream] = [await overWs(key.key), await overSse({ authorization: `Bearer ${key.key}` })];
-    expect(await endedWithin(socket, expiresAt.getTime())).toMatchObject({ code: 4401, reason: 'The API key has expired' });
+    expect(await endedWithin(socket, expiresAt.getTime())).toMatchObject({
+      code: 4401,
+      reason: 'The API key has expired',
+    });
     expect(await endedWithin(stream, expiresAt.getTime())).toMatchObject({ extensions: { code: 'unauthorized' } });
   });
 
   it('a narrowed scope closes with 4403; a widened one changes nothing', async () => {
     const key = await ws.addKey({ scope: 'custom', permissions: ['contacts:read', 'deals:read'] });
     const [socket, stream] = [await overWs(key.key), await overSse({ authorization: `Bearer ${key.key}` })];
-    await app.db.prisma.apiKey.update({ where: { id: key.id }, data: { permissions: ['contacts:read', 'deals:read', 'tasks:write'] } });
+    await app.db.prisma.apiKey.update({
+      where: { id: key.id },
+      data: { permissions: ['contacts:read', 'deals:read', 'tasks:write'] },
+    });
     await new Promise((r) => setTimeout(r, 2_500));
     expect([socket.errors, stream.errors]).toEqual([[], []]);
     await socket.ready(app.bus, probe());
@@ -131,7 +144,7 @@ describe('API keys', () => {
 });
 
 describe('dashboard sessions', () => {
-  it('sign-out closes the session\'s WebSocket (4401) and SSE stream', async () => {
+  it("sign-out closes the session's WebSocket (4401) and SSE stream", async () => {
     const { signed } = await signedInUser();
     const [socket, stream] = [await sessionWs(signed), await overSse(sessionHeaders(signed))];
     const since = Date.now();
@@ -141,11 +154,33 @@ describe('dashboard sessions', () => {
   });
 
   it.each([
-    ['the user is deactivated', async (c: { user: { id: string } }) => void (await app.db.prisma.user.update({ where: { id: c.user.id }, data: { active: false } }))],
-    ['the password is changed', async (c: { email: string }) => void (await setUserPassword(app.db.prisma, { email: c.email, password: `${PASSWORD} 2` }))],
-    ['the session reaches its absolute end', async (c: { user: { id: string } }) => void (await app.db.prisma.dashboardSession.updateMany({ where: { userId: c.user.id }, data: { expiresAt: new Date() } }))],
-    ['the session is idle too long', async (c: { user: { id: string } }) => void (await app.db.prisma.dashboardSession.updateMany({ where: { userId: c.user.id }, data: { lastSeenAt: new Date(0) } }))],
-  ])('%s: the session\'s WebSocket and SSE stream end', async (_what, end) => {
+    [
+      'the user is deactivated',
+      async (c: { user: { id: string } }) =>
+        void (await app.db.prisma.user.update({ where: { id: c.user.id }, data: { active: false } })),
+    ],
+    [
+      'the password is changed',
+      async (c: { email: string }) =>
+        void (await setUserPassword(app.db.prisma, { email: c.email, password: `${PASSWORD} 2` })),
+    ],
+    [
+      'the session reaches its absolute end',
+      async (c: { user: { id: string } }) =>
+        void (await app.db.prisma.dashboardSession.updateMany({
+          where: { userId: c.user.id },
+          data: { expiresAt: new Date() },
+        })),
+    ],
+    [
+      'the session is idle too long',
+      async (c: { user: { id: string } }) =>
+        void (await app.db.prisma.dashboardSession.updateMany({
+          where: { userId: c.user.id },
+          data: { lastSeenAt: new Date(0) },
+        })),
+    ],
+  ])("%s: the session's WebSocket and SSE stream end", async (_what, end) => {
     const c = await signedInUser();
     const [socket, stream] = [await sessionWs(c.signed), await overSse(sessionHeaders(c.signed))];
     const since = Date.now();
@@ -172,7 +207,9 @@ describe.runIf(DATABASE_URL && REDIS_URL)('on every instance (PostgreSQL + Redis
     await socket.ready(other.bus, probe());
     await stream.ready(other.bus, probe());
     const since = Date.now();
-    expect((await signed.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', { id: key.id })).errors).toBeUndefined();
+    expect(
+      (await signed.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', { id: key.id })).errors,
+    ).toBeUndefined();
     expect(await endedWithin(socket, since)).toMatchObject({ code: 4401 });
     expect(await endedWithin(stream, since)).toMatchObject({ extensions: { code: 'unauthorized' } });
   });

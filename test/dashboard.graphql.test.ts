@@ -21,16 +21,26 @@ test.beforeAll(async ({ app, ws, feed }) => {
   user = await signIn(app.base, email);
 });
 
-const CREATE_KEY = 'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { id name prefix scope permissions environment created_at last_used_at expires_at revoked_at } } }';
+const CREATE_KEY =
+  'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { id name prefix scope permissions environment created_at last_used_at expires_at revoked_at } } }';
 const KEYS = '{ apiKeys { id name prefix environment revoked_at } }';
 
 describe('API keys', () => {
   it('createApiKey returns a working key once; apiKeys lists it with its prefix', async ({ app }) => {
-    const r = await user.gql(CREATE_KEY, { i: { name: 'Zapier', scope: 'custom', permissions: ['contacts:read'], expires_at: '2099-01-01' } });
+    const r = await user.gql(CREATE_KEY, {
+      i: { name: 'Zapier', scope: 'custom', permissions: ['contacts:read'], expires_at: '2099-01-01' },
+    });
     expect(r.errors).toBeUndefined();
     const { key, api_key } = r.data.createApiKey;
     expect(key).toMatch(/^crm_live_[0-9A-Za-z]{32}$/);
-    expect(api_key).toMatchObject({ name: 'Zapier', scope: 'custom', permissions: ['contacts:read'], environment: 'production', prefix: key.slice(0, 13), revoked_at: null });
+    expect(api_key).toMatchObject({
+      name: 'Zapier',
+      scope: 'custom',
+      permissions: ['contacts:read'],
+      environment: 'production',
+      prefix: key.slice(0, 13),
+      revoked_at: null,
+    });
     expect(api_key.expires_at).toBe('2099-01-01T00:00:00.000Z');
 
     const api = client(app.base, key);
@@ -39,7 +49,9 @@ describe('API keys', () => {
     expect((await api('POST', '/v1/contacts', { first_name: 'No', email: uniqueEmail() })).status).toBe(403);
 
     const listed = await user.gql(KEYS);
-    expect(listed.data.apiKeys.find((k: { id: string }) => k.id === api_key.id)).toMatchObject({ prefix: key.slice(0, 13) });
+    expect(listed.data.apiKeys.find((k: { id: string }) => k.id === api_key.id)).toMatchObject({
+      prefix: key.slice(0, 13),
+    });
     expect(JSON.stringify(listed)).not.toContain(key);
     const row = await app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: api_key.id } });
     expect(row.userId).toBe(userId);
@@ -48,7 +60,10 @@ describe('API keys', () => {
   it('rejects bad input with validation_error details', async () => {
     // The input type refuses a scope that does not exist; the rules refuse an empty name.
     const badScope = await user.gql(CREATE_KEY, { i: { name: 'x', scope: 'root' } });
-    expect(badScope.errors![0].extensions).toMatchObject({ code: 'validation_error', details: { scope: [expect.stringMatching(/ApiKeyScope/)] } });
+    expect(badScope.errors![0].extensions).toMatchObject({
+      code: 'validation_error',
+      details: { scope: [expect.stringMatching(/ApiKeyScope/)] },
+    });
     const bad = await user.gql(CREATE_KEY, { i: { name: '', scope: 'full' } });
     expect(bad.errors![0].extensions).toMatchObject({ code: 'validation_error' });
     expect(Object.keys(bad.errors![0].extensions!.details)).toEqual(['name']);
@@ -67,24 +82,34 @@ describe('API keys', () => {
     const listed = (await other.gql(KEYS)).data.apiKeys;
     expect(listed.length).toBeGreaterThan(0);
     expect(listed.every((k: { environment: string }) => k.environment === 'sandbox')).toBe(true);
-    expect((await user.gql(KEYS)).data.apiKeys.some((k: { id: string }) => k.id === r.data.createApiKey.api_key.id)).toBe(false);
+    expect(
+      (await user.gql(KEYS)).data.apiKeys.some((k: { id: string }) => k.id === r.data.createApiKey.api_key.id),
+    ).toBe(false);
   });
 
   it('revokeApiKey takes effect at once, although the key was just verified (and cached)', async ({ app }) => {
     const created = (await user.gql(CREATE_KEY, { i: { name: 'Short-lived', scope: 'full' } })).data.createApiKey;
     const api = client(app.base, created.key);
     expect((await api('GET', '/v1/contacts')).status).toBe(200);
-    const revoked = await user.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id revoked_at } }', { id: created.api_key.id });
+    const revoked = await user.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id revoked_at } }', {
+      id: created.api_key.id,
+    });
     expect(revoked.errors).toBeUndefined();
     expect(revoked.data.revokeApiKey.revoked_at).toEqual(expect.any(String));
     expect((await api('GET', '/v1/contacts')).status).toBe(401);
     const other = await app.workspace();
-    const foreign = await user.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', { id: (await other.addKey({})).id });
+    const foreign = await user.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', {
+      id: (await other.addKey({})).id,
+    });
     expect(foreign.errors![0].extensions!.code).toBe('not_found');
   });
 
   it('refuses API keys: they cannot list, mint or revoke keys', async ({ app, ws }) => {
-    for (const query of [KEYS, 'mutation { createApiKey(input: { name: "x", scope: full }) { key } }', 'mutation { revokeApiKey(id: "key_x") { id } }']) {
+    for (const query of [
+      KEYS,
+      'mutation { createApiKey(input: { name: "x", scope: full }) { key } }',
+      'mutation { revokeApiKey(id: "key_x") { id } }',
+    ]) {
       const r = await gql(app.base, ws.key, query);
       expect(r.errors![0].extensions).toMatchObject({ code: 'forbidden' });
       expect(r.data?.createApiKey ?? null).toBeNull();
@@ -94,15 +119,27 @@ describe('API keys', () => {
 
 describe('custom fields', () => {
   const FIELDS = '{ customFields { id key label type options created_at } }';
-  const CREATE = 'mutation ($i: CustomFieldCreateInput!) { createCustomField(input: $i) { id key label type options } }';
+  const CREATE =
+    'mutation ($i: CustomFieldCreateInput!) { createCustomField(input: $i) { id key label type options } }';
 
   it('defines, lists and removes fields; removing drops their values from records', async ({ ws }) => {
-    const created = await user.gql(CREATE, { i: { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] } });
+    const created = await user.gql(CREATE, {
+      i: { key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] },
+    });
     expect(created.errors).toBeUndefined();
-    expect(created.data.createCustomField).toMatchObject({ key: 'tier', label: 'Tier', type: 'select', options: ['gold', 'silver'] });
+    expect(created.data.createCustomField).toMatchObject({
+      key: 'tier',
+      label: 'Tier',
+      type: 'select',
+      options: ['gold', 'silver'],
+    });
     expect((await user.gql(FIELDS)).data.customFields.map((f: { key: string }) => f.key)).toContain('tier');
 
-    const contact = await ws.api('POST', '/v1/contacts', { first_name: 'Gold', email: uniqueEmail(), custom_fields: { tier: 'gold' } });
+    const contact = await ws.api('POST', '/v1/contacts', {
+      first_name: 'Gold',
+      email: uniqueEmail(),
+      custom_fields: { tier: 'gold' },
+    });
     expect(contact.body.data.custom_fields).toEqual({ tier: 'gold' });
 
     const duplicate = await user.gql(CREATE, { i: { key: 'tier', type: 'text' } });
@@ -110,17 +147,26 @@ describe('custom fields', () => {
     const bad = await user.gql(CREATE, { i: { key: '1bad', type: 'colour' } });
     expect(bad.errors![0].extensions!.code).toBe('validation_error');
 
-    const removed = await user.gql('mutation ($id: ID!) { deleteCustomField(id: $id) { id deleted } }', { id: created.data.createCustomField.id });
+    const removed = await user.gql('mutation ($id: ID!) { deleteCustomField(id: $id) { id deleted } }', {
+      id: created.data.createCustomField.id,
+    });
     expect(removed.data.deleteCustomField).toEqual({ id: created.data.createCustomField.id, deleted: true });
     expect((await user.gql(FIELDS)).data.customFields.map((f: { key: string }) => f.key)).not.toContain('tier');
     expect((await ws.api('GET', `/v1/contacts/${contact.body.data.id}`)).body.data.custom_fields).toEqual({});
-    const again = await user.gql('mutation ($id: ID!) { deleteCustomField(id: $id) { id } }', { id: created.data.createCustomField.id });
+    const again = await user.gql('mutation ($id: ID!) { deleteCustomField(id: $id) { id } }', {
+      id: created.data.createCustomField.id,
+    });
     expect(again.errors![0].extensions!.code).toBe('not_found');
   });
 
   it(`refuses a field beyond ${MAX_CUSTOM_FIELDS} per workspace`, async ({ app, ws }) => {
     const existing = await app.db.prisma.customFieldDefinition.count({ where: { workspaceId: ws.id } });
-    const filler = Array.from({ length: MAX_CUSTOM_FIELDS - existing }, (_, i) => ({ id: newId('cf'), workspaceId: ws.id, key: `filler_${i}`, type: 'text' }));
+    const filler = Array.from({ length: MAX_CUSTOM_FIELDS - existing }, (_, i) => ({
+      id: newId('cf'),
+      workspaceId: ws.id,
+      key: `filler_${i}`,
+      type: 'text',
+    }));
     await app.db.prisma.customFieldDefinition.createMany({ data: filler });
     try {
       const over = await user.gql(CREATE, { i: { key: 'one_too_many', type: 'text' } });
@@ -157,14 +203,21 @@ describe('custom fields', () => {
 
   it('refuses API keys', async ({ app, ws }) => {
     expect((await gql(app.base, ws.key, FIELDS)).errors![0].extensions!.code).toBe('forbidden');
-    expect((await gql(app.base, ws.key, 'mutation { createCustomField(input: { key: "k", type: text }) { id } }')).errors![0].extensions!.code).toBe('forbidden');
+    expect(
+      (await gql(app.base, ws.key, 'mutation { createCustomField(input: { key: "k", type: text }) { id } }')).errors![0]
+        .extensions!.code,
+    ).toBe('forbidden');
   });
 });
 
 describe('the signed-in user as actor', () => {
   it('events caused by the user name the user', async ({ app }) => {
-    const r = await user.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'By', email: uniqueEmail('actor') } });
-    const event = await app.db.prisma.event.findFirstOrThrow({ where: { entityId: r.data.createContact.id, type: 'contact.created' } });
+    const r = await user.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', {
+      i: { first_name: 'By', email: uniqueEmail('actor') },
+    });
+    const event = await app.db.prisma.event.findFirstOrThrow({
+      where: { entityId: r.data.createContact.id, type: 'contact.created' },
+    });
     expect(event.actor).toEqual({ type: 'user', id: userId, name: 'Owner' });
   });
 });

@@ -16,7 +16,10 @@ const servers: Server[] = [];
 
 async function serve(dir: string): Promise<string> {
   // Its refusals are answered with the envelope, as in app.ts.
-  const app = express().use(requestId).use('/dashboard', dashboardPages(dir)).use(restErrors(() => {}));
+  const app = express()
+    .use(requestId)
+    .use('/dashboard', dashboardPages(dir))
+    .use(restErrors(() => {}));
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
@@ -27,7 +30,10 @@ async function serve(dir: string): Promise<string> {
 beforeAll(() => {
   built = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-dashboard-'));
   fs.mkdirSync(path.join(built, 'assets'));
-  fs.writeFileSync(path.join(built, 'index.html'), '<!doctype html><title>CRM dashboard</title><script type="module" src="/dashboard/assets/main-ABC.js"></script>');
+  fs.writeFileSync(
+    path.join(built, 'index.html'),
+    '<!doctype html><title>CRM dashboard</title><script type="module" src="/dashboard/assets/main-ABC.js"></script>',
+  );
   fs.writeFileSync(path.join(built, 'assets', 'main-ABC.js'), 'console.log(1)');
 });
 

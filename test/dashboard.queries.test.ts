@@ -17,7 +17,8 @@ const sources = fs
 /** Top-level string and number constants of a source file, by name. */
 function constantsOf(text: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const m of text.matchAll(/(?:^|\n)(?:export )?const (\w+)\s*=\s*(?:'([^']*)'|`([^`$]*)`|(\d+));/g)) found.set(m[1], m[2] ?? m[3] ?? m[4]);
+  for (const m of text.matchAll(/(?:^|\n)(?:export )?const (\w+)\s*=\s*(?:'([^']*)'|`([^`$]*)`|(\d+));/g))
+    found.set(m[1], m[2] ?? m[3] ?? m[4]);
   return found;
 }
 

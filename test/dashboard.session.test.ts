@@ -21,11 +21,16 @@ it.beforeAll(async ({ app, ws, proxied }) => {
   await setPassword(app.db, email);
 });
 
-/** A distinct client address per test, so login limits of one test (kept in Redis for 15 minutes) never reach another. */
+/**
+ * A distinct client address per test, so login limits of one test (kept in Redis for 15 minutes) never reach another.
+ */
 const address = () => `203.0.113.${Math.floor(Math.random() * 250) + 1}`;
 
 describe('login', () => {
-  it('answers the user, workspaces, environment and a CSRF token, and sets an httpOnly SameSite=Lax cookie', async ({ app, ws }) => {
+  it('answers the user, workspaces, environment and a CSRF token, and sets an httpOnly SameSite=Lax cookie', async ({
+    app,
+    ws,
+  }) => {
     const s = await signIn(app.base, email.toUpperCase());
     expect(s.login.body).toMatchObject({
       user: { name: 'Ada', email },
@@ -53,14 +58,20 @@ describe('login', () => {
     const mail = uniqueEmail('secure');
     await w.addUser('Sec', mail);
     await setPassword(proxied.db, mail);
-    const s = await signIn(proxied.base, mail, PASSWORD, { 'x-forwarded-proto': 'https', 'x-forwarded-for': address() });
+    const s = await signIn(proxied.base, mail, PASSWORD, {
+      'x-forwarded-proto': 'https',
+      'x-forwarded-for': address(),
+    });
     expect(s.login.headers.getSetCookie().find((c) => c.startsWith('crm_session='))).toMatch(/; Secure/i);
   });
 
   it('gives the same 401 for an unknown e-mail and a wrong password, and sets no cookie', async ({ app }) => {
     const api = client(app.base);
     const wrong = await api('POST', '/dashboard/api/login', { email, password: 'not the password' });
-    const unknown = await api('POST', '/dashboard/api/login', { email: uniqueEmail('nobody'), password: 'not the password' });
+    const unknown = await api('POST', '/dashboard/api/login', {
+      email: uniqueEmail('nobody'),
+      password: 'not the password',
+    });
     expect(wrong.status).toBe(401);
     expect(unknown.status).toBe(401);
     expect(wrong.body.error).toEqual(unknown.body.error);
@@ -79,7 +90,10 @@ describe('login', () => {
   });
 
   it('passwords need 10 to 1024 characters', async ({ app }) => {
-    await expect(setPassword(app.db, email, 'too short')).rejects.toMatchObject({ code: 'validation_error', details: { password: ['must be at least 10 characters'] } });
+    await expect(setPassword(app.db, email, 'too short')).rejects.toMatchObject({
+      code: 'validation_error',
+      details: { password: ['must be at least 10 characters'] },
+    });
     await expect(setPassword(app.db, email, 'x'.repeat(1025))).rejects.toMatchObject({ code: 'validation_error' });
     const tooLong = await client(app.base)('POST', '/dashboard/api/login', { email, password: 'x'.repeat(1025) });
     expect(tooLong.status).toBe(400);
@@ -100,7 +114,9 @@ describe('login', () => {
 });
 
 describe('login rate limits', () => {
-  it(`refuses the e-mail from the same address after ${LOGIN_LIMITS.perEmailAndAddress} attempts with 429 and Retry-After, even with the right password`, async ({ proxied }) => {
+  it(`refuses the e-mail from the same address after ${LOGIN_LIMITS.perEmailAndAddress} attempts with 429 and Retry-After, even with the right password`, async ({
+    proxied,
+  }) => {
     const w = await proxied.workspace();
     const mail = uniqueEmail('guessed');
     await w.addUser('Guessed', mail);
@@ -108,8 +124,15 @@ describe('login rate limits', () => {
     const from = address();
     const api = client(proxied.base);
     const attempt = (password: string, ip = from) =>
-      api('POST', '/dashboard/api/login', { email: mail, password }, { 'x-forwarded-proto': 'https', 'x-forwarded-for': ip });
-    const guesses = await Promise.all(Array.from({ length: LOGIN_LIMITS.perEmailAndAddress }, (_, i) => attempt(`guess number ${i}`)));
+      api(
+        'POST',
+        '/dashboard/api/login',
+        { email: mail, password },
+        { 'x-forwarded-proto': 'https', 'x-forwarded-for': ip },
+      );
+    const guesses = await Promise.all(
+      Array.from({ length: LOGIN_LIMITS.perEmailAndAddress }, (_, i) => attempt(`guess number ${i}`)),
+    );
     expect(guesses.map((g) => g.status)).toEqual(guesses.map(() => 401));
     const refused = await attempt(PASSWORD);
     expect(refused.status).toBe(429);
@@ -119,12 +142,23 @@ describe('login rate limits', () => {
     expect((await attempt(PASSWORD, address() === from ? '198.51.100.7' : address())).status).toBe(200);
   });
 
-  it(`refuses an address after ${LOGIN_LIMITS.perAddress} attempts across e-mails, also when they come all at once`, async ({ proxied }) => {
+  it(`refuses an address after ${LOGIN_LIMITS.perAddress} attempts across e-mails, also when they come all at once`, async ({
+    proxied,
+  }) => {
     const api = client(proxied.base);
     const from = '192.0.2.77';
-    const attempt = () => api('POST', '/dashboard/api/login', { email: uniqueEmail('spray'), password: 'a password guess' }, { 'x-forwarded-proto': 'https', 'x-forwarded-for': from });
-    const statuses = (await Promise.all(Array.from({ length: LOGIN_LIMITS.perAddress + 5 }, attempt))).map((r) => r.status);
-    // Counted before the password is checked: at most the limit are checked (fewer when Redis still holds a recent run's count).
+    const attempt = () =>
+      api(
+        'POST',
+        '/dashboard/api/login',
+        { email: uniqueEmail('spray'), password: 'a password guess' },
+        { 'x-forwarded-proto': 'https', 'x-forwarded-for': from },
+      );
+    const statuses = (await Promise.all(Array.from({ length: LOGIN_LIMITS.perAddress + 5 }, attempt))).map(
+      (r) => r.status,
+    );
+    // Counted before the password is checked: at most the limit are
+    // checked (fewer when Redis still holds a recent run's count).
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(LOGIN_LIMITS.perAddress);
     expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(5);
     expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
@@ -132,7 +166,9 @@ describe('login rate limits', () => {
 });
 
 describe('CSRF', () => {
-  it('refuses POST /graphql with the session cookie but no (or a wrong) token with 403, runs it with the token', async ({ app }) => {
+  it('refuses POST /graphql with the session cookie but no (or a wrong) token with 403, runs it with the token', async ({
+    app,
+  }) => {
     const s = await signIn(app.base, email);
     const query = { query: '{ contacts { total } }' };
     const without = await s.api('POST', '/graphql', query, { csrf: false });
@@ -150,10 +186,17 @@ describe('CSRF', () => {
     expect(crossSite.headers.get('access-control-allow-credentials')).toBeNull();
   });
 
-  it('ignores the cookie when an API key is sent: no CSRF token needed, the key decides the workspace', async ({ app }) => {
+  it('ignores the cookie when an API key is sent: no CSRF token needed, the key decides the workspace', async ({
+    app,
+  }) => {
     const s = await signIn(app.base, email);
     const other = await app.workspace();
-    const r = await client(app.base, other.key)('POST', '/graphql', { query: '{ pipelines { nodes { id } } }' }, { cookie: s.cookie });
+    const r = await client(app.base, other.key)(
+      'POST',
+      '/graphql',
+      { query: '{ pipelines { nodes { id } } }' },
+      { cookie: s.cookie },
+    );
     expect(r.status, r.text).toBe(200);
     const mine = await s.gql('{ pipelines { nodes { id } } }');
     expect(r.body.data.pipelines.nodes[0].id).not.toBe(mine.data.pipelines.nodes[0].id);
@@ -166,7 +209,9 @@ describe('logout', () => {
     expect((await s.api('POST', '/dashboard/api/logout', undefined, { csrf: false })).status).toBe(403);
     const out = await s.api('POST', '/dashboard/api/logout');
     expect(out.status).toBe(204);
-    expect(out.headers.getSetCookie().find((c) => c.startsWith('crm_session='))).toMatch(/crm_session=;.*Expires=Thu, 01 Jan 1970/i);
+    expect(out.headers.getSetCookie().find((c) => c.startsWith('crm_session='))).toMatch(
+      /crm_session=;.*Expires=Thu, 01 Jan 1970/i,
+    );
     expect((await s.api('GET', '/dashboard/api/session')).status).toBe(401);
     expect((await s.api('POST', '/graphql', { query: '{ contacts { total } }' })).status).toBe(401);
   });
@@ -178,13 +223,18 @@ describe('logout', () => {
     const s = await signIn(app.base, mail);
     await setPassword(app.db, mail, 'a brand new passphrase');
     expect((await s.api('GET', '/dashboard/api/session')).status).toBe(401);
-    expect((await client(app.base)('POST', '/dashboard/api/login', { email: mail, password: PASSWORD })).status).toBe(401);
+    expect((await client(app.base)('POST', '/dashboard/api/login', { email: mail, password: PASSWORD })).status).toBe(
+      401,
+    );
     await signIn(app.base, mail, 'a brand new passphrase');
   });
 
   it('ends sessions that sat idle too long', async ({ app }) => {
     const s = await signIn(app.base, email);
-    await app.db.prisma.dashboardSession.updateMany({ where: { userIds: { has: s.login.body.user.id } }, data: { lastSeenAt: new Date(Date.now() - 13 * 3600_000) } });
+    await app.db.prisma.dashboardSession.updateMany({
+      where: { userIds: { has: s.login.body.user.id } },
+      data: { lastSeenAt: new Date(Date.now() - 13 * 3600_000) },
+    });
     expect((await s.api('GET', '/dashboard/api/session')).status).toBe(401);
   });
 });
@@ -199,7 +249,10 @@ describe('workspace and environment switch', () => {
     // Added after the password was set: no password until it is set again.
     await c.addUser('Multi', mail);
     const s = await signIn(app.base, mail);
-    const names = await app.db.prisma.workspace.findMany({ where: { id: { in: [a.id, b.id] } }, orderBy: { name: 'asc' } });
+    const names = await app.db.prisma.workspace.findMany({
+      where: { id: { in: [a.id, b.id] } },
+      orderBy: { name: 'asc' },
+    });
     expect(s.login.body.workspaces.map((w: { id: string }) => w.id)).toEqual(names.map((w) => w.id));
     expect(s.login.body.workspace.id).toBe(names[0].id);
 
@@ -208,7 +261,9 @@ describe('workspace and environment switch', () => {
     expect(switched.status, switched.text).toBe(200);
     expect(switched.body.workspace.id).toBe(target);
     const targetWs = [a, b].find((w) => w.id === target)!;
-    const created = await s.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'Switched', email: uniqueEmail('sw') } });
+    const created = await s.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', {
+      i: { first_name: 'Switched', email: uniqueEmail('sw') },
+    });
     expect(created.errors).toBeUndefined();
     expect((await targetWs.api('GET', `/v1/contacts/${created.data.createContact.id}`)).status).toBe(200);
 
@@ -230,7 +285,9 @@ describe('workspace and environment switch', () => {
     expect(sandbox.status).toBe(200);
     expect(sandbox.body.environment).toBe('sandbox');
     const mail = uniqueEmail('sandboxed');
-    const created = await s.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'Sandboxed', email: mail } });
+    const created = await s.gql('mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', {
+      i: { first_name: 'Sandboxed', email: mail },
+    });
     expect(created.errors).toBeUndefined();
     expect((await ws.api('GET', `/v1/contacts/${created.data.createContact.id}`)).status).toBe(404);
     const testKey = await ws.addKey({ sandbox: true });
@@ -238,7 +295,9 @@ describe('workspace and environment switch', () => {
 
     const back = await s.api('POST', '/dashboard/api/session', { environment: 'production' });
     expect(back.body.environment).toBe('production');
-    const inProduction = await s.gql('query ($id: ID!) { contact(id: $id) { id } }', { id: created.data.createContact.id });
+    const inProduction = await s.gql('query ($id: ID!) { contact(id: $id) { id } }', {
+      id: created.data.createContact.id,
+    });
     expect(inProduction.errors![0].extensions!.code).toBe('not_found');
   });
 });

@@ -17,7 +17,10 @@ const REFUSALS: Refusals = {
 };
 
 async function refusal(work: Promise<unknown>): Promise<{ code?: string; message: string }> {
-  const err = await work.then(() => null, (e: unknown) => e);
+  const err = await work.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err).toBeInstanceOf(Error);
   return err as { code?: string; message: string };
 }
@@ -30,19 +33,23 @@ beforeAll(async () => {
 afterAll(() => db.close());
 
 describe('transaction', () => {
-  it('answers a unique violation with the caller\'s error and rolls the transaction back', async () => {
+  it("answers a unique violation with the caller's error and rolls the transaction back", async () => {
     const name = `rolled back ${newId('x')}`;
     const err = await refusal(
-      transaction(db.prisma, async (tx) => {
-        await tx.workspace.create({ data: { id: newId('ws'), name } });
-        await tx.workspace.create({ data: { id: workspaceId, name: 'again' } });
-      }, REFUSALS),
+      transaction(
+        db.prisma,
+        async (tx) => {
+          await tx.workspace.create({ data: { id: newId('ws'), name } });
+          await tx.workspace.create({ data: { id: workspaceId, name: 'again' } });
+        },
+        REFUSALS,
+      ),
     );
     expect(err).toMatchObject({ code: 'conflict', message: 'taken' });
     expect(await db.prisma.workspace.count({ where: { name } })).toBe(0);
   });
 
-  it('answers a row referred to that does not exist with the caller\'s error', async () => {
+  it("answers a row referred to that does not exist with the caller's error", async () => {
     const write = transaction(
       db.prisma,
       (tx) => tx.pipeline.create({ data: { id: newId('pipe'), workspaceId: newId('ws'), name: 'Orphan' } }),
@@ -51,7 +58,7 @@ describe('transaction', () => {
     expect(await refusal(write)).toMatchObject({ code: 'conflict', message: 'gone' });
   });
 
-  it('answers a write by key to a row that does not exist with the caller\'s error', async () => {
+  it("answers a write by key to a row that does not exist with the caller's error", async () => {
     const update = { where: { id: newId('ws') }, data: { name: 'x' } };
     const write = transaction(db.prisma, (tx) => tx.workspace.update(update), REFUSALS);
     expect(await refusal(write)).toMatchObject({ code: 'not_found', message: 'missing' });

@@ -1,13 +1,24 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../src/errors.ts';
 import { applyStatus, chooseStage, type StatusFields } from '../src/schema/deal/deal.rules.ts';
-import { assertDefaultKept, assertPipelineDeletable, assertStageDeletable, reorder } from '../src/schema/pipeline/pipeline.rules.ts';
+import {
+  assertDefaultKept,
+  assertPipelineDeletable,
+  assertStageDeletable,
+  reorder,
+} from '../src/schema/pipeline/pipeline.rules.ts';
 
 const now = new Date('2030-01-02T03:04:05Z');
 const earlier = new Date('2029-12-31T00:00:00Z');
 const open: StatusFields = { status: 'open', wonReason: null, lostReason: null, competitor: null, closedAt: null };
 const won: StatusFields = { status: 'won', wonReason: 'price', lostReason: null, competitor: null, closedAt: earlier };
-const lost: StatusFields = { status: 'lost', wonReason: null, lostReason: 'budget', competitor: 'Rival', closedAt: earlier };
+const lost: StatusFields = {
+  status: 'lost',
+  wonReason: null,
+  lostReason: 'budget',
+  competitor: 'Rival',
+  closedAt: earlier,
+};
 
 function code(fn: () => unknown): string | undefined {
   try {
@@ -52,7 +63,10 @@ describe('applyStatus', () => {
   it('no status change keeps the status fields, and edits the reason of the current status', () => {
     expect(applyStatus(won, {}, now)).toEqual({ fields: won, transition: null });
     expect(applyStatus(won, { status: 'won' }, now)).toEqual({ fields: won, transition: null });
-    expect(applyStatus(lost, { competitor: 'Other' }, now)).toEqual({ fields: { ...lost, competitor: 'Other' }, transition: null });
+    expect(applyStatus(lost, { competitor: 'Other' }, now)).toEqual({
+      fields: { ...lost, competitor: 'Other' },
+      transition: null,
+    });
     expect(applyStatus(open, {}, now)).toEqual({ fields: open, transition: null });
   });
 

@@ -21,8 +21,13 @@ async function workspaceWithDeals(n: number): Promise<{ key: string; api: Client
   const api = client(app.base, key);
   const pipeline = (await api('GET', '/v1/pipelines')).body.data[0];
   for (let i = 0; i < n; i++) {
-    const owner = await createUser(app.db.prisma, { workspace: ws.id, name: `Owner ${i}`, email: `owner${i}.${n}@example.com` });
-    const contact = (await api('POST', '/v1/contacts', { first_name: `C${i}`, email: `c${i}.${n}@example.com` })).body.data;
+    const owner = await createUser(app.db.prisma, {
+      workspace: ws.id,
+      name: `Owner ${i}`,
+      email: `owner${i}.${n}@example.com`,
+    });
+    const contact = (await api('POST', '/v1/contacts', { first_name: `C${i}`, email: `c${i}.${n}@example.com` })).body
+      .data;
     const r = await api('POST', '/v1/deals', {
       title: `Deal ${i}`,
       pipeline_id: pipeline.id,
@@ -75,7 +80,11 @@ describe('deal lists issue a constant number of SQL statements', () => {
       const r = await gql(app.base, key, QUERY);
       expect(r.errors).toBeUndefined();
       expect(r.data.deals.nodes).toHaveLength(n);
-      expect(r.data.deals.nodes.every((d: { contact: unknown; owner: unknown; stage: unknown }) => d.contact && d.owner && d.stage)).toBe(true);
+      expect(
+        r.data.deals.nodes.every(
+          (d: { contact: unknown; owner: unknown; stage: unknown }) => d.contact && d.owner && d.stage,
+        ),
+      ).toBe(true);
     };
     const forSmall = await countStatements(run(small.key, 5));
     const forLarge = await countStatements(run(large.key, 50));
@@ -85,8 +94,9 @@ describe('deal lists issue a constant number of SQL statements', () => {
     expect(forLarge.length).toBeLessThanOrEqual(6);
   });
 
-  it('GraphQL contacts with their deals (Contact.deals) and the deals\' stages and owners', async () => {
-    const query = '{ contacts(limit: 100) { nodes { id deals(limit: 10) { id title stage { name } owner { name } } } } }';
+  it("GraphQL contacts with their deals (Contact.deals) and the deals' stages and owners", async () => {
+    const query =
+      '{ contacts(limit: 100) { nodes { id deals(limit: 10) { id title stage { name } owner { name } } } } }';
     const run = (key: string, n: number) => async () => {
       const r = await gql(app.base, key, query);
       expect(r.errors).toBeUndefined();

@@ -30,7 +30,15 @@ test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
   await ws.addCustomField('industry', 'text');
   await ws.addCustomField('tier', 'select', ['gold', 'silver']);
   pipe = (await ws.api('GET', '/v1/pipelines')).body.data[0];
-  pipe2 = (await ws.api('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due', probability: 40 }, { name: 'Signed', probability: 100 }] })).body.data;
+  pipe2 = (
+    await ws.api('POST', '/v1/pipelines', {
+      name: 'Renewals',
+      stages: [
+        { name: 'Due', probability: 40 },
+        { name: 'Signed', probability: 100 },
+      ],
+    })
+  ).body.data;
   owner = await ws.addUser('Olivia Owner');
   owner2 = await ws.addUser('Sam Seller');
   readOnly = (await ws.addKey({ scope: 'read_only' })).api;
@@ -39,13 +47,15 @@ test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
 });
 
 const newContact = async (api: Client = ws.api, first_name = 'Buyer') =>
-  (await api('POST', '/v1/contacts', { first_name, last_name: 'Person', email: uniqueEmail(first_name.toLowerCase()) })).body.data;
+  (await api('POST', '/v1/contacts', { first_name, last_name: 'Person', email: uniqueEmail(first_name.toLowerCase()) }))
+    .body.data;
 const newDeal = async (body: Record<string, unknown> = {}, api: Client = ws.api, pipelineId = pipe.id) => {
   const r = await api('POST', '/v1/deals', { title: 'Big deal', pipeline_id: pipelineId, ...body });
   expect(r.status, r.text).toBe(201);
   return r.body.data;
 };
-const eventsOf = (dealId: string) => app.db.prisma.event.findMany({ where: { entityId: dealId }, orderBy: { seq: 'asc' } });
+const eventsOf = (dealId: string) =>
+  app.db.prisma.event.findMany({ where: { entityId: dealId }, orderBy: { seq: 'asc' } });
 
 describe('create', () => {
   it('answers 201 with the full deal: first stage, open, workspace currency, contacts and history', async () => {
@@ -82,7 +92,15 @@ describe('create', () => {
       closed_at: null,
     });
     expect(deal.contacts).toEqual([
-      { contact_id: contact.id, role: null, is_primary: true, first_name: 'Buyer', last_name: 'Person', email: contact.email, created_at: expect.any(String) },
+      {
+        contact_id: contact.id,
+        role: null,
+        is_primary: true,
+        first_name: 'Buyer',
+        last_name: 'Person',
+        email: contact.email,
+        created_at: expect.any(String),
+      },
     ]);
     expect(deal.stage_history).toEqual([
       {
@@ -97,20 +115,37 @@ describe('create', () => {
     ]);
     const events = await eventsOf(deal.id);
     expect(events.map((e) => [e.type, e.contactId])).toEqual([['deal.created', contact.id]]);
-    expect(events[0].data).toMatchObject({ deal: { id: deal.id, title: 'Big deal', value: 12000.5, stage_name: 'Lead', contact_id: contact.id } });
+    expect(events[0].data).toMatchObject({
+      deal: { id: deal.id, title: 'Big deal', value: 12000.5, stage_name: 'Lead', contact_id: contact.id },
+    });
   });
 
   it('takes a given stage of the pipeline and currency; value may be omitted', async () => {
     const deal = await newDeal({ stage_id: pipe.stages[2].id, currency: 'eur' });
-    expect(deal).toMatchObject({ stage_id: pipe.stages[2].id, stage_name: 'Proposal', currency: 'EUR', value: null, contact_id: null, contacts: [] });
+    expect(deal).toMatchObject({
+      stage_id: pipe.stages[2].id,
+      stage_name: 'Proposal',
+      currency: 'EUR',
+      value: null,
+      contact_id: null,
+      contacts: [],
+    });
   });
 
   it('keeps defined custom fields, drops others with a warning, rejects bad values', async () => {
-    const r = await ws.api('POST', '/v1/deals', { title: 'cf', pipeline_id: pipe.id, custom_fields: { industry: 'aero', Industry: 'x', tier: 'gold' } });
+    const r = await ws.api('POST', '/v1/deals', {
+      title: 'cf',
+      pipeline_id: pipe.id,
+      custom_fields: { industry: 'aero', Industry: 'x', tier: 'gold' },
+    });
     expect(r.status).toBe(201);
     expect(r.body.data.custom_fields).toEqual({ industry: 'aero', tier: 'gold' });
     expect(r.body.meta.warnings[0]).toMatch(/Industry/);
-    const bad = await ws.api('POST', '/v1/deals', { title: 'cf', pipeline_id: pipe.id, custom_fields: { tier: 'bronze' } });
+    const bad = await ws.api('POST', '/v1/deals', {
+      title: 'cf',
+      pipeline_id: pipe.id,
+      custom_fields: { tier: 'bronze' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details['custom_fields.tier']).toBeDefined();
   });
@@ -189,7 +224,8 @@ describe('read and delete', () => {
       ['GET', `/v1/deals/${deal.id}/contacts`],
       ['POST', `/v1/deals/${deal.id}/contacts`, { contact_id: 'x' }],
     ];
-    for (const [method, path, body] of foreign) expect((await other.api(method, path, body)).status, `${method} ${path}`).toBe(404);
+    for (const [method, path, body] of foreign)
+      expect((await other.api(method, path, body)).status, `${method} ${path}`).toBe(404);
   });
 
   it('delete answers {id, deleted:true}, writes deal.deleted on the primary contact, then 404', async () => {
@@ -221,7 +257,13 @@ describe('list', () => {
     u2 = await lw.addUser('Two');
     for (let i = 0; i < 6; i++) {
       await newDeal(
-        { title: `D${i}`, value: i * 1000, owner_id: i % 2 ? u2.id : u1.id, expected_close_date: `2027-0${i + 1}-15`, stage_id: lp.stages[i % 3].id },
+        {
+          title: `D${i}`,
+          value: i * 1000,
+          owner_id: i % 2 ? u2.id : u1.id,
+          expected_close_date: `2027-0${i + 1}-15`,
+          stage_id: lp.stages[i % 3].id,
+        },
         lw.api,
         lp.id,
       );
@@ -241,11 +283,17 @@ describe('list', () => {
   });
 
   it('filters by value range, owner, stage, pipeline, status and close dates', async () => {
-    expect(titles(await list(`pipeline_id=${lp.id}&min_value=2000&max_value=4000&sort=-value`))).toEqual(['D4', 'D3', 'D2']);
+    expect(titles(await list(`pipeline_id=${lp.id}&min_value=2000&max_value=4000&sort=-value`))).toEqual([
+      'D4',
+      'D3',
+      'D2',
+    ]);
     expect(titles(await list('min_value=4500.5&sort=value'))).toEqual(['D5']);
     expect(titles(await list(`owner_id=${u2.id}&sort=created_at`))).toEqual(['D1', 'D3', 'D5']);
     expect(titles(await list(`stage_id=${lp.stages[1].id}&sort=created_at`))).toEqual(['D1', 'D4']);
-    expect(titles(await list('expected_close_after=2027-02-01&expected_close_before=2027-04-30&sort=expected_close_date'))).toEqual(['D1', 'D2', 'D3']);
+    expect(
+      titles(await list('expected_close_after=2027-02-01&expected_close_before=2027-04-30&sort=expected_close_date')),
+    ).toEqual(['D1', 'D2', 'D3']);
     expect(titles(await list('pipeline_id=pipe_elsewhere'))).toEqual([]);
     const [d0] = (await list('max_value=0')).body.data;
     await lw.api('PUT', `/v1/deals/${d0.id}`, { status: 'won' });
@@ -266,7 +314,10 @@ describe('list', () => {
       const seen: string[] = [];
       let cursor: string | null = null;
       do {
-        const r: { body: any } = await lw.api('GET', `/v1/deals?limit=2&sort=${sort}${cursor ? `&cursor=${cursor}` : ''}`);
+        const r: { body: any } = await lw.api(
+          'GET',
+          `/v1/deals?limit=2&sort=${sort}${cursor ? `&cursor=${cursor}` : ''}`,
+        );
         seen.push(...titles(r));
         cursor = r.body.meta.next_cursor;
       } while (cursor);
@@ -295,9 +346,21 @@ describe('list', () => {
 describe('update', () => {
   it('changes only the given fields and writes deal.updated with changes and previous values', async () => {
     const deal = await newDeal({ value: 100, owner_id: owner.id, tags: ['a'] });
-    const r = await ws.api('PUT', `/v1/deals/${deal.id}`, { title: 'Bigger deal', value: 250, owner_id: owner2.id, probability: null });
+    const r = await ws.api('PUT', `/v1/deals/${deal.id}`, {
+      title: 'Bigger deal',
+      value: 250,
+      owner_id: owner2.id,
+      probability: null,
+    });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ title: 'Bigger deal', value: 250, owner_id: owner2.id, tags: ['a'], stage_id: deal.stage_id, currency: 'USD' });
+    expect(r.body.data).toMatchObject({
+      title: 'Bigger deal',
+      value: 250,
+      owner_id: owner2.id,
+      tags: ['a'],
+      stage_id: deal.stage_id,
+      currency: 'USD',
+    });
     const updated = (await eventsOf(deal.id)).filter((e) => e.type === 'deal.updated');
     expect(updated).toHaveLength(1);
     expect(updated[0].data).toMatchObject({
@@ -327,7 +390,11 @@ describe('update', () => {
 
     const reopened = await ws.api('PUT', `/v1/deals/${deal.id}`, { status: 'open' });
     expect(reopened.body.data).toMatchObject({ status: 'open', won_reason: null, closed_at: null });
-    const lost = await ws.api('PUT', `/v1/deals/${deal.id}`, { status: 'lost', lost_reason: 'budget', competitor: 'Rival' });
+    const lost = await ws.api('PUT', `/v1/deals/${deal.id}`, {
+      status: 'lost',
+      lost_reason: 'budget',
+      competitor: 'Rival',
+    });
     expect(lost.body.data).toMatchObject({ status: 'lost', lost_reason: 'budget', competitor: 'Rival' });
     const again = await ws.api('PUT', `/v1/deals/${deal.id}`, { status: 'open' });
     expect(again.body.data).toMatchObject({ status: 'open', lost_reason: null, competitor: null });
@@ -359,7 +426,12 @@ describe('update', () => {
     const r = await ws.api('PUT', `/v1/deals/${deal.id}`, { pipeline_id: pipe2.id });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ pipeline_id: pipe2.id, stage_id: pipe2.stages[0].id, stage_name: 'Due' });
-    expect(r.body.data.stage_history.at(-1)).toMatchObject({ from_stage_id: pipe.stages[1].id, from_stage_name: 'Qualified', to_stage_id: pipe2.stages[0].id, to_stage_name: 'Due' });
+    expect(r.body.data.stage_history.at(-1)).toMatchObject({
+      from_stage_id: pipe.stages[1].id,
+      from_stage_name: 'Qualified',
+      to_stage_id: pipe2.stages[0].id,
+      to_stage_name: 'Due',
+    });
     const events = await eventsOf(deal.id);
     expect(events.map((e) => e.type)).toEqual(['deal.created', 'deal.updated', 'deal.stage_changed']);
     expect(events[1].data).toMatchObject({ changes: ['pipeline_id', 'stage_id'] });
@@ -370,7 +442,9 @@ describe('update', () => {
   it('stage_id of another pipeline is 422; unknown pipeline is 422', async () => {
     const deal = await newDeal();
     expect((await ws.api('PUT', `/v1/deals/${deal.id}`, { stage_id: pipe2.stages[1].id })).status).toBe(422);
-    expect((await ws.api('PUT', `/v1/deals/${deal.id}`, { pipeline_id: pipe2.id, stage_id: pipe.stages[1].id })).status).toBe(422);
+    expect(
+      (await ws.api('PUT', `/v1/deals/${deal.id}`, { pipeline_id: pipe2.id, stage_id: pipe.stages[1].id })).status,
+    ).toBe(422);
     expect((await ws.api('PUT', `/v1/deals/${deal.id}`, { pipeline_id: 'pipe_nope' })).status).toBe(422);
     expect((await ws.api('PUT', `/v1/deals/${deal.id}`, { owner_id: 'usr_nope' })).status).toBe(422);
     expect((await ws.api('PUT', `/v1/deals/${deal.id}`, { contact_id: 'con_nope' })).status).toBe(422);
@@ -395,7 +469,9 @@ describe('update', () => {
     const deal = await newDeal({ contact_id: first.id });
     const r = await ws.api('PUT', `/v1/deals/${deal.id}`, { contact_id: second.id });
     expect(r.body.data.contact_id).toBe(second.id);
-    expect(r.body.data.contacts.map((c: { contact_id: string; is_primary: boolean }) => [c.contact_id, c.is_primary])).toEqual([
+    expect(
+      r.body.data.contacts.map((c: { contact_id: string; is_primary: boolean }) => [c.contact_id, c.is_primary]),
+    ).toEqual([
       [second.id, true],
       [first.id, false],
     ]);
@@ -411,11 +487,20 @@ describe('move stage', () => {
   it('moves within the pipeline and records history with note, actor and time', async () => {
     const contact = await newContact();
     const deal = await newDeal({ contact_id: contact.id, owner_id: owner.id });
-    const r = await ws.api('PUT', `/v1/deals/${deal.id}/stage`, { stage_id: pipe.stages[1].id, note: 'qualified on call' });
+    const r = await ws.api('PUT', `/v1/deals/${deal.id}/stage`, {
+      stage_id: pipe.stages[1].id,
+      note: 'qualified on call',
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ stage_id: pipe.stages[1].id, stage_name: 'Qualified', status: 'open' });
     const entry = r.body.data.stage_history.at(-1);
-    expect(entry).toMatchObject({ from_stage_id: pipe.stages[0].id, from_stage_name: 'Lead', to_stage_id: pipe.stages[1].id, to_stage_name: 'Qualified', note: 'qualified on call' });
+    expect(entry).toMatchObject({
+      from_stage_id: pipe.stages[0].id,
+      from_stage_name: 'Lead',
+      to_stage_id: pipe.stages[1].id,
+      to_stage_name: 'Qualified',
+      note: 'qualified on call',
+    });
     expect(entry.changed_by).toMatchObject({ type: 'api_key', name: 'test key' });
     expect(Date.parse(entry.changed_at)).toBeGreaterThan(Date.now() - 60_000);
 
@@ -424,7 +509,16 @@ describe('move stage', () => {
     const moved = events[2];
     expect(moved.contactId).toBe(contact.id);
     expect(moved.data).toMatchObject({
-      deal: { id: deal.id, title: 'Big deal', stage_id: pipe.stages[1].id, stage_name: 'Qualified', previous_stage_id: pipe.stages[0].id, previous_stage_name: 'Lead', owner_id: owner.id, currency: 'USD' },
+      deal: {
+        id: deal.id,
+        title: 'Big deal',
+        stage_id: pipe.stages[1].id,
+        stage_name: 'Qualified',
+        previous_stage_id: pipe.stages[0].id,
+        previous_stage_name: 'Lead',
+        owner_id: owner.id,
+        currency: 'USD',
+      },
       changed_by: { id: expect.any(String), name: 'test key' },
       note: 'qualified on call',
     });
@@ -445,7 +539,9 @@ describe('move stage', () => {
     expect(cross.body.error.code).toBe('unprocessable_entity');
     expect((await ws.api('PUT', `/v1/deals/${deal.id}/stage`, { stage_id: 'stg_nope' })).status).toBe(422);
     expect((await ws.api('PUT', `/v1/deals/${deal.id}/stage`, { note: 'x' })).status).toBe(400);
-    expect((await ws.api('PUT', `/v1/deals/${deal.id}/stage`, { stage_id: pipe.stages[1].id, note: 5 })).status).toBe(400);
+    expect((await ws.api('PUT', `/v1/deals/${deal.id}/stage`, { stage_id: pipe.stages[1].id, note: 5 })).status).toBe(
+      400,
+    );
     expect((await ws.api('PUT', '/v1/deals/deal_nope/stage', { stage_id: pipe.stages[1].id })).status).toBe(404);
     expect((await ws.api('GET', `/v1/deals/${deal.id}/stage`)).status).toBe(405);
   });
@@ -458,7 +554,13 @@ describe('deal contacts', () => {
     const deal = await newDeal({ contact_id: primary.id });
     const r = await ws.api('POST', `/v1/deals/${deal.id}/contacts`, { contact_id: champ.id, role: 'champion' });
     expect(r.status).toBe(201);
-    expect(r.body.data).toMatchObject({ contact_id: champ.id, role: 'champion', is_primary: false, first_name: 'Champ', email: champ.email });
+    expect(r.body.data).toMatchObject({
+      contact_id: champ.id,
+      role: 'champion',
+      is_primary: false,
+      first_name: 'Champ',
+      email: champ.email,
+    });
 
     const list = await ws.api('GET', `/v1/deals/${deal.id}/contacts`);
     expect(list.status).toBe(200);
@@ -585,13 +687,19 @@ describe('scopes', () => {
 });
 
 describe('GraphQL', () => {
-  const DEAL = 'id title value stage_name status contact { email } stage { name position } owner { name } pipeline { name } contacts { contact_id is_primary } stage_history { to_stage_name note }';
+  const DEAL =
+    'id title value stage_name status contact { email } stage { name position } owner { name } pipeline { name } contacts { contact_id is_primary } stage_history { to_stage_name note }';
 
   it('creates, moves, reads and lists deals with their relations', async () => {
     const contact = await newContact();
-    const created = await gql(app.base, ws.key, `mutation($input: DealCreateInput!) { createDeal(input: $input) { ${DEAL} } }`, {
-      input: { title: 'GQL deal', pipeline_id: pipe.id, value: 99.5, contact_id: contact.id, owner_id: owner.id },
-    });
+    const created = await gql(
+      app.base,
+      ws.key,
+      `mutation($input: DealCreateInput!) { createDeal(input: $input) { ${DEAL} } }`,
+      {
+        input: { title: 'GQL deal', pipeline_id: pipe.id, value: 99.5, contact_id: contact.id, owner_id: owner.id },
+      },
+    );
     expect(created.errors).toBeUndefined();
     const deal = created.data.createDeal;
     expect(deal).toMatchObject({
@@ -604,32 +712,70 @@ describe('GraphQL', () => {
       pipeline: { name: 'Sales Pipeline' },
       contacts: [{ contact_id: contact.id, is_primary: true }],
     });
-    const moved = await gql(app.base, ws.key, `mutation($id: ID!, $input: DealStageMoveInput!) { moveDealStage(id: $id, input: $input) { ${DEAL} } }`, {
-      id: deal.id,
-      input: { stage_id: pipe.stages[2].id, note: 'sent proposal' },
-    });
-    expect(moved.data.moveDealStage.stage_history.map((h: { to_stage_name: string }) => h.to_stage_name)).toEqual(['Lead', 'Proposal']);
+    const moved = await gql(
+      app.base,
+      ws.key,
+      `mutation($id: ID!, $input: DealStageMoveInput!) { moveDealStage(id: $id, input: $input) { ${DEAL} } }`,
+      {
+        id: deal.id,
+        input: { stage_id: pipe.stages[2].id, note: 'sent proposal' },
+      },
+    );
+    expect(moved.data.moveDealStage.stage_history.map((h: { to_stage_name: string }) => h.to_stage_name)).toEqual([
+      'Lead',
+      'Proposal',
+    ]);
     const read = await gql(app.base, ws.key, `query($id: ID!) { deal(id: $id) { ${DEAL} } }`, { id: deal.id });
     expect(read.data.deal.stage).toEqual({ name: 'Proposal', position: 3 });
-    const listed = await gql(app.base, ws.key, `query($f: DealFilter) { deals(filter: $f, sort: [value_desc], limit: 5) { total nodes { ${DEAL} } } }`, {
-      f: { owner_id: owner.id, min_value: 99 },
-    });
+    const listed = await gql(
+      app.base,
+      ws.key,
+      `query($f: DealFilter) { deals(filter: $f, sort: [value_desc], limit: 5) { total nodes { ${DEAL} } } }`,
+      {
+        f: { owner_id: owner.id, min_value: 99 },
+      },
+    );
     expect(listed.data.deals.nodes.map((d: { id: string }) => d.id)).toContain(deal.id);
-    const contactDeals = await gql(app.base, ws.key, 'query($c: ID!) { contactDeals(contactId: $c) { nodes { id } } }', { c: contact.id });
+    const contactDeals = await gql(
+      app.base,
+      ws.key,
+      'query($c: ID!) { contactDeals(contactId: $c) { nodes { id } } }',
+      { c: contact.id },
+    );
     expect(contactDeals.data.contactDeals.nodes).toEqual([{ id: deal.id }]);
   });
 
   it('reports rule errors with their codes', async () => {
     const deal = await newDeal();
-    const cross = await gql(app.base, ws.key, 'mutation($id: ID!, $s: String!) { moveDealStage(id: $id, input: { stage_id: $s }) { id } }', { id: deal.id, s: pipe2.stages[0].id });
+    const cross = await gql(
+      app.base,
+      ws.key,
+      'mutation($id: ID!, $s: String!) { moveDealStage(id: $id, input: { stage_id: $s }) { id } }',
+      { id: deal.id, s: pipe2.stages[0].id },
+    );
     expect(cross.errors?.[0].extensions).toMatchObject({ code: 'unprocessable_entity', status: 422 });
     // A value of the wrong type is refused by the input type, naming the field.
-    const bad = await gql(app.base, ws.key, 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', { i: { title: 'x', pipeline_id: pipe.id, value: '1000' } });
-    expect(bad.errors?.[0].extensions).toMatchObject({ code: 'validation_error', details: { value: [expect.stringMatching(/Float/)] } });
+    const bad = await gql(app.base, ws.key, 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', {
+      i: { title: 'x', pipeline_id: pipe.id, value: '1000' },
+    });
+    expect(bad.errors?.[0].extensions).toMatchObject({
+      code: 'validation_error',
+      details: { value: [expect.stringMatching(/Float/)] },
+    });
     // A value of the right type that breaks a rule is the resolver's validation error, with details.
-    const negative = await gql(app.base, ws.key, 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', { i: { title: 'x', pipeline_id: pipe.id, value: -1 } });
-    expect(negative.errors?.[0].extensions).toMatchObject({ code: 'validation_error', details: { value: ['must be 0 or more'] } });
-    const denied = await gql(app.base, (await ws.addKey({ scope: 'read_only' })).key, 'mutation($id: ID!) { deleteDeal(id: $id) { id } }', { id: deal.id });
+    const negative = await gql(app.base, ws.key, 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', {
+      i: { title: 'x', pipeline_id: pipe.id, value: -1 },
+    });
+    expect(negative.errors?.[0].extensions).toMatchObject({
+      code: 'validation_error',
+      details: { value: ['must be 0 or more'] },
+    });
+    const denied = await gql(
+      app.base,
+      (await ws.addKey({ scope: 'read_only' })).key,
+      'mutation($id: ID!) { deleteDeal(id: $id) { id } }',
+      { id: deal.id },
+    );
     expect(denied.errors?.[0].extensions?.code).toBe('forbidden');
   });
 
@@ -644,19 +790,50 @@ describe('GraphQL', () => {
         return Object.values(r.data as object)[0];
       };
       const input = { title: 'Parity', pipeline_id: pipe.id, value: 10, contact_id: contact.id };
-      const deal = await call(['POST', '/v1/deals', input], 'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }', { i: input });
+      const deal = await call(
+        ['POST', '/v1/deals', input],
+        'mutation($i: DealCreateInput!) { createDeal(input: $i) { id } }',
+        { i: input },
+      );
       const upd = { value: 20, status: 'won', won_reason: 'fit' };
-      await call(['PUT', `/v1/deals/${deal.id}`, upd], 'mutation($id: ID!, $i: DealUpdateInput!) { updateDeal(id: $id, input: $i) { id } }', { id: deal.id, i: upd });
+      await call(
+        ['PUT', `/v1/deals/${deal.id}`, upd],
+        'mutation($id: ID!, $i: DealUpdateInput!) { updateDeal(id: $id, input: $i) { id } }',
+        { id: deal.id, i: upd },
+      );
       const move = { stage_id: pipe.stages[4].id, note: 'done' };
-      await call(['PUT', `/v1/deals/${deal.id}/stage`, move], 'mutation($id: ID!, $i: DealStageMoveInput!) { moveDealStage(id: $id, input: $i) { id } }', { id: deal.id, i: move });
+      await call(
+        ['PUT', `/v1/deals/${deal.id}/stage`, move],
+        'mutation($id: ID!, $i: DealStageMoveInput!) { moveDealStage(id: $id, input: $i) { id } }',
+        { id: deal.id, i: move },
+      );
       const dc = { contact_id: champ.id, role: 'champion' };
-      await call(['POST', `/v1/deals/${deal.id}/contacts`, dc], 'mutation($id: ID!, $i: DealContactInput!) { addDealContact(dealId: $id, input: $i) { contact_id } }', { id: deal.id, i: dc });
-      await call(['DELETE', `/v1/deals/${deal.id}/contacts/${champ.id}`], 'mutation($id: ID!, $c: ID!) { removeDealContact(dealId: $id, contactId: $c) { id } }', { id: deal.id, c: champ.id });
-      await call(['DELETE', `/v1/deals/${deal.id}`], 'mutation($id: ID!) { deleteDeal(id: $id) { id } }', { id: deal.id });
-      const ids = new Map([[contact.id, 'primary'], [champ.id, 'champ']]);
+      await call(
+        ['POST', `/v1/deals/${deal.id}/contacts`, dc],
+        'mutation($id: ID!, $i: DealContactInput!) { addDealContact(dealId: $id, input: $i) { contact_id } }',
+        { id: deal.id, i: dc },
+      );
+      await call(
+        ['DELETE', `/v1/deals/${deal.id}/contacts/${champ.id}`],
+        'mutation($id: ID!, $c: ID!) { removeDealContact(dealId: $id, contactId: $c) { id } }',
+        { id: deal.id, c: champ.id },
+      );
+      await call(['DELETE', `/v1/deals/${deal.id}`], 'mutation($id: ID!) { deleteDeal(id: $id) { id } }', {
+        id: deal.id,
+      });
+      const ids = new Map([
+        [contact.id, 'primary'],
+        [champ.id, 'champ'],
+      ]);
       return (await eventsOf(deal.id)).map((e) => {
         const data = e.data as Record<string, any>;
-        return { type: e.type, contact: ids.get(e.contactId ?? ''), keys: Object.keys(data).sort(), dealKeys: Object.keys(data.deal).sort(), changes: data.changes ?? null };
+        return {
+          type: e.type,
+          contact: ids.get(e.contactId ?? ''),
+          keys: Object.keys(data).sort(),
+          dealKeys: Object.keys(data.deal).sort(),
+          changes: data.changes ?? null,
+        };
       });
     };
     const rest = await run('rest');

@@ -31,7 +31,12 @@ function tsBlocks(doc: string, markdown: string): Block[] {
     // "From [`examples/x.ts`](../examples/x.ts):" in the paragraph that leads to the block.
     const lead = lines.slice(Math.max(0, i - 4), i).join('\n');
     const named = [...lead.matchAll(/\]\((\.\.\/examples\/[\w./-]+\.ts)\)/g)].at(-1)?.[1];
-    blocks.push({ doc, line: i + 1, code: lines.slice(i + 1, end).join('\n'), source: named ? path.join(path.dirname(doc), named) : null });
+    blocks.push({
+      doc,
+      line: i + 1,
+      code: lines.slice(i + 1, end).join('\n'),
+      source: named ? path.join(path.dirname(doc), named) : null,
+    });
     i = end;
   }
   return blocks;
@@ -49,7 +54,10 @@ afterAll(() => fs.rmSync(workDir, { recursive: true, force: true }));
 async function typeCheck(files: Record<string, string>): Promise<{ ok: boolean; report: string }> {
   const dir = fs.mkdtempSync(path.join(workDir, 'run-'));
   for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), text);
-  fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ extends: path.join(projectRoot, 'tsconfig.json'), include: Object.keys(files), exclude: [] }));
+  fs.writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    JSON.stringify({ extends: path.join(projectRoot, 'tsconfig.json'), include: Object.keys(files), exclude: [] }),
+  );
   const tsc = path.join(projectRoot, 'node_modules/.bin/tsc');
   try {
     await promisify(execFile)(tsc, ['-p', dir, '--noEmit', '--pretty', 'false'], { cwd: dir });
@@ -67,7 +75,7 @@ describe('code in the documentation', () => {
     expect(blocks.filter((b) => b.doc === 'docs/webhooks.md').length).toBeGreaterThan(0);
   });
 
-  it('every ```ts block compiles on its own with the project\'s settings', async () => {
+  it("every ```ts block compiles on its own with the project's settings", async () => {
     const { ok, report } = await typeCheck(Object.fromEntries(blocks.map((b) => [fileName(b), b.code])));
     // Errors name the file as <doc>-line-<fence line>.ts.
     expect(report).toBe('');
@@ -80,14 +88,18 @@ describe('code in the documentation', () => {
       let at = 0;
       for (const line of b.code.split('\n').filter((l) => l.trim() !== '')) {
         const found = file.indexOf(line, at);
-        expect(found, `${b.doc}:${b.line}: "${line}" is not in ${b.source} (after line ${at})`).toBeGreaterThanOrEqual(0);
+        expect(found, `${b.doc}:${b.line}: "${line}" is not in ${b.source} (after line ${at})`).toBeGreaterThanOrEqual(
+          0,
+        );
         at = found + 1;
       }
     }
   });
 
   it('the check fails on code that does not compile', async () => {
-    const { ok, report } = await typeCheck({ 'broken.ts': "import crypto from 'node:crypto';\nexport const n: number = crypto.randomUUID();\n" });
+    const { ok, report } = await typeCheck({
+      'broken.ts': "import crypto from 'node:crypto';\nexport const n: number = crypto.randomUUID();\n",
+    });
     expect(ok).toBe(false);
     expect(report).toMatch(/broken\.ts\(2,14\): error TS2322/);
   }, 60_000);

@@ -17,7 +17,10 @@ describe.skipIf(!url)('event bus on Redis', () => {
     const warnings: string[] = [];
     const bus = createEventBus(url!, { prefix, logger: { warn: (_o, msg) => void warnings.push(msg) } });
     const redis = new Redis(url!);
-    closers.push(() => bus.close(), () => redis.quit());
+    closers.push(
+      () => bus.close(),
+      () => redis.quit(),
+    );
     const channel = `${prefix}:events:ws_junk`;
     const events = bus.subscribe('ws_junk')[Symbol.asyncIterator]();
     const first = events.next();
@@ -27,7 +30,16 @@ describe.skipIf(!url)('event bus on Redis', () => {
     await redis.publish(channel, '');
     await redis.publish(channel, '{"not":"an event"}');
     await redis.publish(channel, '42');
-    const event: PublishedEvent = { id: 'evt_after_junk', event: 'contact.created', timestamp: new Date().toISOString(), workspaceId: 'ws_junk', entityType: 'contact', entityId: 'con_1', sequence: 1, data: {} };
+    const event: PublishedEvent = {
+      id: 'evt_after_junk',
+      event: 'contact.created',
+      timestamp: new Date().toISOString(),
+      workspaceId: 'ws_junk',
+      entityType: 'contact',
+      entityId: 'con_1',
+      sequence: 1,
+      data: {},
+    };
     bus.publish(event);
 
     expect((await first).value).toMatchObject({ id: 'evt_after_junk' });

@@ -19,28 +19,40 @@ test.override('appOptions', () => ({ bus: fileBus() }));
 // The feed publishes the event log on the bus for every test of the file.
 test.beforeAll(({ feed }) => void feed);
 
-const eventsOf = (app: TestApp, entityId: string) => app.db.prisma.event.findMany({ where: { entityId }, orderBy: { sequence: 'asc' } });
+const eventsOf = (app: TestApp, entityId: string) =>
+  app.db.prisma.event.findMany({ where: { entityId }, orderBy: { sequence: 'asc' } });
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('event sequence', () => {
-  it(`${N} concurrent updates of one task: sequences 1..${N + 1}, each update seeing the one numbered before it`, async ({ app, ws }) => {
+  it(`${N} concurrent updates of one task: sequences 1..${N + 1}, each update seeing the one numbered before it`, async ({
+    app,
+    ws,
+  }) => {
     const task = (await ws.api('POST', '/v1/tasks', { title: 't0' })).body.data;
-    const answers = await Promise.all(range(1, N).map((i) => ws.api('PUT', `/v1/tasks/${task.id}`, { title: `t${i}` })));
+    const answers = await Promise.all(
+      range(1, N).map((i) => ws.api('PUT', `/v1/tasks/${task.id}`, { title: `t${i}` })),
+    );
     expect(answers.map((r) => r.status)).toEqual(range(1, N).map(() => 200));
     const events = await eventsOf(app, task.id);
     expect(events.map((e) => e.sequence)).toEqual(range(1, N + 1));
     expect(events.map((e) => e.type)).toEqual(['task.created', ...range(1, N).map(() => 'task.updated')]);
     // Commit order: each update read the task as the previously numbered one left it.
     const titles = events.map((e) => (e.data as { task: { title: string } }).task.title);
-    for (let k = 1; k < events.length; k++) expect((events[k].data as { previous: { title: string } }).previous.title).toBe(titles[k - 1]);
+    for (let k = 1; k < events.length; k++)
+      expect((events[k].data as { previous: { title: string } }).previous.title).toBe(titles[k - 1]);
     expect(new Set(titles).size).toBe(N + 1);
     // The highest number is the state that stayed.
     expect((await ws.api('GET', `/v1/tasks/${task.id}`)).body.data.title).toBe(titles.at(-1));
   });
 
-  it(`${N} concurrent updates of one contact: no gap, no repeat, the last number is the final state`, async ({ app, ws }) => {
+  it(`${N} concurrent updates of one contact: no gap, no repeat, the last number is the final state`, async ({
+    app,
+    ws,
+  }) => {
     const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Seq', email: uniqueEmail('seq') })).body.data;
-    const answers = await Promise.all(range(1, N).map((i) => ws.api('PUT', `/v1/contacts/${contact.id}`, { job_title: `title ${i}` })));
+    const answers = await Promise.all(
+      range(1, N).map((i) => ws.api('PUT', `/v1/contacts/${contact.id}`, { job_title: `title ${i}` })),
+    );
     expect(answers.map((r) => r.status)).toEqual(range(1, N).map(() => 200));
     const events = await eventsOf(app, contact.id);
     expect(events.map((e) => e.sequence)).toEqual(range(1, events.length));
@@ -49,7 +61,10 @@ describe('event sequence', () => {
     expect((await ws.api('GET', `/v1/contacts/${contact.id}`)).body.data.job_title).toBe(last.contact.job_title);
   });
 
-  it('a writer of a record waits for the open transaction that took the previous number, then takes the next', async ({ app, ws }) => {
+  it('a writer of a record waits for the open transaction that took the previous number, then takes the next', async ({
+    app,
+    ws,
+  }) => {
     const entityId = `con_wait_${randomUUID()}`;
     const event = () => ({ ...contactUpdated.sample(), entityId, workspaceId: ws.id, actor: null });
     const order: string[] = [];
@@ -84,14 +99,28 @@ describe('event sequence', () => {
   });
 
   it('live events carry the sequence', async ({ app, ws }) => {
-    const sub = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, 'subscription { contactChanged { id event sequence } }');
+    const sub = subscribe(
+      app.base,
+      { authorization: `Bearer ${ws.key}` },
+      'subscription { contactChanged { id event sequence } }',
+    );
     try {
-      await sub.ready(app.bus, { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} });
-      const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Live', email: uniqueEmail('live-seq') })).body.data;
+      await sub.ready(app.bus, {
+        event: 'contact.created',
+        workspaceId: ws.id,
+        entityType: 'contact',
+        entityId: 'probe',
+        sequence: 1,
+        data: {},
+      });
+      const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Live', email: uniqueEmail('live-seq') }))
+        .body.data;
       await ws.api('PUT', `/v1/contacts/${contact.id}`, { company: 'Changed' });
       const [created, updated] = await eventsOf(app, contact.id);
       await sub.waitFor((d) => d.contactChanged.id === updated.id);
-      const got = sub.received.filter((d) => [created.id, updated.id].includes(d.contactChanged.id)).map((d) => d.contactChanged);
+      const got = sub.received
+        .filter((d) => [created.id, updated.id].includes(d.contactChanged.id))
+        .map((d) => d.contactChanged);
       expect(got).toEqual([
         { id: created.id, event: 'contact.created', sequence: 1 },
         { id: updated.id, event: 'contact.updated', sequence: 2 },
@@ -104,12 +133,16 @@ describe('event sequence', () => {
 
 describe('event sequence migration', () => {
   it('numbers the events logged before it per record, in log order, and names the pipeline and owner of past stage moves', async () => {
-    const folders = fs.readdirSync(migrationsDir).filter((d) => fs.statSync(path.join(migrationsDir, d)).isDirectory()).sort();
+    const folders = fs
+      .readdirSync(migrationsDir)
+      .filter((d) => fs.statSync(path.join(migrationsDir, d)).isDirectory())
+      .sort();
     const at = folders.findIndex((f) => f.endsWith('_event_sequences'));
     expect(at).toBeGreaterThan(0);
     const pg = new PGlite();
     try {
-      for (const f of folders.slice(0, at)) await pg.exec(fs.readFileSync(path.join(migrationsDir, f, 'migration.sql'), 'utf8'));
+      for (const f of folders.slice(0, at))
+        await pg.exec(fs.readFileSync(path.join(migrationsDir, f, 'migration.sql'), 'utf8'));
       await pg.exec(`
         INSERT INTO workspaces (id, name) VALUES ('ws_m', 'M');
         INSERT INTO users (id, workspace_id, name, email, updated_at) VALUES ('usr_m', 'ws_m', 'Grace', 'grace@example.com', now());
@@ -122,12 +155,30 @@ describe('event sequence migration', () => {
           ('evt_5', 'ws_m', 'deal.stage_changed', 'deal', 'deal_a', '{"deal": {"id": "deal_a", "pipeline_id": "pipe_gone", "owner_id": null}}'),
           ('evt_6', 'ws_m', 'contact.updated', 'contact', 'con_a', '{}');`);
       await pg.exec(fs.readFileSync(path.join(migrationsDir, folders[at], 'migration.sql'), 'utf8'));
-      const rows = (await pg.query<{ id: string; sequence: number; data: any }>('SELECT id, sequence, data FROM events ORDER BY seq')).rows;
-      expect(rows.map((r) => [r.id, r.sequence])).toEqual([['evt_1', 1], ['evt_2', 1], ['evt_3', 2], ['evt_4', 2], ['evt_5', 3], ['evt_6', 3]]);
+      const rows = (
+        await pg.query<{ id: string; sequence: number; data: any }>(
+          'SELECT id, sequence, data FROM events ORDER BY seq',
+        )
+      ).rows;
+      expect(rows.map((r) => [r.id, r.sequence])).toEqual([
+        ['evt_1', 1],
+        ['evt_2', 1],
+        ['evt_3', 2],
+        ['evt_4', 2],
+        ['evt_5', 3],
+        ['evt_6', 3],
+      ]);
       expect(rows[3].data.deal).toMatchObject({ pipeline_name: 'Sales', owner_name: 'Grace' });
       expect(rows[4].data.deal).toMatchObject({ pipeline_name: 'pipe_gone', owner_name: null });
-      const counters = (await pg.query<{ entity_id: string; last: number }>('SELECT entity_id, last FROM record_sequences ORDER BY entity_id')).rows;
-      expect(counters).toEqual([{ entity_id: 'con_a', last: 3 }, { entity_id: 'deal_a', last: 3 }]);
+      const counters = (
+        await pg.query<{ entity_id: string; last: number }>(
+          'SELECT entity_id, last FROM record_sequences ORDER BY entity_id',
+        )
+      ).rows;
+      expect(counters).toEqual([
+        { entity_id: 'con_a', last: 3 },
+        { entity_id: 'deal_a', last: 3 },
+      ]);
     } finally {
       await pg.close();
     }

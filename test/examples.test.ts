@@ -25,7 +25,11 @@ describe('docs/webhooks.md example receiver', () => {
     const worker = app.worker();
     await until(async () => (await worker.runOnce(), got.length === 1), 10_000);
     expect(got).toHaveLength(1);
-    const forged = await fetch(url, { method: 'POST', body: '{"id":"evt_x"}', headers: { 'x-service-signature': '00' } });
+    const forged = await fetch(url, {
+      method: 'POST',
+      body: '{"id":"evt_x"}',
+      headers: { 'x-service-signature': '00' },
+    });
     expect(forged.status).toBe(401);
     expect(verifyServiceSignature(secret, 'body', undefined)).toBe(false);
     receiver.close();
@@ -33,16 +37,24 @@ describe('docs/webhooks.md example receiver', () => {
 });
 
 describe('docs/webhooks.md example receiver, form-encoded deliveries', () => {
-  it('verifies the signatures over the raw form body and reads the event from its payload field', async ({ app, ws }) => {
+  it('verifies the signatures over the raw form body and reads the event from its payload field', async ({
+    app,
+    ws,
+  }) => {
     const got: { id: string; event: string }[] = [];
-    const sub = await ws.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/x', events: ['contact.created'], content_type: 'form' });
+    const sub = await ws.api('POST', '/v1/webhooks', {
+      url: 'http://127.0.0.1:9/x',
+      events: ['contact.created'],
+      content_type: 'form',
+    });
     expect(sub.status).toBe(201);
     const secret: string = sub.body.data.secret;
     const receiver = createReceiver(secret, (e) => got.push(e));
     await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     await ws.api('PUT', `/v1/webhooks/${sub.body.data.id}`, { url });
-    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Form', email: uniqueEmail('form') })).body.data;
+    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Form', email: uniqueEmail('form') })).body
+      .data;
     const worker = app.worker();
     await until(async () => (await worker.runOnce(), got.length === 1), 10_000);
     expect(got[0]).toMatchObject({ event: 'contact.created', data: { contact: { id: contact.id } } });

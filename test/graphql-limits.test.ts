@@ -2,7 +2,21 @@
 // the response budget, and introspection with the suggestions that would spell the schema out:
 // refused before any resolver runs, over HTTP and over WebSocket. Normal queries, the REST
 // operations and GraphiQL's introspection stay well inside them.
-import { getIntrospectionQuery, getNamedType, getNullableType, isEnumType, isInputObjectType, isListType, isNonNullType, isObjectType, Kind, typeFromAST, validate, type DocumentNode, type GraphQLInputType } from 'graphql';
+import {
+  getIntrospectionQuery,
+  getNamedType,
+  getNullableType,
+  isEnumType,
+  isInputObjectType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  Kind,
+  typeFromAST,
+  validate,
+  type DocumentNode,
+  type GraphQLInputType,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.ts';
 import { LIST_SIZES, operationCost } from '../src/graphql/cost.ts';
@@ -25,7 +39,8 @@ test.beforeAll(async ({ app: started, ws: main }) => {
 
 const post = (query: string, variables?: Record<string, unknown>) => ws.api('POST', '/graphql', { query, variables });
 /** As a GraphQL-over-HTTP client that asks for the newer media type, which gets 400 for refused documents. */
-const strict = (query: string) => ws.api('POST', '/graphql', { query }, { accept: 'application/graphql-response+json' });
+const strict = (query: string) =>
+  ws.api('POST', '/graphql', { query }, { accept: 'application/graphql-response+json' });
 
 /**
  * `first { contact { deals(limit: 1) { contact ... leaf } } }`: `levels` fields deep, through the
@@ -42,7 +57,10 @@ const chain = (levels: number, leaf?: string) => cycle(['activities(limit: 1)', 
 const costly = (id: string, aliases = 4) =>
   `{ ${Array.from({ length: aliases }, (_v, i) => `a${i}: contact(id: "${id}") { deals(limit: 100) { contacts { contact { deals(limit: 100) { contacts { contact { deals(limit: 100) { id title } } } } } } } }`).join(' ')} }`;
 
-/** A refusal: no data, our error code, a message naming the limit (200 to Accept: application/json, like any validation error). */
+/**
+ * A refusal: no data, our error code, a message naming the limit
+ * (200 to Accept: application/json, like any validation error).
+ */
 function expectRefused(r: { status: number; body: any }, limit: RegExp) {
   expect(r.status).toBe(200);
   expect(r.body.data).toBeUndefined();
@@ -80,18 +98,36 @@ describe('limits refuse documents before anything runs', () => {
     const refused = await post(costly(c.id));
     expectRefused(refused, /cost limit of 20000 exceeded, found \d{9,}/i);
     expect((await strict(costly(c.id))).status).toBe(400);
-    // One level of nesting less, 1 + 100 × (1 + 25 × (2 + 10)) = 30,101, is still over the limit; with deals(limit: 2) it is not.
-    expectRefused(await post(`{ contact(id: "${c.id}") { deals(limit: 100) { contacts { contact { deals(limit: 10) { id } } } } } }`), /found 30101/i);
-    expect((await post(`{ contact(id: "${c.id}") { deals(limit: 100) { contacts { contact { deals(limit: 2) { id } } } } } }`)).body.errors).toBeUndefined();
-    expect((await post(`{ contact(id: "${c.id}") { deals(limit: 100) { id title contacts { contact_id } } } }`)).body.errors).toBeUndefined();
+    // One level of nesting less, 1 + 100 × (1 + 25 × (2 + 10)) =
+    // 30,101, is still over the limit; with deals(limit: 2) it is not.
+    expectRefused(
+      await post(
+        `{ contact(id: "${c.id}") { deals(limit: 100) { contacts { contact { deals(limit: 10) { id } } } } } }`,
+      ),
+      /found 30101/i,
+    );
+    expect(
+      (
+        await post(
+          `{ contact(id: "${c.id}") { deals(limit: 100) { contacts { contact { deals(limit: 2) { id } } } } } }`,
+        )
+      ).body.errors,
+    ).toBeUndefined();
+    expect(
+      (await post(`{ contact(id: "${c.id}") { deals(limit: 100) { id title contacts { contact_id } } } }`)).body.errors,
+    ).toBeUndefined();
   });
 
   it('a list without `limit` counts as a full page; `limit` from variables counts with its value', async () => {
-    const q = 'query ($n: Int) { contacts(limit: $n) { total nodes { id deals(limit: $n) { id contacts { contact { id } } } } } }';
+    const q =
+      'query ($n: Int) { contacts(limit: $n) { total nodes { id deals(limit: $n) { id contacts { contact { id } } } } } }';
     // 1 + n × (1 + n × (1 + 25 × 2)): 2 → 207, 30 → 45,931.
     expect((await post(q, { n: 2 })).body.errors).toBeUndefined();
     expectRefused(await post(q, { n: 30 }), /cost limit of 20000 exceeded, found 45931/i);
-    expectRefused(await post('{ contacts { nodes { deals { contacts { contact { id } } } } } }'), /cost limit of 20000 exceeded/i);
+    expectRefused(
+      await post('{ contacts { nodes { deals { contacts { contact { id } } } } } }'),
+      /cost limit of 20000 exceeded/i,
+    );
   });
 
   it('long texts count their size: aliases of a page of notes are refused, one page is not', async () => {
@@ -103,7 +139,10 @@ describe('limits refuse documents before anything runs', () => {
 
   it('fragments that multiply when expanded are refused', async () => {
     // 2^14 spreads of one field, in 15 short fragments.
-    const fragments = Array.from({ length: 14 }, (_v, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`).join(' ');
+    const fragments = Array.from(
+      { length: 14 },
+      (_v, i) => `fragment F${i} on Query { ...F${i + 1} ...F${i + 1} }`,
+    ).join(' ');
     const r = await post(`{ ...F0 } ${fragments} fragment F14 on Query { __typename }`);
     expectRefused(r, /more than 10000 fields once its fragments are expanded/i);
   });
@@ -115,26 +154,43 @@ describe('limits refuse documents before anything runs', () => {
   });
 
   it('too many directives', async () => {
-    expectRefused(await post(`{ ${'... on Query @include(if: true) { __typename } '.repeat(51)} }`), /directives limit of 50/i);
-    expect((await post(`{ ${'... on Query @include(if: true) { __typename } '.repeat(50)} }`)).body.data.__typename).toBe('Query');
+    expectRefused(
+      await post(`{ ${'... on Query @include(if: true) { __typename } '.repeat(51)} }`),
+      /directives limit of 50/i,
+    );
+    expect(
+      (await post(`{ ${'... on Query @include(if: true) { __typename } '.repeat(50)} }`)).body.data.__typename,
+    ).toBe('Query');
   });
 
   it('refused mutations create nothing: no resolver ran', async () => {
     const before = await contactCount();
-    const create = (i: number) => `c${i}: createContact(input: { first_name: "Flood", email: "${uniqueEmail('flood')}" }) { id }`;
+    const create = (i: number) =>
+      `c${i}: createContact(input: { first_name: "Flood", email: "${uniqueEmail('flood')}" }) { id }`;
     expectRefused(await post(`mutation { ${Array.from({ length: 16 }, (_, i) => create(i)).join(' ')} }`), /aliases/i);
-    const deep = cycle(['createContact(input: { first_name: "Deep", email: "' + uniqueEmail('deep') + '" })', 'deals'], 11);
+    const deep = cycle(
+      ['createContact(input: { first_name: "Deep", email: "' + uniqueEmail('deep') + '" })', 'deals'],
+      11,
+    );
     expectRefused(await post(`mutation { ${deep} }`), /depth/i);
     expect(await contactCount()).toBe(before);
   });
 
   it('apply to GraphQL over WebSocket too (yoga.getEnveloped)', async () => {
-    const sub = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, `subscription { ${cycle(['contactChanged', 'contact'], 12)} }`);
+    const sub = subscribe(
+      app.base,
+      { authorization: `Bearer ${ws.key}` },
+      `subscription { ${cycle(['contactChanged', 'contact'], 12)} }`,
+    );
     await sub.ended;
     expect(sub.errors[0]?.message).toMatch(/depth limit of 10/i);
     expect(sub.errors[0]?.extensions?.code).toBe('validation_error');
     await sub.close();
-    const costlySub = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, 'subscription { contactChanged { contact { deals(limit: 100) { contacts { contact { deals(limit: 100) { id } } } } } } }');
+    const costlySub = subscribe(
+      app.base,
+      { authorization: `Bearer ${ws.key}` },
+      'subscription { contactChanged { contact { deals(limit: 100) { contacts { contact { deals(limit: 100) { id } } } } } } }',
+    );
     await costlySub.ended;
     expect(costlySub.errors[0]?.message).toMatch(/cost limit of 20000 exceeded/i);
     expect(costlySub.errors[0]?.extensions?.code).toBe('validation_error');
@@ -183,7 +239,9 @@ describe('what stays allowed', () => {
   });
 
   it("GraphiQL's introspection query passes", async () => {
-    const r = await post(getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, directiveIsRepeatable: true }));
+    const r = await post(
+      getIntrospectionQuery({ descriptions: true, inputValueDeprecation: true, directiveIsRepeatable: true }),
+    );
     expect(r.status).toBe(200);
     expect(r.body.data.__schema.queryType.name).toBe('Query');
   });
@@ -192,7 +250,16 @@ describe('what stays allowed', () => {
     const c = (await ws.api('POST', '/v1/contacts', { first_name: 'Rich', email: uniqueEmail('rich') })).body.data;
     const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0];
     for (const title of ['Older', 'Newer']) {
-      expect((await ws.api('POST', '/v1/deals', { title, pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id, contact_id: c.id })).status).toBe(201);
+      expect(
+        (
+          await ws.api('POST', '/v1/deals', {
+            title,
+            pipeline_id: pipeline.id,
+            stage_id: pipeline.stages[0].id,
+            contact_id: c.id,
+          })
+        ).status,
+      ).toBe(201);
     }
     // 1 + 20 × (2 + 5 × (4 + 25 × 2 + 25)) = 7,941: under the cost limit with deals(limit: 5), not with 100.
     const r = await post(`{
@@ -207,7 +274,9 @@ describe('what stays allowed', () => {
       } } }`);
     expect(r.body.errors).toBeUndefined();
     expect(r.body.data.contacts.nodes.length).toBeGreaterThan(0);
-    const mine = await post(`{ contact(id: "${c.id}") { deals(limit: 5) { title contacts { contact { id } } stage_history { to_stage_name } } } }`);
+    const mine = await post(
+      `{ contact(id: "${c.id}") { deals(limit: 5) { title contacts { contact { id } } stage_history { to_stage_name } } } }`,
+    );
     expect(mine.body.data.contact.deals.map((d: { title: string }) => d.title)).toEqual(['Newer', 'Older']);
   });
 });
@@ -217,7 +286,12 @@ describe('Contact.deals and every other list field are bounded', () => {
     const c = (await ws.api('POST', '/v1/contacts', { first_name: 'Limit', email: uniqueEmail('limit') })).body.data;
     const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0];
     for (const title of ['D1', 'D2', 'D3']) {
-      await ws.api('POST', '/v1/deals', { title, pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id, contact_id: c.id });
+      await ws.api('POST', '/v1/deals', {
+        title,
+        pipeline_id: pipeline.id,
+        stage_id: pipeline.stages[0].id,
+        contact_id: c.id,
+      });
     }
     const q = 'query ($id: ID!, $n: Int) { contact(id: $id) { deals(limit: $n) { title } } }';
     expect((await post(q, { id: c.id, n: 2 })).body.data.contact.deals).toEqual([{ title: 'D3' }, { title: 'D2' }]);
@@ -236,7 +310,9 @@ describe('Contact.deals and every other list field are bounded', () => {
     expect((await as(`{ contact(id: "${c.id}") { id first_name } }`)).body.errors).toBeUndefined();
     const acts = await as('{ activities(limit: 5) { nodes { subject contact { id } deal { id } } } }');
     expect(acts.body.errors.map((e: { extensions: { code: string } }) => e.extensions.code)).toContain('forbidden');
-    const ok = await ws.api('POST', '/graphql', { query: '{ activities(limit: 5) { nodes { subject contact { id } } } }' });
+    const ok = await ws.api('POST', '/graphql', {
+      query: '{ activities(limit: 5) { nodes { subject contact { id } } } }',
+    });
     expect(ok.body.data.activities.nodes[0].contact.id).toBe(c.id);
   });
 
@@ -262,7 +338,10 @@ describe('Contact.deals and every other list field are bounded', () => {
 describe('introspection', () => {
   it('is off in production unless GRAPHQL_INTROSPECTION turns it on; GraphiQL likewise', () => {
     expect(loadConfig({ NODE_ENV: 'production' })).toMatchObject({ graphqlIntrospection: false, graphiql: false });
-    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true', GRAPHIQL: 'true' })).toMatchObject({ graphqlIntrospection: true, graphiql: true });
+    expect(loadConfig({ NODE_ENV: 'production', GRAPHQL_INTROSPECTION: 'true', GRAPHIQL: 'true' })).toMatchObject({
+      graphqlIntrospection: true,
+      graphiql: true,
+    });
     expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ graphqlIntrospection: true, graphiql: true });
     expect(loadConfig({ GRAPHQL_INTROSPECTION: 'false' }).graphqlIntrospection).toBe(false);
     expect(loadConfig({ GRAPHQL_MAX_DEPTH: '12' }).graphqlLimits).toEqual({ ...DEFAULT_GRAPHQL_LIMITS, maxDepth: 12 });
@@ -315,12 +394,16 @@ describe('introspection', () => {
 
 describe('the response budget', () => {
   it('cuts an answer larger than GRAPHQL_MAX_RESPONSE_BYTES with one coded error and no data, over HTTP and WebSocket', async () => {
-    const small = await startTestApp({ graphql: { graphqlLimits: { ...DEFAULT_GRAPHQL_LIMITS, maxResponseBytes: 20_000 } } });
+    const small = await startTestApp({
+      graphql: { graphqlLimits: { ...DEFAULT_GRAPHQL_LIMITS, maxResponseBytes: 20_000 } },
+    });
     try {
       const w = await small.workspace();
       const c = (await w.api('POST', '/v1/contacts', { first_name: 'Budget', email: uniqueEmail('budget') })).body.data;
-      for (let i = 0; i < 3; i++) expect((await w.api('POST', `/v1/contacts/${c.id}/notes`, { content: 'x'.repeat(9_000) })).status).toBe(201);
-      const notes = (limit: number) => `{ contactNotes(contactId: "${c.id}", limit: ${limit}) { nodes { id content } } }`;
+      for (let i = 0; i < 3; i++)
+        expect((await w.api('POST', `/v1/contacts/${c.id}/notes`, { content: 'x'.repeat(9_000) })).status).toBe(201);
+      const notes = (limit: number) =>
+        `{ contactNotes(contactId: "${c.id}", limit: ${limit}) { nodes { id content } } }`;
       // Two notes (about 18 KB) fit; three do not.
       expect((await w.api('POST', '/graphql', { query: notes(2) })).body.data.contactNotes.nodes).toHaveLength(2);
       const cut = await w.api('POST', '/graphql', { query: notes(3) });

@@ -5,7 +5,11 @@ import { it } from './helpers/fixtures.ts';
 
 describe('headers and envelopes', () => {
   it('every response carries X-API-Version and a request id equal to meta.request_id', async ({ app, ws }) => {
-    for (const r of [await ws.api('GET', '/v1/contacts'), await ws.api('GET', '/v1/contacts/none'), await client(app.base)('GET', '/v1/contacts')]) {
+    for (const r of [
+      await ws.api('GET', '/v1/contacts'),
+      await ws.api('GET', '/v1/contacts/none'),
+      await client(app.base)('GET', '/v1/contacts'),
+    ]) {
       expect(r.headers.get('x-api-version')).toBe('v1');
       expect(r.headers.get('x-request-id')).toMatch(/^req_/);
       expect(r.body.meta.request_id).toBe(r.headers.get('x-request-id'));
@@ -60,7 +64,9 @@ describe('error statuses', () => {
   });
 
   it('415 for a body that is not JSON', async ({ ws }) => {
-    const r = await ws.api('POST', '/v1/contacts', 'first_name=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    const r = await ws.api('POST', '/v1/contacts', 'first_name=x', {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     expect(r.status).toBe(415);
     expect(r.body.error.code).toBe('unsupported_media_type');
   });
@@ -70,12 +76,26 @@ describe('error statuses', () => {
     const r = await ws.api('POST', '/v1/contacts', big);
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe('payload_too_large');
-    const rows = Array.from({ length: 100 }, (_, i) => ({ first_name: 'Bulk', last_name: 'x'.repeat(200), email: uniqueEmail(`b${i}`), company: 'c'.repeat(200), tags: ['t'.repeat(60)] }));
+    const rows = Array.from({ length: 100 }, (_, i) => ({
+      first_name: 'Bulk',
+      last_name: 'x'.repeat(200),
+      email: uniqueEmail(`b${i}`),
+      company: 'c'.repeat(200),
+      tags: ['t'.repeat(60)],
+    }));
     expect((await ws.api('POST', '/v1/contacts/bulk', { contacts: rows })).status).toBe(201);
   });
 
   it('400 validation_error for bad query parameters; unknown ones are ignored', async ({ ws }) => {
-    for (const q of ['limit=0', 'limit=101', 'limit=abc', 'sort=password', 'status=vip', 'created_after=yesterday', 'cursor=garbage']) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'limit=abc',
+      'sort=password',
+      'status=vip',
+      'created_after=yesterday',
+      'cursor=garbage',
+    ]) {
       const r = await ws.api('GET', `/v1/contacts?${q}`);
       expect(r.status, q).toBe(400);
       expect(r.body.error.code).toBe('validation_error');

@@ -12,23 +12,31 @@ import { restErrors } from '../src/rest/errors.ts';
 import { test } from './helpers/fixtures.ts';
 
 /** node's fetch drops a Host header; http.request sends it as given. */
-function rawGet(base: string, path: string, headers: Record<string, string>): Promise<{ status: number; location?: string; body: string }> {
+function rawGet(
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; location?: string; body: string }> {
   return new Promise((resolve, reject) => {
-    http.get(base + path, { headers }, (res) => {
-      let body = '';
-      res.on('data', (d) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
-    }).on('error', reject);
+    http
+      .get(base + path, { headers }, (res) => {
+        let body = '';
+        res.on('data', (d) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
+      })
+      .on('error', reject);
   });
 }
 
 const it = test
   /** Behind the proxy with PUBLIC_URL set. */
   .extend('published', { scope: 'file' }, ({ startApp }) =>
-    startApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' }))
+    startApp({ trustProxy: '1', publicOrigin: 'https://crm.example.com' }),
+  )
   /** Behind the proxy with ALLOWED_HOSTS set. */
   .extend('allowed', { scope: 'file' }, ({ startApp }) =>
-    startApp({ trustProxy: '1', allowedHosts: ['crm.example.com'] }));
+    startApp({ trustProxy: '1', allowedHosts: ['crm.example.com'] }),
+  );
 it.override('appOptions', { trustProxy: '1' });
 // Names the other apps so that they, too, start before the tests, under the hook timeout.
 it.beforeAll(({ published, allowed }) => void [published, allowed]);
@@ -43,11 +51,20 @@ const FORGED: Record<string, string>[] = [
   { host: '[::1].evil.example' },
 ];
 /** Host headers that are no host name at all: never put into a Location. */
-const MALFORMED: Record<string, string>[] = [{ host: '127.0.0.1@evil.example' }, { host: '[::1].evil.example' }, { host: 'evil.example/path' }, { host: 'a b' }, { host: '[evil.example]' }];
+const MALFORMED: Record<string, string>[] = [
+  { host: '127.0.0.1@evil.example' },
+  { host: '[::1].evil.example' },
+  { host: 'evil.example/path' },
+  { host: 'a b' },
+  { host: '[evil.example]' },
+];
 
 describe('behind a trusted proxy', () => {
   it('301 to the same URL on PUBLIC_URL when X-Forwarded-Proto is http', async ({ published }) => {
-    const r = await rawGet(published.base, '/v1/contacts?x=1', { host: 'crm.example.com', 'x-forwarded-proto': 'http' });
+    const r = await rawGet(published.base, '/v1/contacts?x=1', {
+      host: 'crm.example.com',
+      'x-forwarded-proto': 'http',
+    });
     expect(r.status).toBe(301);
     expect(r.location).toBe('https://crm.example.com/v1/contacts?x=1');
   });
@@ -58,8 +75,14 @@ describe('behind a trusted proxy', () => {
     expect(r.location).toBe('https://crm.example.com/dashboard?a=b');
   });
 
-  it('without PUBLIC_URL or ALLOWED_HOSTS: 301 to the Host the request was sent to, whatever X-Forwarded-Host says', async ({ app }) => {
-    const cases: Record<string, string>[] = [{ host: 'crm.example.com' }, { host: 'crm.example.com', 'x-forwarded-host': 'evil.example' }, { host: 'CRM.Example.com:8080', 'x-forwarded-host': 'evil.example:443' }];
+  it('without PUBLIC_URL or ALLOWED_HOSTS: 301 to the Host the request was sent to, whatever X-Forwarded-Host says', async ({
+    app,
+  }) => {
+    const cases: Record<string, string>[] = [
+      { host: 'crm.example.com' },
+      { host: 'crm.example.com', 'x-forwarded-host': 'evil.example' },
+      { host: 'CRM.Example.com:8080', 'x-forwarded-host': 'evil.example:443' },
+    ];
     for (const headers of cases) {
       const r = await rawGet(app.base, '/v1/contacts?x=1', { ...headers, 'x-forwarded-proto': 'http' });
       expect(r.status, JSON.stringify(headers)).toBe(301);
@@ -107,8 +130,14 @@ describe('behind a trusted proxy', () => {
 });
 
 describe('serving TLS itself', () => {
-  async function plainPort(publicOrigin: string | null, allowedHosts: string[] | null = null): Promise<{ base: string; close: () => void }> {
-    const redirect = express().use(redirectEverything(8443, { publicOrigin, allowedHosts }), restErrors(() => {}));
+  async function plainPort(
+    publicOrigin: string | null,
+    allowedHosts: string[] | null = null,
+  ): Promise<{ base: string; close: () => void }> {
+    const redirect = express().use(
+      redirectEverything(8443, { publicOrigin, allowedHosts }),
+      restErrors(() => {}),
+    );
     const server = http.createServer(redirect).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
@@ -134,11 +163,16 @@ describe('serving TLS itself', () => {
 });
 
 describe('PUBLIC_URL', () => {
-  it.each(['http://crm.example.com', 'https://crm.example.com/app', 'https://u:p@crm.example.com', 'not a url'])('refuses %s at start', (value) => {
-    expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(/PUBLIC_URL/);
-  });
+  it.each(['http://crm.example.com', 'https://crm.example.com/app', 'https://u:p@crm.example.com', 'not a url'])(
+    'refuses %s at start',
+    (value) => {
+      expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(/PUBLIC_URL/);
+    },
+  );
 
   it('keeps the origin of an https URL', () => {
-    expect(loadConfig({ PUBLIC_URL: 'https://CRM.example.com:8443/' }).publicOrigin).toBe('https://crm.example.com:8443');
+    expect(loadConfig({ PUBLIC_URL: 'https://CRM.example.com:8443/' }).publicOrigin).toBe(
+      'https://crm.example.com:8443',
+    );
   });
 });

@@ -48,7 +48,9 @@ describe('replay', () => {
     expect(await contactsWithEmail(app, body.email)).toBe(1);
   });
 
-  it('a replay answers the first call\'s request id in X-Request-Id, as in its meta, and is logged under it', async ({ api }) => {
+  it("a replay answers the first call's request id in X-Request-Id, as in its meta, and is logged under it", async ({
+    api,
+  }) => {
     const key = newKey();
     const body = { first_name: 'Ids', email: uniqueEmail('ids') };
     const first = await api('POST', '/v1/contacts', body, { ...withKey(key), 'x-request-id': 'first-call' });
@@ -67,11 +69,17 @@ describe('replay', () => {
     expect(invalidAgain.headers.get('x-request-id')).toBe(invalid.body.meta.request_id);
     expect(invalidAgain.body.meta.request_id).toBe(invalid.body.meta.request_id);
     // The access log names each replay by the id its client saw, and the retry's own id beside it.
-    await expect.poll(() => logLines.filter((l) => l.msg === 'request' && l.retryRequestId === 'the-retry').length).toBe(1);
-    const replays = logLines.filter((l) => l.msg === 'request' && l.retryRequestId !== undefined && l.requestId === 'first-call');
+    await expect
+      .poll(() => logLines.filter((l) => l.msg === 'request' && l.retryRequestId === 'the-retry').length)
+      .toBe(1);
+    const replays = logLines.filter(
+      (l) => l.msg === 'request' && l.retryRequestId !== undefined && l.requestId === 'first-call',
+    );
     expect(replays).toHaveLength(2);
     expect(replays.map((l) => l.retryRequestId)).toContain('the-retry');
-    expect(logLines.filter((l) => l.msg === 'request' && l.requestId === 'first-call' && l.retryRequestId === undefined)).toHaveLength(1);
+    expect(
+      logLines.filter((l) => l.msg === 'request' && l.requestId === 'first-call' && l.retryRequestId === undefined),
+    ).toHaveLength(1);
   });
 
   it('a PUT is replayed too, and the same key on another path is a 422', async ({ api }) => {
@@ -91,7 +99,9 @@ describe('replay', () => {
     expect(elsewhere.body.error.code).toBe('unprocessable_entity');
   });
 
-  it('client errors are stored and replayed; 409 is not, so a retry can succeed once the conflict is gone', async ({ api }) => {
+  it('client errors are stored and replayed; 409 is not, so a retry can succeed once the conflict is gone', async ({
+    api,
+  }) => {
     const invalidKey = newKey();
     const invalid = await api('POST', '/v1/contacts', { first_name: 'No email' }, withKey(invalidKey));
     expect(invalid.status).toBe(400);
@@ -111,7 +121,9 @@ describe('replay', () => {
 
   it('GET requests and /graphql ignore the header', async ({ app, api }) => {
     const key = newKey();
-    expect((await api('GET', '/v1/contacts?limit=1', undefined, withKey(key))).headers.get('idempotent-replayed')).toBeNull();
+    expect(
+      (await api('GET', '/v1/contacts?limit=1', undefined, withKey(key))).headers.get('idempotent-replayed'),
+    ).toBeNull();
     const gql = { query: '{ __typename }' };
     await api('POST', '/graphql', gql, withKey(key));
     expect((await api('POST', '/graphql', gql, withKey(key))).headers.get('idempotent-replayed')).toBeNull();
@@ -124,7 +136,12 @@ describe('mismatch, scope and the key itself', () => {
     const key = newKey();
     const email = uniqueEmail('mismatch');
     expect((await api('POST', '/v1/contacts', { first_name: 'One', email }, withKey(key))).status).toBe(201);
-    const other = await api('POST', '/v1/contacts', { first_name: 'Two', email: uniqueEmail('mismatch') }, withKey(key));
+    const other = await api(
+      'POST',
+      '/v1/contacts',
+      { first_name: 'Two', email: uniqueEmail('mismatch') },
+      withKey(key),
+    );
     expect(other.status).toBe(422);
     expect(other.body.error.code).toBe('unprocessable_entity');
     expect(await app.db.prisma.contact.count({ where: { firstName: 'Two', workspaceId: ws.id } })).toBe(0);
@@ -135,25 +152,44 @@ describe('mismatch, scope and the key itself', () => {
     const mine = await api('POST', '/v1/contacts', { first_name: 'Mine', email: uniqueEmail('mine') }, withKey(key));
     // Another key of the same workspace: a different body is no mismatch, it is a new request.
     const sibling = await ws.addKey({ name: 'sibling' });
-    const theirs = await sibling.api('POST', '/v1/contacts', { first_name: 'Theirs', email: uniqueEmail('theirs') }, withKey(key));
+    const theirs = await sibling.api(
+      'POST',
+      '/v1/contacts',
+      { first_name: 'Theirs', email: uniqueEmail('theirs') },
+      withKey(key),
+    );
     expect(theirs.status).toBe(201);
     expect(theirs.headers.get('idempotent-replayed')).toBeNull();
     // Another workspace sending the very same request gets its own contact.
     const elsewhere = await app.workspace();
-    const same = await elsewhere.api('POST', '/v1/contacts', { first_name: 'Mine', email: mine.body.data.email }, withKey(key));
+    const same = await elsewhere.api(
+      'POST',
+      '/v1/contacts',
+      { first_name: 'Mine', email: mine.body.data.email },
+      withKey(key),
+    );
     expect(same.status).toBe(201);
     expect(same.body.data.id).not.toBe(mine.body.data.id);
   });
 
   it('a key of 1 to 255 printable ASCII characters; longer, empty, a tab or other bytes is a 400', async ({ api }) => {
     const body = () => ({ first_name: 'Len', email: uniqueEmail('len') });
-    for (const key of ['x'.repeat(256), 'x'.repeat(300), '', `${newKey()}\tb`, `${newKey()}caf\u00e9`, `${newKey()}\u00c3\u00a9`]) {
+    for (const key of [
+      'x'.repeat(256),
+      'x'.repeat(300),
+      '',
+      `${newKey()}\tb`,
+      `${newKey()}caf\u00e9`,
+      `${newKey()}\u00c3\u00a9`,
+    ]) {
       const r = await api('POST', '/v1/contacts', body(), withKey(key));
       expect(r.status).toBe(400);
       expect(r.body.error.code).toBe('validation_error');
       expect(r.body.error.details['Idempotency-Key']).toBeDefined();
     }
-    expect((await api('POST', '/v1/contacts', body(), withKey(`${newKey()}${'x'.repeat(255)}`.slice(0, 255)))).status).toBe(201);
+    expect(
+      (await api('POST', '/v1/contacts', body(), withKey(`${newKey()}${'x'.repeat(255)}`.slice(0, 255)))).status,
+    ).toBe(201);
   });
 });
 
@@ -171,20 +207,33 @@ describe('in flight, failures and expiry', () => {
     expect(await contactsWithEmail(app, body.email)).toBe(1);
   });
 
-  it('a request whose key is still in flight is a 409; a claim abandoned by a dead process is taken over', async ({ app, api, keyId }) => {
+  it('a request whose key is still in flight is a 409; a claim abandoned by a dead process is taken over', async ({
+    app,
+    api,
+    keyId,
+  }) => {
     const key = newKey();
     const body = { first_name: 'Flight', email: uniqueEmail('flight') };
     const hash = requestHash('POST', '/contacts', {}, body);
     const now = Date.now();
     await app.db.prisma.idempotencyKey.create({
-      data: { apiKeyId: keyId, key, requestHash: hash, createdAt: new Date(now), expiresAt: new Date(now + RETENTION_MS) },
+      data: {
+        apiKeyId: keyId,
+        key,
+        requestHash: hash,
+        createdAt: new Date(now),
+        expiresAt: new Date(now + RETENTION_MS),
+      },
     });
     const busy = await api('POST', '/v1/contacts', body, withKey(key));
     expect(busy.status).toBe(409);
     expect(busy.body.error.code).toBe('conflict');
     expect(await contactsWithEmail(app, body.email)).toBe(0);
 
-    await app.db.prisma.idempotencyKey.update({ where: { apiKeyId_key: { apiKeyId: keyId, key } }, data: { createdAt: new Date(now - ABANDONED_AFTER_MS - 1000) } });
+    await app.db.prisma.idempotencyKey.update({
+      where: { apiKeyId_key: { apiKeyId: keyId, key } },
+      data: { createdAt: new Date(now - ABANDONED_AFTER_MS - 1000) },
+    });
     expect((await api('POST', '/v1/contacts', body, withKey(key))).status).toBe(201);
     expect((await api('POST', '/v1/contacts', body, withKey(key))).headers.get('idempotent-replayed')).toBe('true');
   });
@@ -193,7 +242,9 @@ describe('in flight, failures and expiry', () => {
     const prisma = app.db.prisma;
     await prisma.$executeRawUnsafe(`CREATE FUNCTION idem_boom() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN IF NEW.email LIKE 'boom%' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$`);
-    await prisma.$executeRawUnsafe('CREATE TRIGGER idem_boom BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION idem_boom()');
+    await prisma.$executeRawUnsafe(
+      'CREATE TRIGGER idem_boom BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION idem_boom()',
+    );
     const key = newKey();
     const body = { first_name: 'Boom', email: uniqueEmail('boom') };
     try {
@@ -212,7 +263,10 @@ describe('in flight, failures and expiry', () => {
   it('an expired key is ignored: the key starts afresh, whatever the body', async ({ app, api, keyId }) => {
     const key = newKey();
     await api('POST', '/v1/contacts', { first_name: 'Old', email: uniqueEmail('old') }, withKey(key));
-    await app.db.prisma.idempotencyKey.update({ where: { apiKeyId_key: { apiKeyId: keyId, key } }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    await app.db.prisma.idempotencyKey.update({
+      where: { apiKeyId_key: { apiKeyId: keyId, key } },
+      data: { expiresAt: new Date(Date.now() - 1000) },
+    });
     const fresh = await api('POST', '/v1/contacts', { first_name: 'New', email: uniqueEmail('new') }, withKey(key));
     expect(fresh.status).toBe(201);
     expect(fresh.body.data.first_name).toBe('New');

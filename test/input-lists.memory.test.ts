@@ -38,17 +38,58 @@ afterAll(async () => {
 });
 
 /** `[1,1,1,...]` (or of another item) as JSON text of about `bytes` bytes. */
-const longList = (item: string, bytes = 900_000) => `[${Array(Math.floor(bytes / (item.length + 1))).fill(item).join(',')}]`;
+const longList = (item: string, bytes = 900_000) =>
+  `[${Array(Math.floor(bytes / (item.length + 1)))
+    .fill(item)
+    .join(',')}]`;
 
-/** Each body list of the API: where it goes in a REST body, and the GraphQL input type and field taking the same body. */
+/**
+ * Each body list of the API: where it goes in a REST body, and the GraphQL input type and field taking the same body.
+ */
 const LISTS: { path: string; body: (list: string) => string; input: string; field: string }[] = [
-  { path: '/v1/contacts', body: (l) => `{"first_name":"A","email":"a@example.com","tags":${l}}`, input: 'ContactCreateInput', field: 'createContact' },
-  { path: '/v1/contacts/bulk', body: (l) => `{"contacts":${l}}`, input: 'ContactBulkInput', field: 'bulkCreateContacts' },
-  { path: '/v1/deals', body: (l) => `{"title":"D","pipeline_id":"PIPELINE","tags":${l}}`, input: 'DealCreateInput', field: 'createDeal' },
-  { path: '/v1/activities', body: (l) => `{"type":"call","attendees":${l}}`, input: 'ActivityCreateInput', field: 'createActivity' },
-  { path: '/v1/webhooks', body: (l) => `{"url":"https://example.com/h","events":${l}}`, input: 'WebhookCreateInput', field: 'createWebhook' },
-  { path: '/v1/webhooks', body: (l) => `{"url":"https://example.com/h","events":["contact.created"],"retry_policy":{"max_retries":1,"intervals_seconds":${l}}}`, input: 'WebhookCreateInput', field: 'createWebhook' },
-  { path: '/v1/pipelines', body: (l) => `{"name":"P","stages":${l}}`, input: 'PipelineCreateInput', field: 'createPipeline' },
+  {
+    path: '/v1/contacts',
+    body: (l) => `{"first_name":"A","email":"a@example.com","tags":${l}}`,
+    input: 'ContactCreateInput',
+    field: 'createContact',
+  },
+  {
+    path: '/v1/contacts/bulk',
+    body: (l) => `{"contacts":${l}}`,
+    input: 'ContactBulkInput',
+    field: 'bulkCreateContacts',
+  },
+  {
+    path: '/v1/deals',
+    body: (l) => `{"title":"D","pipeline_id":"PIPELINE","tags":${l}}`,
+    input: 'DealCreateInput',
+    field: 'createDeal',
+  },
+  {
+    path: '/v1/activities',
+    body: (l) => `{"type":"call","attendees":${l}}`,
+    input: 'ActivityCreateInput',
+    field: 'createActivity',
+  },
+  {
+    path: '/v1/webhooks',
+    body: (l) => `{"url":"https://example.com/h","events":${l}}`,
+    input: 'WebhookCreateInput',
+    field: 'createWebhook',
+  },
+  {
+    path: '/v1/webhooks',
+    body: (l) =>
+      `{"url":"https://example.com/h","events":["contact.created"],"retry_policy":{"max_retries":1,"intervals_seconds":${l}}}`,
+    input: 'WebhookCreateInput',
+    field: 'createWebhook',
+  },
+  {
+    path: '/v1/pipelines',
+    body: (l) => `{"name":"P","stages":${l}}`,
+    input: 'PipelineCreateInput',
+    field: 'createPipeline',
+  },
 ];
 
 /** Items no list of the API takes: numbers where text goes, text where objects or numbers go, empty objects. */
@@ -70,10 +111,16 @@ describe('long lists of wrong items, under the production heap', () => {
 
       it(`GraphQL ${list.input} ${where} of ${item} in a variable: refused, the service lives on`, async () => {
         const variables = list.body(longList(item)).replace('PIPELINE', pipelineId);
-        const r = await api('POST', '/graphql', `{"query":"mutation($i: ${list.input}!) { ${list.field}(input: $i) { __typename } }","variables":{"i":${variables}}}`);
+        const r = await api(
+          'POST',
+          '/graphql',
+          `{"query":"mutation($i: ${list.input}!) { ${list.field}(input: $i) { __typename } }","variables":{"i":${variables}}}`,
+        );
         expect(child.proc.exitCode, child.output().slice(-2000)).toBeNull();
         expect(r.body?.errors?.length, r.text.slice(0, 300)).toBeGreaterThan(0);
-        expect(r.body.errors.every((e: { extensions?: { code?: string } }) => e.extensions?.code === 'validation_error')).toBe(true);
+        expect(
+          r.body.errors.every((e: { extensions?: { code?: string } }) => e.extensions?.code === 'validation_error'),
+        ).toBe(true);
         expect(r.body.errors.length).toBeLessThanOrEqual(MAX_DETAILS + 1);
         expect(r.body.data?.[list.field] ?? null).toBeNull();
       }, 30_000);
@@ -87,13 +134,19 @@ describe('long lists of wrong items, under the production heap', () => {
     const objects = longList('{}');
     const rest = `{"first_name":"A","email":"a@example.com","address":{"city":${numbers}}}`;
     const graphql = `{"query":"mutation($i: WebhookCreateInput!) { createWebhook(input: $i) { id } }","variables":{"i":{"url":"https://example.com/h","events":["contact.created"],"filters":${objects}}}}`;
-    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => (i % 2 ? api('POST', '/graphql', graphql) : api('POST', '/v1/contacts', rest))));
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        i % 2 ? api('POST', '/graphql', graphql) : api('POST', '/v1/contacts', rest),
+      ),
+    );
     expect(child.proc.exitCode, child.output().slice(-2000)).toBeNull();
     for (const [i, r] of answers.entries()) {
       // Neither surface spells the list out again in its answer.
       expect(r.text.length).toBeLessThan(SHORT_ANSWER_BYTES);
       if (i % 2) {
-        expect(r.body.errors[0].extensions.details).toEqual({ filters: ['WebhookFilters cannot represent a non-object value: a list'] });
+        expect(r.body.errors[0].extensions.details).toEqual({
+          filters: ['WebhookFilters cannot represent a non-object value: a list'],
+        });
       } else {
         expect(r.status).toBe(400);
         expect(r.body.error.details).toEqual({ 'address.city': ['must be text'] });

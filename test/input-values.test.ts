@@ -23,7 +23,8 @@ async function freshKey(): Promise<string> {
   return key;
 }
 const api: Client = async (...args) => client(app.base, await freshKey())(...args);
-const graphql = async (query: string, variables?: Record<string, unknown>) => gql(app.base, await freshKey(), query, variables);
+const graphql = async (query: string, variables?: Record<string, unknown>) =>
+  gql(app.base, await freshKey(), query, variables);
 
 const ok = async (p: Promise<{ status: number; text: string; body: any }>, status = 201) => {
   const r = await p;
@@ -35,22 +36,63 @@ test.beforeAll(async ({ app: started, ws: main }) => {
   app = started;
   ws = main;
   const contacts = [];
-  for (const name of ['Ada', 'Grace', 'Linus']) contacts.push(await ok(api('POST', '/v1/contacts', { first_name: name, last_name: 'Test', email: uniqueEmail(name), company: `${name} Co`, tags: ['t'] })));
+  for (const name of ['Ada', 'Grace', 'Linus'])
+    contacts.push(
+      await ok(
+        api('POST', '/v1/contacts', {
+          first_name: name,
+          last_name: 'Test',
+          email: uniqueEmail(name),
+          company: `${name} Co`,
+          tags: ['t'],
+        }),
+      ),
+    );
   const pipeline = (await ok(api('GET', '/v1/pipelines'), 200))[0];
   const second = await ok(api('POST', '/v1/pipelines', { name: 'Second' }));
   const deals = [];
   for (const [i, title] of ['D1', 'D2', 'D3'].entries()) {
-    deals.push(await ok(api('POST', '/v1/deals', { title, pipeline_id: pipeline.id, value: 100 + i * 10.5, expected_close_date: `2027-0${i + 1}-15`, contact_id: contacts[0].id })));
+    deals.push(
+      await ok(
+        api('POST', '/v1/deals', {
+          title,
+          pipeline_id: pipeline.id,
+          value: 100 + i * 10.5,
+          expected_close_date: `2027-0${i + 1}-15`,
+          contact_id: contacts[0].id,
+        }),
+      ),
+    );
   }
-  for (const c of contacts.slice(1)) await ok(api('POST', `/v1/deals/${deals[0].id}/contacts`, { contact_id: c.id, role: 'buyer' }));
-  for (const [i, priority] of ['low', 'high', 'urgent'].entries()) await ok(api('POST', '/v1/tasks', { title: `T${i}`, priority, due_date: `2027-05-0${i + 1}` }));
-  for (let i = 0; i < 3; i++) await ok(api('POST', '/v1/activities', { type: 'call', subject: `A${i}`, contact_id: contacts[0].id, deal_id: deals[0].id }));
+  for (const c of contacts.slice(1))
+    await ok(api('POST', `/v1/deals/${deals[0].id}/contacts`, { contact_id: c.id, role: 'buyer' }));
+  for (const [i, priority] of ['low', 'high', 'urgent'].entries())
+    await ok(api('POST', '/v1/tasks', { title: `T${i}`, priority, due_date: `2027-05-0${i + 1}` }));
+  for (let i = 0; i < 3; i++)
+    await ok(
+      api('POST', '/v1/activities', {
+        type: 'call',
+        subject: `A${i}`,
+        contact_id: contacts[0].id,
+        deal_id: deals[0].id,
+      }),
+    );
   for (let i = 0; i < 3; i++) await ok(api('POST', `/v1/contacts/${contacts[0].id}/notes`, { content: `note ${i}` }));
   for (const name of ['U1', 'U2']) await ws.addUser(name);
   const hooks = [];
-  for (let i = 0; i < 2; i++) hooks.push(await ok(api('POST', '/v1/webhooks', { url: `http://127.0.0.1:9/hook${i}`, events: ['contact.created'] })));
+  for (let i = 0; i < 2; i++)
+    hooks.push(
+      await ok(api('POST', '/v1/webhooks', { url: `http://127.0.0.1:9/hook${i}`, events: ['contact.created'] })),
+    );
   for (let i = 0; i < 3; i++) await api('POST', `/v1/webhooks/${hooks[0].id}/test`);
-  Object.assign(ids, { contacts: contacts[0].id, deals: deals[0].id, pipelines: pipeline.id, tasks: '', webhooks: hooks[0].id, users: '' });
+  Object.assign(ids, {
+    contacts: contacts[0].id,
+    deals: deals[0].id,
+    pipelines: pipeline.id,
+    tasks: '',
+    webhooks: hooks[0].id,
+    users: '',
+  });
   const task = (await ok(api('GET', '/v1/tasks'), 200))[0];
   const user = (await ok(api('GET', '/v1/users'), 200))[0];
   const stage = (await ok(api('GET', `/v1/pipelines/${pipeline.id}/stages`), 200))[0];
@@ -60,7 +102,14 @@ test.beforeAll(async ({ app: started, ws: main }) => {
   // Second parents with two items in each sub-list, so each has a second page.
   for (let i = 0; i < 2; i++) {
     await ok(api('POST', `/v1/contacts/${contacts[1].id}/notes`, { content: `other ${i}` }));
-    await ok(api('POST', '/v1/activities', { type: 'call', subject: `B${i}`, contact_id: contacts[1].id, deal_id: deals[1].id }));
+    await ok(
+      api('POST', '/v1/activities', {
+        type: 'call',
+        subject: `B${i}`,
+        contact_id: contacts[1].id,
+        deal_id: deals[1].id,
+      }),
+    );
     await ok(api('POST', `/v1/deals/${deals[1].id}/contacts`, { contact_id: contacts[i + 1].id, role: 'buyer' }));
     await api('POST', `/v1/webhooks/${hooks[1].id}/test`);
   }
@@ -71,10 +120,14 @@ test.beforeAll(async ({ app: started, ws: main }) => {
 /** The route's path with real ids of this workspace. */
 function pathOf(route: RestRoute, firstParam?: string): string {
   let n = 0;
-  return '/v1' + route.path.replace(/\/(\w+)\/:(\w+)/g, (_m, resource: string, param: string) => {
-    const key = param === 'stage_id' ? 'stages' : param === 'log_id' ? 'logs' : param === 'contact_id' ? 'contacts' : resource;
-    return `/${resource}/${n++ === 0 && firstParam !== undefined ? firstParam : ids[key]}`;
-  });
+  return (
+    '/v1' +
+    route.path.replace(/\/(\w+)\/:(\w+)/g, (_m, resource: string, param: string) => {
+      const key =
+        param === 'stage_id' ? 'stages' : param === 'log_id' ? 'logs' : param === 'contact_id' ? 'contacts' : resource;
+      return `/${resource}/${n++ === 0 && firstParam !== undefined ? firstParam : ids[key]}`;
+    })
+  );
 }
 
 const name = (r: RestRoute) => `${r.method} ${r.path}`;
@@ -86,21 +139,43 @@ const name = (r: RestRoute) => `${r.method} ${r.path}`;
 function dateFields(schema: JsonSchema, prefix = ''): string[] {
   const out: string[] = [];
   const visit = (s: JsonSchema, path: string) => {
-    if (s.format === 'date' || (typeof s.description === 'string' && s.description.startsWith('ISO 8601 date'))) out.push(path);
-    for (const alt of [...((s.anyOf as JsonSchema[]) ?? []), ...((s.oneOf as JsonSchema[]) ?? [])]) visit({ ...alt, description: alt.description ?? s.description }, path);
-    for (const [k, v] of Object.entries((s.properties as Record<string, JsonSchema>) ?? {})) visit(v, path ? `${path}.${k}` : k);
+    if (s.format === 'date' || (typeof s.description === 'string' && s.description.startsWith('ISO 8601 date')))
+      out.push(path);
+    for (const alt of [...((s.anyOf as JsonSchema[]) ?? []), ...((s.oneOf as JsonSchema[]) ?? [])])
+      visit({ ...alt, description: alt.description ?? s.description }, path);
+    for (const [k, v] of Object.entries((s.properties as Record<string, JsonSchema>) ?? {}))
+      visit(v, path ? `${path}.${k}` : k);
   };
   visit(schema, prefix);
   return [...new Set(out)];
 }
 
-const bodyDates = routes.flatMap((r) => (r.body ? dateFields(requestSchema(r.body)).map((field) => ({ route: r, field })) : []));
-const queryDates = routes.flatMap((r) => (r.query ? dateFields(requestSchema(r.query)).map((field) => ({ route: r, field })) : []));
+const bodyDates = routes.flatMap((r) =>
+  r.body ? dateFields(requestSchema(r.body)).map((field) => ({ route: r, field })) : [],
+);
+const queryDates = routes.flatMap((r) =>
+  r.query ? dateFields(requestSchema(r.query)).map((field) => ({ route: r, field })) : [],
+);
 
 const IMPOSSIBLE = [
-  '2027-02-30', '2027-02-29', '2100-02-29', '2027-04-31', '2027-13-01', '2027-00-10', '2027-01-00',
-  '0000-01-01', '-000001-01-01', '+275760-09-14', '275760-09-13', '+010000-01-01',
-  '2027-02-30T10:00:00Z', '2027-01-01T24:00:00Z', '2027-01-01T23:60:00Z', '2027-01-01T23:59:60Z', '2027-01-01T10:00:00+24:00', '2027-01-01T10:00:00+05:60',
+  '2027-02-30',
+  '2027-02-29',
+  '2100-02-29',
+  '2027-04-31',
+  '2027-13-01',
+  '2027-00-10',
+  '2027-01-00',
+  '0000-01-01',
+  '-000001-01-01',
+  '+275760-09-14',
+  '275760-09-13',
+  '+010000-01-01',
+  '2027-02-30T10:00:00Z',
+  '2027-01-01T24:00:00Z',
+  '2027-01-01T23:60:00Z',
+  '2027-01-01T23:59:60Z',
+  '2027-01-01T10:00:00+24:00',
+  '2027-01-01T10:00:00+05:60',
 ];
 
 function setPath(target: Record<string, any>, path: string, value: unknown): Record<string, any> {
@@ -112,33 +187,59 @@ function setPath(target: Record<string, any>, path: string, value: unknown): Rec
 }
 
 describe('every date field refuses impossible calendar values', () => {
-  it.each(bodyDates.map((d) => [`${name(d.route)} ${d.field}`, d] as const))('date in body %s', async (_n, { route, field }) => {
-    for (const value of IMPOSSIBLE) {
-      const r = await api(route.method, pathOf(route), setPath({}, field, value));
-      expect(r.status, `${field}=${value}: ${r.text}`).toBe(400);
-      expect(r.body.error.code).toBe('validation_error');
-      expect(r.body.error.details?.[field], `${field}=${value}: ${r.text}`).toBeDefined();
-    }
-  });
+  it.each(bodyDates.map((d) => [`${name(d.route)} ${d.field}`, d] as const))(
+    'date in body %s',
+    async (_n, { route, field }) => {
+      for (const value of IMPOSSIBLE) {
+        const r = await api(route.method, pathOf(route), setPath({}, field, value));
+        expect(r.status, `${field}=${value}: ${r.text}`).toBe(400);
+        expect(r.body.error.code).toBe('validation_error');
+        expect(r.body.error.details?.[field], `${field}=${value}: ${r.text}`).toBeDefined();
+      }
+    },
+  );
 
-  it.each(queryDates.map((d) => [`${name(d.route)} ${d.field}`, d] as const))('date in filter %s', async (_n, { route, field }) => {
-    for (const value of IMPOSSIBLE) {
-      const r = await api('GET', `${pathOf(route)}?${field}=${encodeURIComponent(value)}`);
-      expect(r.status, `${field}=${value}: ${r.text}`).toBe(400);
-      expect(r.body.error.details?.[field], `${field}=${value}: ${r.text}`).toBeDefined();
-    }
-  });
+  it.each(queryDates.map((d) => [`${name(d.route)} ${d.field}`, d] as const))(
+    'date in filter %s',
+    async (_n, { route, field }) => {
+      for (const value of IMPOSSIBLE) {
+        const r = await api('GET', `${pathOf(route)}?${field}=${encodeURIComponent(value)}`);
+        expect(r.status, `${field}=${value}: ${r.text}`).toBe(400);
+        expect(r.body.error.details?.[field], `${field}=${value}: ${r.text}`).toBeDefined();
+      }
+    },
+  );
 
   it('GraphQL input objects and filters refuse them too; the tables cover the known fields; real days keep their value', async () => {
     expect(bodyDates.map((d) => `${name(d.route)} ${d.field}`)).toEqual(
-      expect.arrayContaining(['POST /tasks due_date', 'PUT /tasks/:id due_date', 'POST /activities occurred_at', 'POST /deals expected_close_date', 'PUT /deals/:id expected_close_date']),
+      expect.arrayContaining([
+        'POST /tasks due_date',
+        'PUT /tasks/:id due_date',
+        'POST /activities occurred_at',
+        'POST /deals expected_close_date',
+        'PUT /deals/:id expected_close_date',
+      ]),
     );
     expect(queryDates.map((d) => `${name(d.route)} ${d.field}`)).toEqual(
-      expect.arrayContaining(['GET /contacts created_after', 'GET /contacts created_before', 'GET /contacts updated_after', 'GET /tasks due_before', 'GET /tasks due_after', 'GET /activities date_from', 'GET /deals expected_close_after']),
+      expect.arrayContaining([
+        'GET /contacts created_after',
+        'GET /contacts created_before',
+        'GET /contacts updated_after',
+        'GET /tasks due_before',
+        'GET /tasks due_after',
+        'GET /activities date_from',
+        'GET /deals expected_close_after',
+      ]),
     );
     for (const [query, variables] of [
-      ['mutation ($i: TaskCreateInput!) { createTask(input: $i) { id } }', { i: { title: 'T', due_date: '2027-02-30' } }],
-      ['mutation ($i: ActivityCreateInput!) { createActivity(input: $i) { id } }', { i: { type: 'call', occurred_at: '2027-02-29T10:00:00Z' } }],
+      [
+        'mutation ($i: TaskCreateInput!) { createTask(input: $i) { id } }',
+        { i: { title: 'T', due_date: '2027-02-30' } },
+      ],
+      [
+        'mutation ($i: ActivityCreateInput!) { createActivity(input: $i) { id } }',
+        { i: { type: 'call', occurred_at: '2027-02-29T10:00:00Z' } },
+      ],
       ['query ($f: TaskFilter) { tasks(filter: $f) { total } }', { f: { due_before: '2027-04-31' } }],
       ['query ($f: ContactFilter) { contacts(filter: $f) { total } }', { f: { created_after: '0000-01-01' } }],
     ] as const) {
@@ -149,16 +250,28 @@ describe('every date field refuses impossible calendar values', () => {
     expect(leap.due_date).toMatch(/^2028-02-29T00:00:00/);
     const offset = await ok(api('POST', '/v1/activities', { type: 'call', occurred_at: '2027-03-01T01:30:00+02:00' }));
     expect(offset.occurred_at).toBe('2027-02-28T23:30:00.000Z');
-    const far = await ok(api('POST', '/v1/deals', { title: 'Far', pipeline_id: ids.pipelines, expected_close_date: '9999-12-31' }));
+    const far = await ok(
+      api('POST', '/v1/deals', { title: 'Far', pipeline_id: ids.pipelines, expected_close_date: '9999-12-31' }),
+    );
     expect(far.expected_close_date).toMatch(/^9999-12-31/);
   });
 
   it('custom fields of type date refuse impossible days', async () => {
     await ws.addCustomField('renewal', 'date');
-    const bad = await api('POST', '/v1/contacts', { first_name: 'CF', email: uniqueEmail('cf'), custom_fields: { renewal: '2027-02-30' } });
+    const bad = await api('POST', '/v1/contacts', {
+      first_name: 'CF',
+      email: uniqueEmail('cf'),
+      custom_fields: { renewal: '2027-02-30' },
+    });
     expect(bad.status, bad.text).toBe(400);
     expect(bad.body.error.details['custom_fields.renewal']).toBeDefined();
-    const good = await ok(api('POST', '/v1/contacts', { first_name: 'CF', email: uniqueEmail('cf'), custom_fields: { renewal: '2028-02-29' } }));
+    const good = await ok(
+      api('POST', '/v1/contacts', {
+        first_name: 'CF',
+        email: uniqueEmail('cf'),
+        custom_fields: { renewal: '2028-02-29' },
+      }),
+    );
     expect(good.custom_fields.renewal).toBe('2028-02-29');
   });
 });
@@ -168,7 +281,13 @@ describe('every date field refuses impossible calendar values', () => {
 
 const listRoutes = routes.filter((r) => r.list && r.method === 'GET');
 /** Sort orders whose cursors carry each kind of value (decimal, int, bigint, nullable date, text). */
-const SORTS: Record<string, string[]> = { '/deals': ['value', 'expected_close_date'], '/tasks': ['priority', 'due_date'], '/contacts': ['first_name', '-last_name'], '/users': ['name'], '/pipelines': ['name'] };
+const SORTS: Record<string, string[]> = {
+  '/deals': ['value', 'expected_close_date'],
+  '/tasks': ['priority', 'due_date'],
+  '/contacts': ['first_name', '-last_name'],
+  '/users': ['name'],
+  '/pipelines': ['name'],
+};
 
 type Kind = 'date' | 'integer' | 'decimal' | 'text' | 'offset';
 /** What a cursor value is, from its form (deal values are the only decimals: their sort says so). */
@@ -182,14 +301,24 @@ function kindOf(v: unknown, sort?: string): Kind {
 
 const encode = (v: unknown) => Buffer.from(typeof v === 'string' ? v : JSON.stringify(v)).toString('base64url');
 const BAD: Record<Kind, unknown[]> = {
-  date: ['not a date', '2027-02-30T00:00:00.000Z', '+275760-09-13T00:00:00.000Z', '0000-01-01T00:00:00.000Z', 1e308, '9'.repeat(3000)],
+  date: [
+    'not a date',
+    '2027-02-30T00:00:00.000Z',
+    '+275760-09-13T00:00:00.000Z',
+    '0000-01-01T00:00:00.000Z',
+    1e308,
+    '9'.repeat(3000),
+  ],
   integer: ['9'.repeat(3000), '1.5', 1.5, 1e308, -1e308, 'abc', '-1e999', 2 ** 53, '92233720368547758070'],
   decimal: ['9'.repeat(3000), 'abc', 1e308, 'NaN', 'Infinity', '1e999'],
   text: ['x\u0000y', '\ud800'],
   offset: [],
 };
 
-/** Cursors a client could forge from a real one: each value replaced by what its column cannot hold, a NUL in the id, garbage. */
+/**
+ * Cursors a client could forge from a real one: each value replaced
+ * by what its column cannot hold, a NUL in the id, garbage.
+ */
 function tampered(cursor: string, sort?: string): { label: string; cursor: string }[] {
   const raw = Buffer.from(cursor, 'base64url').toString('utf8');
   const out = [
@@ -199,10 +328,14 @@ function tampered(cursor: string, sort?: string): { label: string; cursor: strin
   ];
   const parsed = JSON.parse(raw) as { l: string; s: string; v: unknown[]; id: string; o?: number };
   if (parsed.o !== undefined) {
-    for (const o of ['9'.repeat(3000), 1e308, -1, 1.5, '1']) out.push({ label: `offset ${String(o).slice(0, 20)}`, cursor: encode({ ...parsed, o }) });
+    for (const o of ['9'.repeat(3000), 1e308, -1, 1.5, '1'])
+      out.push({ label: `offset ${String(o).slice(0, 20)}`, cursor: encode({ ...parsed, o }) });
     return out;
   }
-  out.push({ label: 'NUL in id', cursor: encode({ ...parsed, id: 'x\u0000' }) }, { label: 'lone surrogate in id', cursor: encode({ ...parsed, id: '\udc00' }) });
+  out.push(
+    { label: 'NUL in id', cursor: encode({ ...parsed, id: 'x\u0000' }) },
+    { label: 'lone surrogate in id', cursor: encode({ ...parsed, id: '\udc00' }) },
+  );
   parsed.v.forEach((value, i) => {
     if (value === null) return;
     const kind = kindOf(value, sort);
@@ -218,21 +351,25 @@ function tampered(cursor: string, sort?: string): { label: string; cursor: strin
 describe('every list refuses tampered cursors with 400', () => {
   const cases = listRoutes.flatMap((r) => [undefined, ...(SORTS[r.path] ?? [])].map((sort) => ({ route: r, sort })));
 
-  it.each(cases.map((c) => [`${name(c.route)}${c.sort ? ` sort=${c.sort}` : ''}`, c] as const))('%s', async (_n, { route, sort }) => {
-    const base = `${pathOf(route)}?limit=1${sort ? `&sort=${sort}` : ''}${route.path === '/contacts/search' ? '&q=test' : ''}`;
-    const first = await api('GET', base);
-    expect(first.status, first.text).toBe(200);
-    const cursor = first.body.meta.next_cursor;
-    expect(cursor, `${base} needs a second page to test`).toEqual(expect.any(String));
-    expect((await api('GET', `${base}&cursor=${cursor}`)).status).toBe(200);
-    for (const t of tampered(cursor, sort)) {
-      const r = await api('GET', `${base}&cursor=${encodeURIComponent(t.cursor)}`);
-      expect(r.status, `${t.label}: ${r.text}`).toBe(400);
-      expect(r.body.error.code).toBe('validation_error');
-    }
-  });
+  it.each(cases.map((c) => [`${name(c.route)}${c.sort ? ` sort=${c.sort}` : ''}`, c] as const))(
+    '%s',
+    async (_n, { route, sort }) => {
+      const base = `${pathOf(route)}?limit=1${sort ? `&sort=${sort}` : ''}${route.path === '/contacts/search' ? '&q=test' : ''}`;
+      const first = await api('GET', base);
+      expect(first.status, first.text).toBe(200);
+      const cursor = first.body.meta.next_cursor;
+      expect(cursor, `${base} needs a second page to test`).toEqual(expect.any(String));
+      expect((await api('GET', `${base}&cursor=${cursor}`)).status).toBe(200);
+      for (const t of tampered(cursor, sort)) {
+        const r = await api('GET', `${base}&cursor=${encodeURIComponent(t.cursor)}`);
+        expect(r.status, `${t.label}: ${r.text}`).toBe(400);
+        expect(r.body.error.code).toBe('validation_error');
+      }
+    },
+  );
 
-  const firstPage = (route: RestRoute, path = pathOf(route)) => `${path}?limit=1${route.path === '/contacts/search' ? '&q=test' : ''}`;
+  const firstPage = (route: RestRoute, path = pathOf(route)) =>
+    `${path}?limit=1${route.path === '/contacts/search' ? '&q=test' : ''}`;
 
   it('every list refuses the cursor of every other list, and of the same list under another record', async () => {
     const cursors = new Map<string, string>();
@@ -263,15 +400,20 @@ describe('every list refuses tampered cursors with 400', () => {
 
   it('cursors of the form issued before they named their list are refused with a clear message', async () => {
     const contacts = await api('GET', '/v1/contacts?limit=1');
-    const { l: _list, ...unnamed } = JSON.parse(Buffer.from(contacts.body.meta.next_cursor, 'base64url').toString('utf8'));
-    for (const [path, cursor] of [['/v1/contacts?limit=1', encode(unnamed)], ['/v1/contacts/search?q=test&limit=1', encode('o:1')]]) {
+    const { l: _list, ...unnamed } = JSON.parse(
+      Buffer.from(contacts.body.meta.next_cursor, 'base64url').toString('utf8'),
+    );
+    for (const [path, cursor] of [
+      ['/v1/contacts?limit=1', encode(unnamed)],
+      ['/v1/contacts/search?q=test&limit=1', encode('o:1')],
+    ]) {
       const r = await api('GET', `${path}&cursor=${cursor}`);
       expect(r.status, r.text).toBe(400);
       expect(r.body.error.details.cursor[0]).toMatch(/earlier version/);
     }
   });
 
-  it('GraphQL lists refuse another list\'s cursor', async () => {
+  it("GraphQL lists refuse another list's cursor", async () => {
     const timeline = await graphql(`{ contactTimeline(contactId: "${ids.contacts}", limit: 1) { next_cursor } }`);
     const cursor = timeline.data.contactTimeline.next_cursor as string;
     for (const query of [
@@ -288,7 +430,10 @@ describe('every list refuses tampered cursors with 400', () => {
     const first = await graphql('{ contactTimeline(contactId: "' + ids.contacts + '", limit: 1) { next_cursor } }');
     const cursor = first.data.contactTimeline.next_cursor as string;
     for (const t of tampered(cursor)) {
-      const r = await graphql('query ($c: String) { contactTimeline(contactId: "' + ids.contacts + '", limit: 1, cursor: $c) { total } }', { c: t.cursor });
+      const r = await graphql(
+        'query ($c: String) { contactTimeline(contactId: "' + ids.contacts + '", limit: 1, cursor: $c) { total } }',
+        { c: t.cursor },
+      );
       expect(r.errors?.[0]?.extensions?.code, `${t.label}: ${JSON.stringify(r)}`).toBe('validation_error');
     }
   });
@@ -298,50 +443,92 @@ describe('every list refuses tampered cursors with 400', () => {
 // Text the service does not store: NUL, the other C0 control characters but tab, line feed and
 // carriage return, DEL, and unpaired surrogates
 
-const UNSTORABLE = ['a\u0000b', 'a\ud800b', '\udfff', 'a\u0001b', '\u0008', 'a\u000bb', '\u000c', 'x\u001b[31m', '\u001f', 'a\u007fb'];
+const UNSTORABLE = [
+  'a\u0000b',
+  'a\ud800b',
+  '\udfff',
+  'a\u0001b',
+  '\u0008',
+  'a\u000bb',
+  '\u000c',
+  'x\u001b[31m',
+  '\u001f',
+  'a\u007fb',
+];
 
 /** A value of the schema's shape holding `text` somewhere. */
 function holding(schema: JsonSchema, text: string): unknown {
   const type = schema.type ?? (schema.anyOf as JsonSchema[] | undefined)?.find((s) => s.type !== 'null')?.type;
   if (type === 'array') return [holding((schema.items as JsonSchema) ?? {}, text)];
-  if (type === 'object' && schema.properties) return Object.fromEntries(Object.entries(schema.properties as Record<string, JsonSchema>).slice(0, 1).map(([k, v]) => [k, holding(v, text)]));
+  if (type === 'object' && schema.properties)
+    return Object.fromEntries(
+      Object.entries(schema.properties as Record<string, JsonSchema>)
+        .slice(0, 1)
+        .map(([k, v]) => [k, holding(v, text)]),
+    );
   if (type === 'object') return { [`key${text}`]: text };
   return text;
 }
 
 const bodyFields = routes.flatMap((r) =>
-  r.body ? Object.entries((requestSchema(r.body).properties as Record<string, JsonSchema>) ?? {}).map(([field, schema]) => ({ route: r, field, schema })) : [],
+  r.body
+    ? Object.entries((requestSchema(r.body).properties as Record<string, JsonSchema>) ?? {}).map(([field, schema]) => ({
+        route: r,
+        field,
+        schema,
+      }))
+    : [],
 );
-const queryFields = routes.flatMap((r) => (r.query ? Object.keys((requestSchema(r.query).properties as Record<string, JsonSchema>) ?? {}).map((field) => ({ route: r, field })) : []));
+const queryFields = routes.flatMap((r) =>
+  r.query
+    ? Object.keys((requestSchema(r.query).properties as Record<string, JsonSchema>) ?? {}).map((field) => ({
+        route: r,
+        field,
+      }))
+    : [],
+);
 
 describe('text that cannot be stored is a 400 validation_error, never a 500', () => {
-  it.each(routes.filter((r) => r.body).map((r) => [name(r), r] as const))('in any body field of %s', async (_n, route) => {
-    for (const { field, schema } of bodyFields.filter((f) => f.route === route)) for (const text of UNSTORABLE) {
-      const r = await api(route.method, pathOf(route), { [field]: holding(schema, text) });
-      expect(r.status, `${JSON.stringify(text)}: ${r.text}`).toBe(400);
-      expect(r.body.error.code).toBe('validation_error');
-      expect(Object.keys(r.body.error.details ?? {}).some((k) => k.startsWith(field)), r.text).toBe(true);
-    }
-  });
+  it.each(routes.filter((r) => r.body).map((r) => [name(r), r] as const))(
+    'in any body field of %s',
+    async (_n, route) => {
+      for (const { field, schema } of bodyFields.filter((f) => f.route === route))
+        for (const text of UNSTORABLE) {
+          const r = await api(route.method, pathOf(route), { [field]: holding(schema, text) });
+          expect(r.status, `${JSON.stringify(text)}: ${r.text}`).toBe(400);
+          expect(r.body.error.code).toBe('validation_error');
+          expect(
+            Object.keys(r.body.error.details ?? {}).some((k) => k.startsWith(field)),
+            r.text,
+          ).toBe(true);
+        }
+    },
+  );
 
   it.each(routes.filter((r) => r.query).map((r) => [name(r), r] as const))('in any filter of %s', async (_n, route) => {
-    for (const { field } of queryFields.filter((f) => f.route === route)) for (const text of ['a\u0000b', 'a\u0001b', '\u001f', '\u007f']) {
-      const r = await api('GET', `${pathOf(route)}?${field}=${encodeURIComponent(text)}`);
-      expect(r.status, `${field}=${JSON.stringify(text)}: ${r.text}`).toBe(400);
-      expect(r.body.error.code).toBe('validation_error');
-    }
+    for (const { field } of queryFields.filter((f) => f.route === route))
+      for (const text of ['a\u0000b', 'a\u0001b', '\u001f', '\u007f']) {
+        const r = await api('GET', `${pathOf(route)}?${field}=${encodeURIComponent(text)}`);
+        expect(r.status, `${field}=${JSON.stringify(text)}: ${r.text}`).toBe(400);
+        expect(r.body.error.code).toBe('validation_error');
+      }
   });
 
-  it.each(routes.filter((r) => r.path.includes(':')).map((r) => [name(r), r] as const))('path parameter %s', async (_n, route) => {
-    const path = pathOf(route, 'x%00y');
-    const r = await api(route.method, path, route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
-    expect(r.status, `${path}: ${r.text}`).toBe(400);
-    expect(r.body.error.code).toBe('validation_error');
-  });
+  it.each(routes.filter((r) => r.path.includes(':')).map((r) => [name(r), r] as const))(
+    'path parameter %s',
+    async (_n, route) => {
+      const path = pathOf(route, 'x%00y');
+      const r = await api(route.method, path, route.method === 'GET' || route.method === 'DELETE' ? undefined : {});
+      expect(r.status, `${path}: ${r.text}`).toBe(400);
+      expect(r.body.error.code).toBe('validation_error');
+    },
+  );
 
   it('custom field keys and values, tags and search queries; whole characters outside the BMP are kept', async () => {
     const text = 'Zoë 😀 𝔘 — 中文';
-    const created = await ok(api('POST', '/v1/contacts', { first_name: text, email: uniqueEmail('emoji'), tags: [text], company: text }));
+    const created = await ok(
+      api('POST', '/v1/contacts', { first_name: text, email: uniqueEmail('emoji'), tags: [text], company: text }),
+    );
     const read = await ok(api('GET', `/v1/contacts/${created.id}`), 200);
     expect([read.first_name, read.tags[0], read.company]).toEqual([text, text, text]);
     await ws.addCustomField('note_text', 'text');
@@ -360,14 +547,26 @@ describe('text that cannot be stored is a 400 validation_error, never a 500', ()
 
   it('GraphQL variables and string literals, on every field', async () => {
     for (const [query, variables] of [
-      ['mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'a\u0000', email: uniqueEmail('g') } }],
-      ['mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'a\ud800', email: uniqueEmail('g') } }],
+      [
+        'mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }',
+        { i: { first_name: 'a\u0000', email: uniqueEmail('g') } },
+      ],
+      [
+        'mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }',
+        { i: { first_name: 'a\ud800', email: uniqueEmail('g') } },
+      ],
       ['query ($id: ID!) { contact(id: $id) { id } }', { id: 'con_\u0000' }],
       ['{ contact(id: "con_\\u0000") { id } }', undefined],
       ['query ($q: String!) { searchContacts(q: $q) { total } }', { q: '\ud800' }],
       ['mutation { createContact(input: { first_name: "x\\u0000", email: "nul@example.com" }) { id } }', undefined],
-      ['mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }', { i: { first_name: 'a\u0001', email: uniqueEmail('g') } }],
-      ['mutation ($i: NoteCreateInput!) { createNote(contactId: "' + ids.contacts + '", input: $i) { id } }', { i: { content: '\u001b'.repeat(1000) } }],
+      [
+        'mutation ($i: ContactCreateInput!) { createContact(input: $i) { id } }',
+        { i: { first_name: 'a\u0001', email: uniqueEmail('g') } },
+      ],
+      [
+        'mutation ($i: NoteCreateInput!) { createNote(contactId: "' + ids.contacts + '", input: $i) { id } }',
+        { i: { content: '\u001b'.repeat(1000) } },
+      ],
       ['mutation { createContact(input: { first_name: "x\\u001f", email: "c0@example.com" }) { id } }', undefined],
       ['mutation { createContact(input: { first_name: "x\\u007f", email: "del@example.com" }) { id } }', undefined],
     ] as const) {
@@ -393,14 +592,22 @@ describe('text that cannot be stored is a 400 validation_error, never a 500', ()
 // ---------------------------------------------------------------------------------------------
 // Bytes that are not UTF-8: refused, never decoded to U+FFFD
 
-/** Byte sequences no UTF-8 decoder may accept: a stray byte, a surrogate, an overlong NUL, a cut character, past U+10FFFF. */
+/**
+ * Byte sequences no UTF-8 decoder may accept: a stray byte, a
+ * surrogate, an overlong NUL, a cut character, past U+10FFFF.
+ */
 const NOT_UTF8 = [[0xff], [0xed, 0xa0, 0x80], [0xc0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]];
 const percent = (bytes: number[]) => bytes.map((b) => `%${b.toString(16).toUpperCase().padStart(2, '0')}`).join('');
-const bytesOf = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
+const bytesOf = (...parts: (string | number[])[]) =>
+  Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : Buffer.from(p))));
 
 /** Sends `body` bytes as they are. */
 async function sendBytes(method: string, path: string, body: Buffer, headers: Record<string, string> = {}) {
-  const r = await fetch(app.base + path, { method, body: new Uint8Array(body), headers: { authorization: `Bearer ${await freshKey()}`, 'content-type': 'application/json', ...headers } });
+  const r = await fetch(app.base + path, {
+    method,
+    body: new Uint8Array(body),
+    headers: { authorization: `Bearer ${await freshKey()}`, 'content-type': 'application/json', ...headers },
+  });
   const text = await r.text();
   return { status: r.status, text, body: JSON.parse(text) };
 }
@@ -418,23 +625,35 @@ describe('bytes that are not UTF-8 are a 400, never stored or searched for as U+
     }
   });
 
-  it.each(routes.filter((r) => r.method === 'GET' && (r.query || r.list)).map((r) => [name(r), r] as const))('in the query string of %s', async (_n, route) => {
-    const params = [...queryFields.filter((f) => f.route === route).map((f) => f.field), ...(route.list ? ['cursor', 'sort'] : []), ...(route.fields ? ['fields'] : [])];
-    for (const param of params) for (const bad of NOT_UTF8) {
-      const r = await api('GET', `${pathOf(route)}?${param}=Rep${percent(bad)}lace`);
-      expect(r.status, `${param}=${percent(bad)}: ${r.text}`).toBe(400);
-      expect(r.body.error.code).toBe('validation_error');
-      expect(r.body.error.details?.[param], r.text).toBeDefined();
-    }
-    const named = await api('GET', `${pathOf(route)}?Rep%FFlace=1`);
-    expect(named.status, named.text).toBe(400);
-  });
+  it.each(routes.filter((r) => r.method === 'GET' && (r.query || r.list)).map((r) => [name(r), r] as const))(
+    'in the query string of %s',
+    async (_n, route) => {
+      const params = [
+        ...queryFields.filter((f) => f.route === route).map((f) => f.field),
+        ...(route.list ? ['cursor', 'sort'] : []),
+        ...(route.fields ? ['fields'] : []),
+      ];
+      for (const param of params)
+        for (const bad of NOT_UTF8) {
+          const r = await api('GET', `${pathOf(route)}?${param}=Rep${percent(bad)}lace`);
+          expect(r.status, `${param}=${percent(bad)}: ${r.text}`).toBe(400);
+          expect(r.body.error.code).toBe('validation_error');
+          expect(r.body.error.details?.[param], r.text).toBeDefined();
+        }
+      const named = await api('GET', `${pathOf(route)}?Rep%FFlace=1`);
+      expect(named.status, named.text).toBe(400);
+    },
+  );
 
   it('/graphql bodies (string literals and variables) and query strings, and the dashboard sign-in', async () => {
     for (const bad of NOT_UTF8) {
       for (const body of [
         bytesOf('{"query":"{ searchContacts(q: \\"Rep', bad, 'lace\\") { total } }"}'),
-        bytesOf('{"query":"query ($q: String!) { searchContacts(q: $q) { total } }","variables":{"q":"Rep', bad, 'lace"}}'),
+        bytesOf(
+          '{"query":"query ($q: String!) { searchContacts(q: $q) { total } }","variables":{"q":"Rep',
+          bad,
+          'lace"}}',
+        ),
       ]) {
         const r = await sendBytes('POST', '/graphql', body);
         expect(r.status, r.text).toBe(400);
@@ -445,19 +664,34 @@ describe('bytes that are not UTF-8 are a 400, never stored or searched for as U+
         ['variables', `{"q":"Rep${percent(bad)}lace"}`],
       ]) {
         const query = param === 'query' ? value : 'query ($q: String!) { searchContacts(q: $q) { total } }';
-        const qs = param === 'query' ? `query=${encodeURIComponent(value).replace(/%25/g, '%')}` : `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(value).replace(/%25/g, '%')}`;
-        const r = await fetch(`${app.base}/graphql?${qs}`, { headers: { authorization: `Bearer ${await freshKey()}`, accept: 'application/json' } });
+        const qs =
+          param === 'query'
+            ? `query=${encodeURIComponent(value).replace(/%25/g, '%')}`
+            : `query=${encodeURIComponent(query)}&variables=${encodeURIComponent(value).replace(/%25/g, '%')}`;
+        const r = await fetch(`${app.base}/graphql?${qs}`, {
+          headers: { authorization: `Bearer ${await freshKey()}`, accept: 'application/json' },
+        });
         const answer = await r.json();
         expect(r.status, JSON.stringify(answer)).toBe(400);
         expect(answer.errors[0].extensions.details[param], JSON.stringify(answer)).toBeDefined();
       }
-      const login = await fetch(`${app.base}/dashboard/api/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: new Uint8Array(bytesOf('{"email":"a', bad, '@example.com","password":"a long password"}')) });
+      const login = await fetch(`${app.base}/dashboard/api/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: new Uint8Array(bytesOf('{"email":"a', bad, '@example.com","password":"a long password"}')),
+      });
       expect(login.status).toBe(400);
     }
     // Other charsets are not read (JSON travels as UTF-8); valid UTF-8 outside the BMP is kept.
-    const utf16 = await sendBytes('POST', '/v1/contacts', Buffer.from('{"first_name":"x"}', 'utf16le'), { 'content-type': 'application/json; charset=utf-16le' });
+    const utf16 = await sendBytes('POST', '/v1/contacts', Buffer.from('{"first_name":"x"}', 'utf16le'), {
+      'content-type': 'application/json; charset=utf-16le',
+    });
     expect(utf16.status, utf16.text).toBe(415);
-    const kept = await sendBytes('POST', '/v1/contacts', bytesOf('{"first_name":"Zoë 😀","email":"', uniqueEmail('utf8'), '"}'));
+    const kept = await sendBytes(
+      'POST',
+      '/v1/contacts',
+      bytesOf('{"first_name":"Zoë 😀","email":"', uniqueEmail('utf8'), '"}'),
+    );
     expect(kept.status, kept.text).toBe(201);
     expect(kept.body.data.first_name).toBe('Zoë 😀');
   });
@@ -473,7 +707,10 @@ describe('numbers that would not survive parsing, and keys given twice, are refu
   it.each(routes.filter((r) => r.body).map((r) => [name(r), r] as const))('in the body of %s', async (_n, route) => {
     const field = firstField(route);
     for (const literal of CHANGED_NUMBERS) {
-      for (const [body, path] of [[`{"${field}":${literal}}`, field], [`{"${field}":{"nested":[1,${literal}]}}`, `${field}.nested.1`]]) {
+      for (const [body, path] of [
+        [`{"${field}":${literal}}`, field],
+        [`{"${field}":{"nested":[1,${literal}]}}`, `${field}.nested.1`],
+      ]) {
         const r = await sendBytes(route.method, pathOf(route), Buffer.from(body));
         expect(r.status, `${body}: ${r.text}`).toBe(400);
         expect(r.body.error.code).toBe('validation_error');
@@ -487,26 +724,49 @@ describe('numbers that would not survive parsing, and keys given twice, are refu
   });
 
   it('numbers a double holds keep their value; GraphQL variables and literals refuse the others', async () => {
-    const deal = await sendBytes('POST', '/v1/deals', Buffer.from(`{"title":"N","pipeline_id":"${ids.pipelines}","value":1.25e2}`));
+    const deal = await sendBytes(
+      'POST',
+      '/v1/deals',
+      Buffer.from(`{"title":"N","pipeline_id":"${ids.pipelines}","value":1.25e2}`),
+    );
     expect(deal.status, deal.text).toBe(201);
     expect(deal.body.data.value).toBe(125);
-    const under = await sendBytes('POST', '/v1/deals', Buffer.from(`{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}`));
+    const under = await sendBytes(
+      'POST',
+      '/v1/deals',
+      Buffer.from(`{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}`),
+    );
     expect(under.body.error.details.value, under.text).toBeDefined();
     const mutation = 'mutation ($i: DealCreateInput!) { createDeal(input: $i) { id value } }';
-    const variables = await sendBytes('POST', '/graphql', Buffer.from(`{"query":"${mutation.replace(/"/g, '\\"')}","variables":{"i":{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}}}`));
+    const variables = await sendBytes(
+      'POST',
+      '/graphql',
+      Buffer.from(
+        `{"query":"${mutation.replace(/"/g, '\\"')}","variables":{"i":{"title":"N","pipeline_id":"${ids.pipelines}","value":1e-400}}}`,
+      ),
+    );
     expect(variables.status, variables.text).toBe(400);
     expect(variables.body.errors[0].extensions.code).toBe('validation_error');
     expect(variables.body.errors[0].extensions.details['variables.i.value'], variables.text).toBeDefined();
-    const twice = await sendBytes('POST', '/graphql', Buffer.from(`{"query":"{ contacts { total } }","query":"{ deals { total } }"}`));
+    const twice = await sendBytes(
+      'POST',
+      '/graphql',
+      Buffer.from(`{"query":"{ contacts { total } }","query":"{ deals { total } }"}`),
+    );
     expect(twice.status, twice.text).toBe(400);
     expect(twice.body.errors[0].extensions.code).toBe('malformed_request');
     for (const literal of CHANGED_NUMBERS) {
-      const r = await graphql(`mutation { createDeal(input: { title: "N", pipeline_id: "${ids.pipelines}", value: ${literal} }) { id value } }`);
+      const r = await graphql(
+        `mutation { createDeal(input: { title: "N", pipeline_id: "${ids.pipelines}", value: ${literal} }) { id value } }`,
+      );
       expect(r.errors?.[0]?.extensions?.code, `${literal}: ${JSON.stringify(r)}`).toBe('validation_error');
     }
-    const get = await fetch(`${app.base}/graphql?query=${encodeURIComponent('query ($f: DealFilter) { deals(filter: $f) { total } }')}&variables=${encodeURIComponent('{"f":{"min_value":1e-400}}')}`, {
-      headers: { authorization: `Bearer ${await freshKey()}`, accept: 'application/json' },
-    });
+    const get = await fetch(
+      `${app.base}/graphql?query=${encodeURIComponent('query ($f: DealFilter) { deals(filter: $f) { total } }')}&variables=${encodeURIComponent('{"f":{"min_value":1e-400}}')}`,
+      {
+        headers: { authorization: `Bearer ${await freshKey()}`, accept: 'application/json' },
+      },
+    );
     expect(get.status).toBe(400);
   });
 });
@@ -514,10 +774,24 @@ describe('numbers that would not survive parsing, and keys given twice, are refu
 // ---------------------------------------------------------------------------------------------
 // Query parameters of the wrong type or out of range: the API's words, naming the parameter
 
-describe('REST query parameters are refused in the API\'s words, naming the parameter', () => {
+describe("REST query parameters are refused in the API's words, naming the parameter", () => {
   it.each(listRoutes.map((r) => [name(r), r] as const))('limit of %s', async (_n, route) => {
-    for (const limit of ['100000000000000000000000', '1e23', '-99999999999', '2147483648', '0', '101', 'abc', '1.5', '', '%20']) {
-      const r = await api('GET', `${pathOf(route)}?limit=${limit}${route.path === '/contacts/search' ? '&q=test' : ''}`);
+    for (const limit of [
+      '100000000000000000000000',
+      '1e23',
+      '-99999999999',
+      '2147483648',
+      '0',
+      '101',
+      'abc',
+      '1.5',
+      '',
+      '%20',
+    ]) {
+      const r = await api(
+        'GET',
+        `${pathOf(route)}?limit=${limit}${route.path === '/contacts/search' ? '&q=test' : ''}`,
+      );
       if (limit === '' || limit === '%20') {
         if (r.status === 200) continue;
       }
@@ -551,17 +825,28 @@ describe('WebSocket messages are read as strictly as HTTP bodies', () => {
     for (const binary of [false, true]) {
       for (const bad of NOT_UTF8) {
         const { s, closed } = await socket();
-        s.send(bytesOf(`{"type":"connection_init","payload":{"authorization":"Bearer ${await freshKey()}","x":"`, bad, '"}}'), { binary });
+        s.send(
+          bytesOf(
+            `{"type":"connection_init","payload":{"authorization":"Bearer ${await freshKey()}","x":"`,
+            bad,
+            '"}}',
+          ),
+          { binary },
+        );
         expect(await closed, `${binary ? 'binary' : 'text'} ${percent(bad)}`).toBe(1007);
       }
     }
   });
 
   it('a number that would not survive parsing fails its operation; a repeated key closes the socket with 4400', async () => {
-    const { s, messages, closed } = await socket(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${await freshKey()}` } }));
+    const { s, messages, closed } = await socket(
+      JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${await freshKey()}` } }),
+    );
     await until(() => messages.some((m) => m.type === 'connection_ack'));
     const mutation = 'mutation ($i: DealCreateInput!) { createDeal(input: $i) { id value } }';
-    s.send(`{"id":"n1","type":"subscribe","payload":{"query":${JSON.stringify(mutation)},"variables":{"i":{"title":"WS","pipeline_id":"${ids.pipelines}","value":1e-400}}}}`);
+    s.send(
+      `{"id":"n1","type":"subscribe","payload":{"query":${JSON.stringify(mutation)},"variables":{"i":{"title":"WS","pipeline_id":"${ids.pipelines}","value":1e-400}}}}`,
+    );
     await until(() => messages.some((m) => m.id === 'n1' && m.type !== 'complete'));
     const answer = messages.find((m) => m.id === 'n1');
     expect(answer?.type, JSON.stringify(messages)).toBe('error');

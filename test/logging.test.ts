@@ -16,7 +16,11 @@ const sink = new Writable({
   },
 });
 const logger = createLogger('trace', sink);
-const logLines = () => text.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+const logLines = () =>
+  text
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
 
 test.override('appOptions', { logger });
 afterAll(() => {
@@ -32,7 +36,16 @@ describe('logs', () => {
     expect(r.status).toBe(200);
     await until(() => logLines().some((l) => l.requestId === 'req-log-test-1'));
     const line = logLines().find((l) => l.requestId === 'req-log-test-1')!;
-    expect(line).toMatchObject({ msg: 'request', level: 30, method: 'GET', route: '/v1/contacts/:id', path: `/v1/contacts/${c.id}`, status: 200, workspaceId: ws.id, keyId: k.id });
+    expect(line).toMatchObject({
+      msg: 'request',
+      level: 30,
+      method: 'GET',
+      route: '/v1/contacts/:id',
+      path: `/v1/contacts/${c.id}`,
+      status: 200,
+      workspaceId: ws.id,
+      keyId: k.id,
+    });
     expect(typeof line.durationMs).toBe('number');
   });
 
@@ -40,7 +53,9 @@ describe('logs', () => {
     const ws = await app.workspace();
     const spy = vi.spyOn(app.db.prisma, '$executeRaw').mockRejectedValue(new Error('database went away'));
     const rest = await ws.api('POST', '/v1/contacts', { first_name: 'Boom', email: uniqueEmail('boom') });
-    const graphql = await client(app.base, ws.key)('POST', '/graphql', { query: `mutation { createContact(input: { first_name: "Boom", email: "${uniqueEmail('boom')}" }) { id } }` });
+    const graphql = await client(app.base, ws.key)('POST', '/graphql', {
+      query: `mutation { createContact(input: { first_name: "Boom", email: "${uniqueEmail('boom')}" }) { id } }`,
+    });
     spy.mockRestore();
     expect(rest.status).toBe(500);
     expect(graphql.body.errors[0].extensions.code).toBe('internal_error');
@@ -63,7 +78,11 @@ describe('logs', () => {
     expect((await ws.api('GET', '/v1/contacts?limit=1')).status).toBe(200);
     await gql(app.base, ws.key, '{ contacts(limit: 1) { total } }');
     const rc = await listen();
-    const sub = await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], headers: { Authorization: 'Bearer receiver-token-xyz' } });
+    const sub = await ws.api('POST', '/v1/webhooks', {
+      url: rc.url,
+      events: ['contact.created'],
+      headers: { Authorization: 'Bearer receiver-token-xyz' },
+    });
     expect(sub.status).toBe(201);
     const secret: string = sub.body.data.secret;
     expect(secret.length).toBeGreaterThan(10);
@@ -76,7 +95,10 @@ describe('logs', () => {
       return rc.hits.length >= 1;
     });
     // Loggers elsewhere might log what they hold: the redaction covers the usual shapes.
-    logger.info({ headers: { authorization: `Bearer ${ws.key}` }, secret, webhook: { secret }, nested: { sub: { secret } } }, 'careless');
+    logger.info(
+      { headers: { authorization: `Bearer ${ws.key}` }, secret, webhook: { secret }, nested: { sub: { secret } } },
+      'careless',
+    );
     logger.info({ authorization: `Bearer ${ws.key}`, key: ws.key }, 'careless too');
 
     expect(text).toContain('careless');

@@ -42,7 +42,9 @@ describe('metrics', () => {
     // Refused before a route matched: labelled with the mount point.
     expect(value(text, 'crm_http_requests_total', { method: 'GET', route: '/v1', status: '401' })).toBe(1);
     expect(value(text, 'crm_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' })).toBe(1);
-    expect(value(text, 'crm_http_request_duration_seconds_count', { route: '/v1/contacts/:id', status: '200' })).toBe(2);
+    expect(value(text, 'crm_http_request_duration_seconds_count', { route: '/v1/contacts/:id', status: '200' })).toBe(
+      2,
+    );
     expect(text).not.toContain(c.id);
     expect(text).not.toContain('doesnotexist');
     // Process metrics come along, in this app's own registry.
@@ -50,23 +52,45 @@ describe('metrics', () => {
   });
 
   it('counts and times GraphQL operations by name and type', async ({ app, ws }) => {
-    expect((await gql(app.base, ws.key, 'query MetricContacts { contacts(limit: 1) { total } }')).errors).toBeUndefined();
+    expect(
+      (await gql(app.base, ws.key, 'query MetricContacts { contacts(limit: 1) { total } }')).errors,
+    ).toBeUndefined();
     expect((await gql(app.base, ws.key, '{ contacts(limit: 1) { total } }')).errors).toBeUndefined();
-    const failed = await gql(app.base, ws.key, 'mutation MetricBad { createContact(input: { first_name: "", email: "metric@example.com" }) { id } }');
+    const failed = await gql(
+      app.base,
+      ws.key,
+      'mutation MetricBad { createContact(input: { first_name: "", email: "metric@example.com" }) { id } }',
+    );
     expect(failed.errors?.length).toBeGreaterThan(0);
 
     const text = await scrape(app.base);
-    expect(value(text, 'crm_graphql_operations_total', { operation: 'MetricContacts', type: 'query', result: 'ok' })).toBe(1);
-    expect(value(text, 'crm_graphql_operations_total', { operation: 'anonymous', type: 'query', result: 'ok' })).toBe(1);
-    expect(value(text, 'crm_graphql_operations_total', { operation: 'MetricBad', type: 'mutation', result: 'error' })).toBe(1);
-    expect(value(text, 'crm_graphql_operation_duration_seconds_count', { operation: 'MetricContacts', type: 'query' })).toBe(1);
-    expect(value(text, 'crm_http_requests_total', { method: 'POST', route: '/graphql', status: '200' })).toBeGreaterThanOrEqual(2);
+    expect(
+      value(text, 'crm_graphql_operations_total', { operation: 'MetricContacts', type: 'query', result: 'ok' }),
+    ).toBe(1);
+    expect(value(text, 'crm_graphql_operations_total', { operation: 'anonymous', type: 'query', result: 'ok' })).toBe(
+      1,
+    );
+    expect(
+      value(text, 'crm_graphql_operations_total', { operation: 'MetricBad', type: 'mutation', result: 'error' }),
+    ).toBe(1);
+    expect(
+      value(text, 'crm_graphql_operation_duration_seconds_count', { operation: 'MetricContacts', type: 'query' }),
+    ).toBe(1);
+    expect(
+      value(text, 'crm_http_requests_total', { method: 'POST', route: '/graphql', status: '200' }),
+    ).toBeGreaterThanOrEqual(2);
   });
 
   it('counts subscriptions over WebSocket when they start', async ({ app, ws }) => {
     const sub = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, 'subscription MetricLive { events { id } }');
     try {
-      const started = await until(async () => value(await scrape(app.base), 'crm_graphql_operations_total', { operation: 'MetricLive', type: 'subscription', result: 'ok' }));
+      const started = await until(async () =>
+        value(await scrape(app.base), 'crm_graphql_operations_total', {
+          operation: 'MetricLive',
+          type: 'subscription',
+          result: 'ok',
+        }),
+      );
       expect(started).toBe(1);
     } finally {
       await sub.close();
@@ -84,10 +108,14 @@ describe('metrics', () => {
     await ws.api('POST', '/v1/contacts', { first_name: 'Hooked', email: uniqueEmail('hook') });
 
     const worker = app.worker();
-    await until(async () => {
-      await worker.runOnce();
-      return ok.hits.length >= 1 && failing.hits.length >= 2;
-    }, 15_000, 100);
+    await until(
+      async () => {
+        await worker.runOnce();
+        return ok.hits.length >= 1 && failing.hits.length >= 2;
+      },
+      15_000,
+      100,
+    );
 
     const text = await scrape(app.base);
     expect(value(text, 'crm_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(1);
@@ -110,7 +138,9 @@ describe('metrics', () => {
     const other = await startApp({});
     const text = await scrape(other.base);
     expect(value(text, 'crm_http_requests_total', { route: '/v1/contacts/:id' })).toBeUndefined();
-    expect(value(await scrape(app.base), 'crm_http_requests_total', { route: '/v1/contacts/:id', status: '200' })).toBe(2);
+    expect(value(await scrape(app.base), 'crm_http_requests_total', { route: '/v1/contacts/:id', status: '200' })).toBe(
+      2,
+    );
   });
 
   it('asks for METRICS_TOKEN when one is set', async ({ startApp }) => {

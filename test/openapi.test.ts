@@ -22,8 +22,15 @@ test.beforeAll(async ({ app }) => {
 
 const openApiPath = (path: string) => '/v1' + path.replace(/:(\w+)/g, '{$1}');
 /** Follows a local `$ref` (`#/components/...`). */
-const deref = (node: Json): Json => (node.$ref ? node.$ref.slice(2).split('/').reduce((n: Json, k: string) => n[k], doc) : node);
-const requestBody = (path: string, method: string) => deref(doc.paths[path][method].requestBody.content['application/json'].schema);
+const deref = (node: Json): Json =>
+  node.$ref
+    ? node.$ref
+        .slice(2)
+        .split('/')
+        .reduce((n: Json, k: string) => n[k], doc)
+    : node;
+const requestBody = (path: string, method: string) =>
+  deref(doc.paths[path][method].requestBody.content['application/json'].schema);
 
 describe('GET /v1/openapi.json', () => {
   it('answers an OpenAPI 3.1 document without a key, also under /api/v1', async ({ app }) => {
@@ -54,7 +61,11 @@ describe('GET /v1/openapi.json', () => {
 
   it('generates request bodies from the zod schemas the resolvers validate with', () => {
     const contact = requestBody('/v1/contacts', 'post');
-    const { $schema: _, ...fromZod } = z.toJSONSchema(contactCreateInput, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' });
+    const { $schema: _, ...fromZod } = z.toJSONSchema(contactCreateInput, {
+      target: 'draft-2020-12',
+      io: 'input',
+      unrepresentable: 'any',
+    });
     expect(contact).toEqual(fromZod);
     expect(contact.required).toEqual(['first_name', 'email']);
     expect(contact.properties.email.format).toBe('email');
@@ -67,15 +78,24 @@ describe('GET /v1/openapi.json', () => {
     // Bulk rows are checked one by one, and documented as the create body.
     expect(requestBody('/v1/contacts/bulk', 'post').properties.contacts.items).toEqual(contact);
     for (const route of routes.filter((r) => r.body)) {
-      expect(doc.paths[openApiPath(route.path)][route.method.toLowerCase()].requestBody, `${route.method} ${route.path}`).toBeDefined();
+      expect(
+        doc.paths[openApiPath(route.path)][route.method.toLowerCase()].requestBody,
+        `${route.method} ${route.path}`,
+      ).toBeDefined();
     }
   });
 
   it('lists filters and paging parameters where a route takes them', () => {
     const names = (path: string, method = 'get') => doc.paths[path][method].parameters.map((p: Json) => p.name);
-    expect(names('/v1/contacts')).toEqual(expect.arrayContaining(['status', 'tags', 'created_after', 'limit', 'cursor', 'sort', 'fields']));
-    expect(names('/v1/deals')).toEqual(expect.arrayContaining(['pipeline_id', 'min_value', 'expected_close_before', 'limit', 'cursor', 'sort']));
-    expect(names('/v1/tasks')).toEqual(expect.arrayContaining(['assignee_id', 'priority', 'due_before', 'related_to_type']));
+    expect(names('/v1/contacts')).toEqual(
+      expect.arrayContaining(['status', 'tags', 'created_after', 'limit', 'cursor', 'sort', 'fields']),
+    );
+    expect(names('/v1/deals')).toEqual(
+      expect.arrayContaining(['pipeline_id', 'min_value', 'expected_close_before', 'limit', 'cursor', 'sort']),
+    );
+    expect(names('/v1/tasks')).toEqual(
+      expect.arrayContaining(['assignee_id', 'priority', 'due_before', 'related_to_type']),
+    );
     expect(names('/v1/contacts/search')).toEqual(expect.arrayContaining(['q', 'limit', 'cursor', 'fields']));
     expect(names('/v1/deals/{id}/contacts')).not.toContain('sort');
     const status = doc.paths['/v1/contacts'].get.parameters.find((p: Json) => p.name === 'status');
@@ -100,22 +120,41 @@ describe('GET /v1/openapi.json', () => {
 
   it('documents answers as typed as the schema: enums, named object shapes, null only where it can be', () => {
     const schemas = doc.components.schemas;
-    expect(schemas.Contact.properties.status).toEqual({ type: 'string', enum: ['active', 'churned', 'customer', 'inactive', 'lead'] });
+    expect(schemas.Contact.properties.status).toEqual({
+      type: 'string',
+      enum: ['active', 'churned', 'customer', 'inactive', 'lead'],
+    });
     expect(schemas.Contact.properties.id).toEqual({ type: 'string' });
     expect(schemas.Contact.properties.created_at).toEqual({ type: 'string', format: 'date-time' });
-    expect(schemas.Contact.properties.address.anyOf).toEqual([{ $ref: '#/components/schemas/Address' }, { type: 'null' }]);
+    expect(schemas.Contact.properties.address.anyOf).toEqual([
+      { $ref: '#/components/schemas/Address' },
+      { type: 'null' },
+    ]);
     expect(schemas.Address.required).toEqual(['street', 'city', 'state', 'zip', 'country']);
-    expect(schemas.Contact.properties.custom_fields).toMatchObject({ type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } });
+    expect(schemas.Contact.properties.custom_fields).toMatchObject({
+      type: 'object',
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+    });
     expect(schemas.Webhook.properties.retry_policy).toEqual({ $ref: '#/components/schemas/RetryPolicy' });
-    expect(schemas.Webhook.properties.headers).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
-    expect(schemas.DealDetail.properties.stage_history.items.properties.changed_by.anyOf[0]).toEqual({ $ref: '#/components/schemas/Actor' });
+    expect(schemas.Webhook.properties.headers).toMatchObject({
+      type: 'object',
+      additionalProperties: { type: 'string' },
+    });
+    expect(schemas.DealDetail.properties.stage_history.items.properties.changed_by.anyOf[0]).toEqual({
+      $ref: '#/components/schemas/Actor',
+    });
     expect(schemas.Actor.properties.type.enum).toEqual(['api_key', 'system', 'user']);
     // Nothing in an answer is a bare object any more.
     const bare: string[] = [];
     const walk = (node: unknown, at: string) => {
       if (!node || typeof node !== 'object') return;
       const n = node as Json;
-      if ((n.type === 'object' || (Array.isArray(n.type) && n.type.includes('object'))) && !n.properties && !n.additionalProperties) bare.push(at);
+      if (
+        (n.type === 'object' || (Array.isArray(n.type) && n.type.includes('object'))) &&
+        !n.properties &&
+        !n.additionalProperties
+      )
+        bare.push(at);
       for (const [k, v] of Object.entries(n)) walk(v, `${at}/${k}`);
     };
     for (const [name, s] of Object.entries(schemas)) if (!name.endsWith('Body')) walk(s, name);
@@ -125,9 +164,13 @@ describe('GET /v1/openapi.json', () => {
   it('documents the data a route really answers', async ({ ws }) => {
     const r = await ws.api('POST', '/v1/contacts', { first_name: 'Ada', email: uniqueEmail('ada') });
     expect(r.status).toBe(201);
-    const schema = deref(doc.paths['/v1/contacts'].post.responses['201'].content['application/json'].schema.properties.data);
+    const schema = deref(
+      doc.paths['/v1/contacts'].post.responses['201'].content['application/json'].schema.properties.data,
+    );
     expect(Object.keys(r.body.data).sort()).toEqual(Object.keys(schema.properties).sort());
-    expect(Object.keys(r.body.meta)).toEqual(expect.arrayContaining(deref({ $ref: '#/components/schemas/Meta' }).required));
+    expect(Object.keys(r.body.meta)).toEqual(
+      expect.arrayContaining(deref({ $ref: '#/components/schemas/Meta' }).required),
+    );
   });
 
   it('answers errors in the shared error envelope, with the statuses each route can give', () => {
@@ -137,13 +180,20 @@ describe('GET /v1/openapi.json', () => {
     for (const [path, ops] of Object.entries(doc.paths)) {
       for (const [method, op] of Object.entries(ops as Json)) {
         const errors = Object.entries(op.responses as Json).filter(([status]) => Number(status) >= 400);
-        expect(errors.map(([s]) => s), `${method} ${path}`).toEqual(expect.arrayContaining(['401', '429', '500']));
+        expect(
+          errors.map(([s]) => s),
+          `${method} ${path}`,
+        ).toEqual(expect.arrayContaining(['401', '429', '500']));
         for (const [status, response] of errors) {
-          expect(deref(response).content['application/json'].schema, `${method} ${path} ${status}`).toEqual({ $ref: '#/components/schemas/ErrorEnvelope' });
+          expect(deref(response).content['application/json'].schema, `${method} ${path} ${status}`).toEqual({
+            $ref: '#/components/schemas/ErrorEnvelope',
+          });
         }
       }
     }
-    expect(Object.keys(doc.paths['/v1/contacts'].post.responses)).toEqual(expect.arrayContaining(['400', '403', '409', '413', '415', '422']));
+    expect(Object.keys(doc.paths['/v1/contacts'].post.responses)).toEqual(
+      expect.arrayContaining(['400', '403', '409', '413', '415', '422']),
+    );
     expect(Object.keys(doc.paths['/v1/contacts/{id}'].get.responses)).toContain('404');
     expect(Object.keys(doc.paths['/v1/users'].get.responses)).not.toContain('403');
     expect(deref(doc.paths['/v1/contacts'].get.responses['429']).headers).toHaveProperty('Retry-After');
@@ -153,12 +203,17 @@ describe('GET /v1/openapi.json', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(doc.security).toEqual([{ bearerAuth: [] }]);
     const headers = doc.paths['/v1/tasks'].get.responses['200'].headers;
-    expect(Object.keys(headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']));
+    expect(Object.keys(headers)).toEqual(
+      expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']),
+    );
   });
 });
 
 describe('the document as a client generator reads it', () => {
-  const operations = () => Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops as Json).map(([method, op]) => ({ path, method, op: op as Json })));
+  const operations = () =>
+    Object.entries(doc.paths).flatMap(([path, ops]) =>
+      Object.entries(ops as Json).map(([method, op]) => ({ path, method, op: op as Json })),
+    );
   /** Every node of a JSON value, with its path. */
   function* walk(node: unknown, at = '#'): Generator<[string, Json]> {
     if (!node || typeof node !== 'object') return;
@@ -177,15 +232,26 @@ describe('the document as a client generator reads it', () => {
     expect(served.servers.map((s) => s.url)).toEqual(['https://crm.example.com', '/']);
   });
 
-  it('marks the headers every answer carries as required, and the replay header as optional on writes', async ({ app, ws }) => {
-    for (const name of ['X-Request-Id', 'X-API-Version', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']) {
+  it('marks the headers every answer carries as required, and the replay header as optional on writes', async ({
+    app,
+    ws,
+  }) => {
+    for (const name of [
+      'X-Request-Id',
+      'X-API-Version',
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+    ]) {
       expect(doc.components.headers[name].required, name).toBe(true);
     }
     expect(doc.components.headers['Idempotent-Replayed'].required).toBe(false);
     for (const { path, method, op } of operations()) {
       for (const [status, response] of Object.entries(op.responses as Json)) {
         const headers = deref(response).headers;
-        expect(Object.keys(headers), `${method} ${path} ${status}`).toEqual(expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Remaining']));
+        expect(Object.keys(headers), `${method} ${path} ${status}`).toEqual(
+          expect.arrayContaining(['X-Request-Id', 'X-RateLimit-Remaining']),
+        );
         const replayable = Number(status) < 300 && (method === 'post' || method === 'put');
         expect('Idempotent-Replayed' in headers, `${method} ${path} ${status}`).toBe(replayable);
       }
@@ -195,12 +261,21 @@ describe('the document as a client generator reads it', () => {
     const missing = await ws.api('GET', '/v1/contacts/con_missing');
     const unauthorized = await client(app.base)('GET', '/v1/contacts');
     for (const r of [missing, unauthorized]) {
-      for (const name of ['x-request-id', 'x-api-version', 'x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(r.headers.get(name), `${r.status} ${name}`).not.toBeNull();
+      for (const name of [
+        'x-request-id',
+        'x-api-version',
+        'x-ratelimit-limit',
+        'x-ratelimit-remaining',
+        'x-ratelimit-reset',
+      ])
+        expect(r.headers.get(name), `${r.status} ${name}`).not.toBeNull();
     }
   });
 
   it('gives dates, date-times and URLs in requests their formats', () => {
-    expect(requestBody('/v1/deals', 'post').properties.expected_close_date.anyOf).toContainEqual(expect.objectContaining({ type: 'string', format: 'date' }));
+    expect(requestBody('/v1/deals', 'post').properties.expected_close_date.anyOf).toContainEqual(
+      expect.objectContaining({ type: 'string', format: 'date' }),
+    );
     const due = requestBody('/v1/tasks', 'post').properties.due_date.anyOf.find((s: Json) => s.type === 'string');
     expect(due.anyOf.map((s: Json) => s.format)).toEqual(['date', 'date-time']);
     const createdAfter = doc.paths['/v1/contacts'].get.parameters.find((p: Json) => p.name === 'created_after');

@@ -48,7 +48,9 @@ async function failedStart(child: Child): Promise<{ code: number | null; line: s
 
 function holdPort(): Promise<{ port: number; close: () => void }> {
   return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => resolve({ port: (s.address() as net.AddressInfo).port, close: () => s.close() }));
+    const s = net
+      .createServer()
+      .listen(0, '127.0.0.1', () => resolve({ port: (s.address() as net.AddressInfo).port, close: () => s.close() }));
   });
 }
 
@@ -72,10 +74,38 @@ describe('a port that cannot be had', () => {
 
   it('with TLS, a taken HTTP_REDIRECT_PORT is refused the same way', async () => {
     const dir = tempDir();
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-subj', '/CN=localhost', '-days', '1', '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-subj',
+        '/CN=localhost',
+        '-days',
+        '1',
+        '-keyout',
+        `${dir}/key.pem`,
+        '-out',
+        `${dir}/cert.pem`,
+      ],
+      { stdio: 'ignore' },
+    );
     const held = await holdPort();
     try {
-      const r = await failedStart(start('src/main.ts', { ...embedded(tempDir()), PORT: String(await freePort()), TLS_CERT_FILE: `${dir}/cert.pem`, TLS_KEY_FILE: `${dir}/key.pem`, HTTP_REDIRECT_PORT: String(held.port) }));
+      const r = await failedStart(
+        start('src/main.ts', {
+          ...embedded(tempDir()),
+          PORT: String(await freePort()),
+          TLS_CERT_FILE: `${dir}/cert.pem`,
+          TLS_KEY_FILE: `${dir}/key.pem`,
+          HTTP_REDIRECT_PORT: String(held.port),
+        }),
+      );
       expect(r.code).toBe(1);
       expect(r.msg).toMatch(/\(HTTP_REDIRECT_PORT\).*already in use/);
     } finally {
@@ -90,7 +120,14 @@ describe('a port that cannot be had', () => {
       [`${dir}/missing.pem`, `${dir}/missing.pem`, /Cannot read TLS_CERT_FILE .*missing\.pem/],
       [`${dir}/junk.pem`, `${dir}/junk.pem`, /TLS_CERT_FILE and TLS_KEY_FILE are not a certificate/],
     ] as const) {
-      const r = await failedStart(start('src/main.ts', { ...embedded(tempDir()), PORT: String(await freePort()), TLS_CERT_FILE: cert, TLS_KEY_FILE: key }));
+      const r = await failedStart(
+        start('src/main.ts', {
+          ...embedded(tempDir()),
+          PORT: String(await freePort()),
+          TLS_CERT_FILE: cert,
+          TLS_KEY_FILE: key,
+        }),
+      );
       expect(r.code).toBe(1);
       expect(r.msg).toMatch(expected);
     }
@@ -152,58 +189,93 @@ describe('the embedded database lock', () => {
 
 describe('a DATA_DIR that cannot hold a database', () => {
   const cases: [string, () => string, RegExp][] = [
-    ['a file', () => {
-      const file = path.join(tempDir(), 'file');
-      fs.writeFileSync(file, '');
-      return file;
-    }, /DATA_DIR .* cannot hold the embedded database: a file stands where a directory is needed/],
-    ['a directory under a file', () => {
-      const file = path.join(tempDir(), 'file');
-      fs.writeFileSync(file, '');
-      return path.join(file, 'data');
-    }, /cannot hold the embedded database/],
-    ['a file where the database directory goes', () => {
-      const dir = tempDir();
-      fs.writeFileSync(path.join(dir, 'pglite'), '');
-      return dir;
-    }, /a file stands where a directory is needed/],
-    ['a damaged database', () => {
-      const dir = tempDir();
-      fs.mkdirSync(path.join(dir, 'pglite'));
-      fs.writeFileSync(path.join(dir, 'pglite', 'PG_VERSION'), 'garbage\n');
-      return dir;
-    }, /The embedded database in .* cannot be opened/],
-    ...(process.getuid?.() === 0 ? [] : [['read-only', () => {
-      const dir = tempDir();
-      fs.chmodSync(dir, 0o555);
-      return dir;
-    }, /permission denied/] as [string, () => string, RegExp]]),
+    [
+      'a file',
+      () => {
+        const file = path.join(tempDir(), 'file');
+        fs.writeFileSync(file, '');
+        return file;
+      },
+      /DATA_DIR .* cannot hold the embedded database: a file stands where a directory is needed/,
+    ],
+    [
+      'a directory under a file',
+      () => {
+        const file = path.join(tempDir(), 'file');
+        fs.writeFileSync(file, '');
+        return path.join(file, 'data');
+      },
+      /cannot hold the embedded database/,
+    ],
+    [
+      'a file where the database directory goes',
+      () => {
+        const dir = tempDir();
+        fs.writeFileSync(path.join(dir, 'pglite'), '');
+        return dir;
+      },
+      /a file stands where a directory is needed/,
+    ],
+    [
+      'a damaged database',
+      () => {
+        const dir = tempDir();
+        fs.mkdirSync(path.join(dir, 'pglite'));
+        fs.writeFileSync(path.join(dir, 'pglite', 'PG_VERSION'), 'garbage\n');
+        return dir;
+      },
+      /The embedded database in .* cannot be opened/,
+    ],
+    ...(process.getuid?.() === 0
+      ? []
+      : [
+          [
+            'read-only',
+            () => {
+              const dir = tempDir();
+              fs.chmodSync(dir, 0o555);
+              return dir;
+            },
+            /permission denied/,
+          ] as [string, () => string, RegExp],
+        ]),
   ];
 
-  it.each(cases)('%s: npm start, the worker and the CLI exit 1 at once with one line', async (_name, make, expected) => {
-    const dataDir = make();
-    for (const entry of ['src/main.ts', 'src/worker.ts'] as const) {
-      const r = await failedStart(start(entry, { ...embedded(dataDir), PORT: String(await freePort()) }));
-      expect(r.code, entry).toBe(1);
-      expect(r.msg, entry).toMatch(expected);
-    }
-    const cli = spawn(process.execPath, ['dist/server/cli.js', 'workspace', 'create', '--name', 'X', '--json'], { env: { ...process.env, ...embedded(dataDir) } });
-    let out = '';
-    cli.stdout.on('data', (d) => (out += d));
-    const code = await new Promise<number | null>((r) => cli.once('exit', r));
-    expect(code).toBe(1);
-    expect(JSON.parse(out.trim()).error.message).toMatch(expected);
-  });
+  it.each(cases)(
+    '%s: npm start, the worker and the CLI exit 1 at once with one line',
+    async (_name, make, expected) => {
+      const dataDir = make();
+      for (const entry of ['src/main.ts', 'src/worker.ts'] as const) {
+        const r = await failedStart(start(entry, { ...embedded(dataDir), PORT: String(await freePort()) }));
+        expect(r.code, entry).toBe(1);
+        expect(r.msg, entry).toMatch(expected);
+      }
+      const cli = spawn(process.execPath, ['dist/server/cli.js', 'workspace', 'create', '--name', 'X', '--json'], {
+        env: { ...process.env, ...embedded(dataDir) },
+      });
+      let out = '';
+      cli.stdout.on('data', (d) => (out += d));
+      const code = await new Promise<number | null>((r) => cli.once('exit', r));
+      expect(code).toBe(1);
+      expect(JSON.parse(out.trim()).error.message).toMatch(expected);
+    },
+  );
 });
 
 describe('PostgreSQL that cannot be used', () => {
   it.each([
-    ['unreachable', 'postgresql://postgres@127.0.0.1:1/crm', /Cannot use PostgreSQL at 127\.0\.0\.1:1\/crm \(DATABASE_URL\)/],
+    [
+      'unreachable',
+      'postgresql://postgres@127.0.0.1:1/crm',
+      /Cannot use PostgreSQL at 127\.0\.0\.1:1\/crm \(DATABASE_URL\)/,
+    ],
     ['not a URL', 'not a url', /DATABASE_URL is not a postgresql:\/\/ URL/],
     ['another scheme', 'mysql://root@127.0.0.1/crm', /DATABASE_URL is not a postgresql:\/\/ URL/],
   ])('%s: npm start and the worker exit 1 at once with one line', async (_name, url, expected) => {
     for (const entry of ['src/main.ts', 'src/worker.ts'] as const) {
-      const r = await failedStart(start(entry, { DATA_DIR: tempDir(), DATABASE_URL: url, PORT: String(await freePort()) }));
+      const r = await failedStart(
+        start(entry, { DATA_DIR: tempDir(), DATABASE_URL: url, PORT: String(await freePort()) }),
+      );
       expect(r.code, entry).toBe(1);
       expect(r.msg, entry).toMatch(expected);
     }

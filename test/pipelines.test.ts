@@ -19,7 +19,14 @@ test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
 });
 
 const newPipeline = async (api: Client = ws.api, body: Record<string, unknown> = {}) => {
-  const r = await api('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due', probability: 40 }, { name: 'Signed', probability: 100 }], ...body });
+  const r = await api('POST', '/v1/pipelines', {
+    name: 'Renewals',
+    stages: [
+      { name: 'Due', probability: 40 },
+      { name: 'Signed', probability: 100 },
+    ],
+    ...body,
+  });
   expect(r.status).toBe(201);
   return r.body.data;
 };
@@ -34,7 +41,9 @@ describe('list and read', () => {
     expect(r.body.meta).toMatchObject({ total: 1, limit: 25, has_more: false, next_cursor: null });
     const [p] = r.body.data;
     expect(p).toMatchObject({ name: 'Sales Pipeline', is_default: true });
-    expect(p.stages.map((s: { name: string; position: number; probability: number }) => [s.name, s.position, s.probability])).toEqual([
+    expect(
+      p.stages.map((s: { name: string; position: number; probability: number }) => [s.name, s.position, s.probability]),
+    ).toEqual([
       ['Lead', 1, 10],
       ['Qualified', 2, 25],
       ['Proposal', 3, 50],
@@ -53,7 +62,11 @@ describe('list and read', () => {
     expect(first.body.meta.has_more).toBe(true);
     const second = await fresh.api('GET', `/v1/pipelines?limit=2&cursor=${first.body.meta.next_cursor}`);
     expect(second.body.data.map((p: { name: string }) => p.name)).toEqual(['A']);
-    expect((await fresh.api('GET', '/v1/pipelines?sort=name')).body.data.map((p: { name: string }) => p.name)).toEqual(['A', 'B', 'Sales Pipeline']);
+    expect((await fresh.api('GET', '/v1/pipelines?sort=name')).body.data.map((p: { name: string }) => p.name)).toEqual([
+      'A',
+      'B',
+      'Sales Pipeline',
+    ]);
     expect((await fresh.api('GET', '/v1/pipelines?sort=position')).status).toBe(400);
     expect((await fresh.api('GET', '/v1/pipelines?limit=0')).status).toBe(400);
   });
@@ -73,7 +86,9 @@ describe('create, update, delete pipelines', () => {
   it('creates with the given stages (positions from 1), or with the default stages', async () => {
     const p = await newPipeline();
     expect(p).toMatchObject({ name: 'Renewals', is_default: false });
-    expect(p.stages.map((s: { name: string; position: number; probability: number }) => [s.name, s.position, s.probability])).toEqual([
+    expect(
+      p.stages.map((s: { name: string; position: number; probability: number }) => [s.name, s.position, s.probability]),
+    ).toEqual([
       ['Due', 1, 40],
       ['Signed', 2, 100],
     ]);
@@ -119,7 +134,9 @@ describe('create, update, delete pipelines', () => {
     const fresh = await app.workspace();
     const p = await newPipeline(fresh.api, { is_default: true });
     expect(p.is_default).toBe(true);
-    const defaults = (await fresh.api('GET', '/v1/pipelines')).body.data.filter((x: { is_default: boolean }) => x.is_default);
+    const defaults = (await fresh.api('GET', '/v1/pipelines')).body.data.filter(
+      (x: { is_default: boolean }) => x.is_default,
+    );
     expect(defaults.map((x: { id: string }) => x.id)).toEqual([p.id]);
   });
 
@@ -155,7 +172,9 @@ describe('stages', () => {
     const r = await ws.api('GET', `/v1/pipelines/${p.id}/stages`);
     expect(r.status).toBe(200);
     expect(r.body.meta).toMatchObject({ total: 2, has_more: false });
-    expect(r.body.data.map((s: Record<string, unknown>) => [s.id, s.position, s.probability, s.deal_count, s.total_value])).toEqual([
+    expect(
+      r.body.data.map((s: Record<string, unknown>) => [s.id, s.position, s.probability, s.deal_count, s.total_value]),
+    ).toEqual([
       [due.id, 1, 40, 3, 350.5],
       [signed.id, 2, 100, 1, 1000],
     ]);
@@ -169,12 +188,23 @@ describe('stages', () => {
     const first = await ws.api('POST', `/v1/pipelines/${p.id}/stages`, { name: 'Draft', probability: 5, position: 1 });
     expect(first.body.data.position).toBe(1);
     const stages = await stagesOf(p.id);
-    expect(stages.map((s: { name: string; position: number }) => `${s.position}:${s.name}`)).toEqual(['1:Draft', '2:Due', '3:Signed', '4:Paid']);
+    expect(stages.map((s: { name: string; position: number }) => `${s.position}:${s.name}`)).toEqual([
+      '1:Draft',
+      '2:Due',
+      '3:Signed',
+      '4:Paid',
+    ]);
   });
 
   it('stage create errors: 400 bad body or position, 404 unknown pipeline', async () => {
     const p = await newPipeline();
-    for (const body of [{}, { name: 'x', position: 0 }, { name: 'x', position: 4 }, { name: 'x', probability: -1 }, { name: 'x', position: '1' }]) {
+    for (const body of [
+      {},
+      { name: 'x', position: 0 },
+      { name: 'x', position: 4 },
+      { name: 'x', probability: -1 },
+      { name: 'x', position: '1' },
+    ]) {
       const r = await ws.api('POST', `/v1/pipelines/${p.id}/stages`, body);
       expect(r.status, JSON.stringify(body)).toBe(400);
     }
@@ -184,12 +214,20 @@ describe('stages', () => {
   it('updates name and probability, and reorders by position', async () => {
     const p = await newPipeline();
     const c = (await ws.api('POST', `/v1/pipelines/${p.id}/stages`, { name: 'Paid' })).body.data;
-    const r = await ws.api('PUT', `/v1/pipelines/${p.id}/stages/${c.id}`, { name: 'Invoiced', probability: 90, position: 1 });
+    const r = await ws.api('PUT', `/v1/pipelines/${p.id}/stages/${c.id}`, {
+      name: 'Invoiced',
+      probability: 90,
+      position: 1,
+    });
     expect(r.status).toBe(200);
     expect(r.body.data).toMatchObject({ id: c.id, name: 'Invoiced', probability: 90, position: 1 });
     expect(names(await stagesOf(p.id))).toEqual(['Invoiced', 'Due', 'Signed']);
     await ws.api('PUT', `/v1/pipelines/${p.id}/stages/${c.id}`, { position: 3 });
-    expect((await stagesOf(p.id)).map((s: { name: string; position: number }) => `${s.position}:${s.name}`)).toEqual(['1:Due', '2:Signed', '3:Invoiced']);
+    expect((await stagesOf(p.id)).map((s: { name: string; position: number }) => `${s.position}:${s.name}`)).toEqual([
+      '1:Due',
+      '2:Signed',
+      '3:Invoiced',
+    ]);
     expect((await ws.api('PUT', `/v1/pipelines/${p.id}/stages/${c.id}`, { position: 4 })).status).toBe(400);
     expect((await ws.api('PUT', `/v1/pipelines/${p.id}/stages/${c.id}`, { probability: 101 })).status).toBe(400);
   });
@@ -216,7 +254,10 @@ describe('stages', () => {
     const r = await ws.api('DELETE', `/v1/pipelines/${p.id}/stages/${extra.id}`);
     expect(r.status).toBe(200);
     expect(r.body.data).toEqual({ id: extra.id, deleted: true });
-    expect((await stagesOf(p.id)).map((s: { name: string; position: number }) => `${s.position}:${s.name}`)).toEqual(['1:Due', '2:Signed']);
+    expect((await stagesOf(p.id)).map((s: { name: string; position: number }) => `${s.position}:${s.name}`)).toEqual([
+      '1:Due',
+      '2:Signed',
+    ]);
 
     await ws.api('DELETE', `/v1/deals/${deal.id}`);
     expect((await ws.api('DELETE', `/v1/pipelines/${p.id}/stages/${due.id}`)).status).toBe(200);
@@ -256,25 +297,59 @@ describe('scopes', () => {
 
 describe('GraphQL', () => {
   it('lists pipelines with stages and stage totals, and runs the mutations', async () => {
-    const created = await gql(app.base, ws.key, 'mutation($input: PipelineCreateInput!) { createPipeline(input: $input) { id name stages { name position } } }', {
-      input: { name: 'GQL', stages: [{ name: 'One', probability: 10 }] },
-    });
+    const created = await gql(
+      app.base,
+      ws.key,
+      'mutation($input: PipelineCreateInput!) { createPipeline(input: $input) { id name stages { name position } } }',
+      {
+        input: { name: 'GQL', stages: [{ name: 'One', probability: 10 }] },
+      },
+    );
     const p = created.data.createPipeline;
     expect(p.stages).toEqual([{ name: 'One', position: 1 }]);
-    const stage = await gql(app.base, ws.key, 'mutation($p: ID!) { createStage(pipelineId: $p, input: { name: "Zero", position: 1 }) { id position } }', { p: p.id });
+    const stage = await gql(
+      app.base,
+      ws.key,
+      'mutation($p: ID!) { createStage(pipelineId: $p, input: { name: "Zero", position: 1 }) { id position } }',
+      { p: p.id },
+    );
     expect(stage.data.createStage.position).toBe(1);
-    const listed = await gql(app.base, ws.key, '{ pipelines(limit: 100) { total nodes { id is_default stages { name } } } }');
-    expect(listed.data.pipelines.nodes.find((x: { id: string }) => x.id === p.id).stages).toEqual([{ name: 'Zero' }, { name: 'One' }]);
-    const totals = await gql(app.base, ws.key, 'query($p: ID!) { pipelineStages(pipelineId: $p) { nodes { name deal_count total_value } } }', { p: p.id });
+    const listed = await gql(
+      app.base,
+      ws.key,
+      '{ pipelines(limit: 100) { total nodes { id is_default stages { name } } } }',
+    );
+    expect(listed.data.pipelines.nodes.find((x: { id: string }) => x.id === p.id).stages).toEqual([
+      { name: 'Zero' },
+      { name: 'One' },
+    ]);
+    const totals = await gql(
+      app.base,
+      ws.key,
+      'query($p: ID!) { pipelineStages(pipelineId: $p) { nodes { name deal_count total_value } } }',
+      { p: p.id },
+    );
     expect(totals.data.pipelineStages.nodes).toEqual([
       { name: 'Zero', deal_count: 0, total_value: 0 },
       { name: 'One', deal_count: 0, total_value: 0 },
     ]);
-    const renamed = await gql(app.base, ws.key, 'mutation($id: ID!) { updatePipeline(id: $id, input: { name: "GQL 2" }) { name } }', { id: p.id });
+    const renamed = await gql(
+      app.base,
+      ws.key,
+      'mutation($id: ID!) { updatePipeline(id: $id, input: { name: "GQL 2" }) { name } }',
+      { id: p.id },
+    );
     expect(renamed.data.updatePipeline.name).toBe('GQL 2');
-    const removed = await gql(app.base, ws.key, 'mutation($p: ID!, $s: ID!) { deleteStage(pipelineId: $p, id: $s) { deleted } }', { p: p.id, s: stage.data.createStage.id });
+    const removed = await gql(
+      app.base,
+      ws.key,
+      'mutation($p: ID!, $s: ID!) { deleteStage(pipelineId: $p, id: $s) { deleted } }',
+      { p: p.id, s: stage.data.createStage.id },
+    );
     expect(removed.data.deleteStage.deleted).toBe(true);
-    const deleted = await gql(app.base, ws.key, 'mutation($id: ID!) { deletePipeline(id: $id) { id deleted } }', { id: p.id });
+    const deleted = await gql(app.base, ws.key, 'mutation($id: ID!) { deletePipeline(id: $id) { id deleted } }', {
+      id: p.id,
+    });
     expect(deleted.data.deletePipeline).toEqual({ id: p.id, deleted: true });
   });
 

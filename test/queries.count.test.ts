@@ -22,14 +22,18 @@ test.beforeAll(async ({ app: started }) => {
   app = started;
   // 110 contacts and a deal for each, inserted set-wise as the benchmark does.
   const seeded = await seed(app.db, 110, 0, 1);
-  ({ key } = await createApiKey(app.db.prisma, { workspace: seeded.readWorkspace, name: 'query count', scope: 'full' }));
+  ({ key } = await createApiKey(app.db.prisma, {
+    workspace: seeded.readWorkspace,
+    name: 'query count',
+    scope: 'full',
+  }));
   api = client(app.base, key);
 });
 
 /**
  * The SQL statements the second of two identical calls of `work` sent, leaving out the API key
- * lookup (the key and its workspaces): it is cached for a few seconds per key, not made per request, and may expire between
- * the two calls on a slow machine.
+ * lookup (the key and its workspaces): it is cached for a few seconds per key, not made per request, and may expire
+ * between the two calls on a slow machine.
  */
 async function statementsOf(work: () => Promise<unknown>): Promise<string[]> {
   await work();
@@ -69,7 +73,12 @@ describe('a create is one SQL statement', () => {
     let n = 0;
     let created: { id: string } | undefined;
     const sent = await statementsOf(async () => {
-      const r = await api('POST', '/v1/contacts', { first_name: 'Counted', email: `counted.${Date.now()}.${n++}@example.com`, tags: ['a'], address: { city: 'Oslo' } });
+      const r = await api('POST', '/v1/contacts', {
+        first_name: 'Counted',
+        email: `counted.${Date.now()}.${n++}@example.com`,
+        tags: ['a'],
+        address: { city: 'Oslo' },
+      });
       expect(r.status, r.text).toBe(201);
       created = r.body.data;
     });
@@ -79,8 +88,18 @@ describe('a create is one SQL statement', () => {
       app.db.prisma.event.findFirst({ where: { entityId: created!.id, type: 'contact.created' } }),
     ]);
     // The answer, the row and the event's record agree, timestamps and defaults included.
-    expect(stored).toMatchObject({ firstName: 'Counted', status: 'lead', source: 'api', tags: ['a'], engagementScore: 0, address: { city: 'Oslo' } });
-    expect(created).toMatchObject({ created_at: stored!.createdAt.toISOString(), updated_at: stored!.updatedAt.toISOString() });
+    expect(stored).toMatchObject({
+      firstName: 'Counted',
+      status: 'lead',
+      source: 'api',
+      tags: ['a'],
+      engagementScore: 0,
+      address: { city: 'Oslo' },
+    });
+    expect(created).toMatchObject({
+      created_at: stored!.createdAt.toISOString(),
+      updated_at: stored!.updatedAt.toISOString(),
+    });
     expect((event!.data as { contact: unknown }).contact).toEqual(created);
   });
 });

@@ -12,7 +12,18 @@ import { it, test } from './helpers/fixtures.ts';
 let apis: Client[];
 let turn = 0;
 const api: Client = (...args) => apis[turn++ % apis.length](...args);
-let ids: { pipeline: string; stage: string; ownPipeline: string; ownStage: string; contact: string; contact2: string; deal: string; task: string; webhook: string; user: string };
+let ids: {
+  pipeline: string;
+  stage: string;
+  ownPipeline: string;
+  ownStage: string;
+  contact: string;
+  contact2: string;
+  deal: string;
+  task: string;
+  webhook: string;
+  user: string;
+};
 
 test.beforeAll(async ({ ws }) => {
   apis = [ws.api, ...(await Promise.all(Array.from({ length: 5 }, () => ws.addKey({})))).map((k) => k.api)];
@@ -23,32 +34,129 @@ test.beforeAll(async ({ ws }) => {
   const contact2 = (await api('POST', '/v1/contacts', { first_name: 'C2', email: uniqueEmail() })).body.data;
   const deal = (await api('POST', '/v1/deals', { title: 'D', pipeline_id: pipelines[0].id })).body.data;
   const task = (await api('POST', '/v1/tasks', { title: 'T' })).body.data;
-  const webhook = (await api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'] })).body.data;
-  ids = { pipeline: pipelines[0].id, stage: pipelines[0].stages[1].id, ownPipeline: own.id, ownStage: own.stages[0].id, contact: contact.id, contact2: contact2.id, deal: deal.id, task: task.id, webhook: webhook.id, user: user.id };
+  const webhook = (await api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'] })).body
+    .data;
+  ids = {
+    pipeline: pipelines[0].id,
+    stage: pipelines[0].stages[1].id,
+    ownPipeline: own.id,
+    ownStage: own.stages[0].id,
+    contact: contact.id,
+    contact2: contact2.id,
+    deal: deal.id,
+    task: task.id,
+    webhook: webhook.id,
+    user: user.id,
+  };
 }, 120_000);
 
 /** Every route with a body: a valid body, and the fields it takes. */
 const bodyRoutes = () => [
-  { method: 'POST', path: '/v1/contacts', valid: () => ({ first_name: 'A', email: uniqueEmail() }), fields: ['first_name', 'email', 'phone', 'status', 'source', 'tags', 'assigned_to', 'custom_fields', 'address'] },
-  { method: 'PUT', path: `/v1/contacts/${ids.contact}`, valid: () => ({ first_name: 'A' }), fields: ['first_name', 'email', 'status', 'tags', 'custom_fields', 'address'] },
-  { method: 'POST', path: '/v1/contacts/bulk', valid: () => ({ contacts: [{ first_name: 'B', email: uniqueEmail() }] }), fields: ['contacts'] },
-  { method: 'POST', path: '/v1/contacts/merge', valid: () => ({ primary_id: ids.contact, secondary_id: 'con_missing' }), fields: ['primary_id', 'secondary_id', 'merge_strategy'] },
+  {
+    method: 'POST',
+    path: '/v1/contacts',
+    valid: () => ({ first_name: 'A', email: uniqueEmail() }),
+    fields: ['first_name', 'email', 'phone', 'status', 'source', 'tags', 'assigned_to', 'custom_fields', 'address'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/contacts/${ids.contact}`,
+    valid: () => ({ first_name: 'A' }),
+    fields: ['first_name', 'email', 'status', 'tags', 'custom_fields', 'address'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/contacts/bulk',
+    valid: () => ({ contacts: [{ first_name: 'B', email: uniqueEmail() }] }),
+    fields: ['contacts'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/contacts/merge',
+    valid: () => ({ primary_id: ids.contact, secondary_id: 'con_missing' }),
+    fields: ['primary_id', 'secondary_id', 'merge_strategy'],
+  },
   { method: 'POST', path: `/v1/contacts/${ids.contact}/notes`, valid: () => ({ content: 'n' }), fields: ['content'] },
   { method: 'POST', path: '/v1/pipelines', valid: () => ({ name: 'P' }), fields: ['name', 'is_default', 'stages'] },
-  { method: 'PUT', path: `/v1/pipelines/${ids.ownPipeline}`, valid: () => ({ name: 'P2' }), fields: ['name', 'is_default'] },
-  { method: 'POST', path: `/v1/pipelines/${ids.ownPipeline}/stages`, valid: () => ({ name: 'S' }), fields: ['name', 'position', 'probability'] },
-  { method: 'PUT', path: `/v1/pipelines/${ids.ownPipeline}/stages/${ids.ownStage}`, valid: () => ({ name: 'S2' }), fields: ['name', 'position', 'probability'] },
-  { method: 'POST', path: '/v1/deals', valid: () => ({ title: 'D', pipeline_id: ids.pipeline }), fields: ['title', 'pipeline_id', 'value', 'probability', 'expected_close_date', 'custom_fields', 'tags'] },
-  { method: 'PUT', path: `/v1/deals/${ids.deal}`, valid: () => ({ title: 'D2' }), fields: ['title', 'value', 'status', 'probability', 'tags'] },
-  { method: 'PUT', path: `/v1/deals/${ids.deal}/stage`, valid: () => ({ stage_id: ids.stage }), fields: ['stage_id', 'note'] },
-  { method: 'POST', path: `/v1/deals/${ids.deal}/contacts`, valid: () => ({ contact_id: ids.contact2 }), fields: ['contact_id', 'role'] },
-  { method: 'POST', path: '/v1/tasks', valid: () => ({ title: 'T' }), fields: ['title', 'due_date', 'priority', 'type', 'status', 'reminder'] },
-  { method: 'PUT', path: `/v1/tasks/${ids.task}`, valid: () => ({ title: 'T2' }), fields: ['title', 'priority', 'reminder'] },
+  {
+    method: 'PUT',
+    path: `/v1/pipelines/${ids.ownPipeline}`,
+    valid: () => ({ name: 'P2' }),
+    fields: ['name', 'is_default'],
+  },
+  {
+    method: 'POST',
+    path: `/v1/pipelines/${ids.ownPipeline}/stages`,
+    valid: () => ({ name: 'S' }),
+    fields: ['name', 'position', 'probability'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/pipelines/${ids.ownPipeline}/stages/${ids.ownStage}`,
+    valid: () => ({ name: 'S2' }),
+    fields: ['name', 'position', 'probability'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/deals',
+    valid: () => ({ title: 'D', pipeline_id: ids.pipeline }),
+    fields: ['title', 'pipeline_id', 'value', 'probability', 'expected_close_date', 'custom_fields', 'tags'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/deals/${ids.deal}`,
+    valid: () => ({ title: 'D2' }),
+    fields: ['title', 'value', 'status', 'probability', 'tags'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/deals/${ids.deal}/stage`,
+    valid: () => ({ stage_id: ids.stage }),
+    fields: ['stage_id', 'note'],
+  },
+  {
+    method: 'POST',
+    path: `/v1/deals/${ids.deal}/contacts`,
+    valid: () => ({ contact_id: ids.contact2 }),
+    fields: ['contact_id', 'role'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/tasks',
+    valid: () => ({ title: 'T' }),
+    fields: ['title', 'due_date', 'priority', 'type', 'status', 'reminder'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/tasks/${ids.task}`,
+    valid: () => ({ title: 'T2' }),
+    fields: ['title', 'priority', 'reminder'],
+  },
   { method: 'PUT', path: `/v1/tasks/${ids.task}/complete`, valid: () => ({}), fields: ['completion_note'] },
-  { method: 'POST', path: '/v1/activities', valid: () => ({ type: 'call' }), fields: ['type', 'duration', 'outcome', 'occurred_at', 'attendees'] },
-  { method: 'PUT', path: `/v1/users/${ids.user}/notification-preferences`, valid: () => ({ email: true }), fields: ['email', 'push'] },
-  { method: 'POST', path: '/v1/webhooks', valid: () => ({ url: 'http://127.0.0.1:9/h', events: ['contact.created'] }), fields: ['url', 'events', 'headers', 'filters', 'timeout_seconds', 'retry_policy', 'http_method'] },
-  { method: 'PUT', path: `/v1/webhooks/${ids.webhook}`, valid: () => ({ description: 'd' }), fields: ['events', 'headers', 'filters', 'retry_policy', 'active'] },
+  {
+    method: 'POST',
+    path: '/v1/activities',
+    valid: () => ({ type: 'call' }),
+    fields: ['type', 'duration', 'outcome', 'occurred_at', 'attendees'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/users/${ids.user}/notification-preferences`,
+    valid: () => ({ email: true }),
+    fields: ['email', 'push'],
+  },
+  {
+    method: 'POST',
+    path: '/v1/webhooks',
+    valid: () => ({ url: 'http://127.0.0.1:9/h', events: ['contact.created'] }),
+    fields: ['url', 'events', 'headers', 'filters', 'timeout_seconds', 'retry_policy', 'http_method'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/webhooks/${ids.webhook}`,
+    valid: () => ({ description: 'd' }),
+    fields: ['events', 'headers', 'filters', 'retry_policy', 'active'],
+  },
 ];
 
 const deep = (levels: number) => {
@@ -57,7 +165,10 @@ const deep = (levels: number) => {
   return v;
 };
 
-/** One of each class: null, empty and odd text, numbers as text and out of range, booleans as text, wrong containers, nesting, enum look-alikes. */
+/**
+ * One of each class: null, empty and odd text, numbers as text and out of
+ * range, booleans as text, wrong containers, nesting, enum look-alikes.
+ */
 const HOSTILE: Record<string, unknown> = {
   null: null,
   empty: '',
@@ -97,7 +208,8 @@ describe('every route with a body, every field, one value of each hostile class'
             else if (r.status === 400 && r.body.error.code === 'validation_error') {
               const keys = Object.keys(r.body.error.details ?? {});
               // related_to_id is refused on related_to_type, the field it needs.
-              if (!keys.some((k) => k === field || k.startsWith(`${field}.`))) wrong.push(`details miss the field: ${at}`);
+              if (!keys.some((k) => k === field || k.startsWith(`${field}.`)))
+                wrong.push(`details miss the field: ${at}`);
             }
           }
           if (r.status === 201 && route.path === '/v1/webhooks') await api('DELETE', `/v1/webhooks/${r.body.data.id}`);
@@ -109,7 +221,8 @@ describe('every route with a body, every field, one value of each hostile class'
   }, 300_000);
 
   it('__proto__, constructor and prototype keys at every depth are ignored: not stored, no prototype touched', async () => {
-    const poison = '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"prototype":{"polluted":"yes"}}';
+    const poison =
+      '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"prototype":{"polluted":"yes"}}';
     for (const route of bodyRoutes()) {
       for (const at of [null, ...route.fields]) {
         const valid = JSON.stringify(route.valid());
@@ -117,7 +230,10 @@ describe('every route with a body, every field, one value of each hostile class'
         const body = valid === '{}' ? `{${extra}}` : `${valid.slice(0, -1)},${extra}}`;
         const r = await api(route.method, route.path, body);
         expect(r.status, `${route.method} ${route.path} at ${at}: ${r.text.slice(0, 200)}`).toBeLessThan(500);
-        expect(r.text.includes('polluted') && r.status < 300, `${route.method} ${route.path} at ${at} stored it: ${r.text.slice(0, 300)}`).toBe(false);
+        expect(
+          r.text.includes('polluted') && r.status < 300,
+          `${route.method} ${route.path} at ${at} stored it: ${r.text.slice(0, 300)}`,
+        ).toBe(false);
         if (r.status === 201 && route.path === '/v1/webhooks') await api('DELETE', `/v1/webhooks/${r.body.data.id}`);
       }
     }
@@ -125,8 +241,15 @@ describe('every route with a body, every field, one value of each hostile class'
   }, 120_000);
 
   it('unknown keys, however named, are ignored: the same answer as without them', async () => {
-    const extras = [{ unknown_field: 1 }, { 'not a graphql name': 1 }, { ['k'.repeat(5000)]: { deep: [1, 2] } }, { id: 'x', created_at: 'y', engagement_score: 9 }];
-    for (const route of bodyRoutes().filter((r) => r.method === 'POST' && !r.path.endsWith('/merge') && !r.path.includes('/deals/'))) {
+    const extras = [
+      { unknown_field: 1 },
+      { 'not a graphql name': 1 },
+      { ['k'.repeat(5000)]: { deep: [1, 2] } },
+      { id: 'x', created_at: 'y', engagement_score: 9 },
+    ];
+    for (const route of bodyRoutes().filter(
+      (r) => r.method === 'POST' && !r.path.endsWith('/merge') && !r.path.includes('/deals/'),
+    )) {
       for (const extra of extras) {
         const r = await api(route.method, route.path, { ...route.valid(), ...extra });
         expect(r.status, `${route.path} with ${Object.keys(extra)[0].slice(0, 20)}: ${r.text.slice(0, 200)}`).toBe(201);
@@ -145,7 +268,16 @@ describe('shapes the typing could get wrong', () => {
       ['POST', '/v1/contacts', { first_name: 'A', email: uniqueEmail(), tags: 'vip' }, 'tags'],
       ['POST', '/v1/activities', { type: 'meeting', attendees: 'con_1' }, 'attendees'],
       ['POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: 'contact.created' }, 'events'],
-      ['POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'], retry_policy: { max_retries: 1, intervals_seconds: 5 } }, 'retry_policy.intervals_seconds'],
+      [
+        'POST',
+        '/v1/webhooks',
+        {
+          url: 'http://127.0.0.1:9/h',
+          events: ['contact.created'],
+          retry_policy: { max_retries: 1, intervals_seconds: 5 },
+        },
+        'retry_policy.intervals_seconds',
+      ],
     ];
     for (const [method, path, body, field] of cases) {
       const r = await api(method, path, body);
@@ -154,13 +286,40 @@ describe('shapes the typing could get wrong', () => {
     }
   });
 
-  it('a list or text where an object goes is "must be a JSON object", on REST as in GraphQL, without the value spelled out', async ({ app, ws }) => {
+  it('a list or text where an object goes is "must be a JSON object", on REST as in GraphQL, without the value spelled out', async ({
+    app,
+    ws,
+  }) => {
     const list = Array.from({ length: 1000 }, () => ({}));
     const cases: [string, Record<string, unknown>, string, string, string][] = [
-      ['/v1/contacts', { first_name: 'A', email: uniqueEmail(), custom_fields: list }, 'custom_fields', 'ContactCreateInput', 'createContact'],
-      ['/v1/contacts', { first_name: 'A', email: uniqueEmail(), address: 'Main St' }, 'address', 'ContactCreateInput', 'createContact'],
-      ['/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'], headers: list }, 'headers', 'WebhookCreateInput', 'createWebhook'],
-      ['/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'], filters: 'tags=vip' }, 'filters', 'WebhookCreateInput', 'createWebhook'],
+      [
+        '/v1/contacts',
+        { first_name: 'A', email: uniqueEmail(), custom_fields: list },
+        'custom_fields',
+        'ContactCreateInput',
+        'createContact',
+      ],
+      [
+        '/v1/contacts',
+        { first_name: 'A', email: uniqueEmail(), address: 'Main St' },
+        'address',
+        'ContactCreateInput',
+        'createContact',
+      ],
+      [
+        '/v1/webhooks',
+        { url: 'http://127.0.0.1:9/h', events: ['contact.created'], headers: list },
+        'headers',
+        'WebhookCreateInput',
+        'createWebhook',
+      ],
+      [
+        '/v1/webhooks',
+        { url: 'http://127.0.0.1:9/h', events: ['contact.created'], filters: 'tags=vip' },
+        'filters',
+        'WebhookCreateInput',
+        'createWebhook',
+      ],
     ];
     for (const [path, body, field, input, mutation] of cases) {
       const r = await api('POST', path, body);
@@ -190,7 +349,9 @@ describe('bulk rows that are no rows of the input type', () => {
     it(`${what}: fails alone at its index; the rows around it are created (207)`, async () => {
       const before = uniqueEmail();
       const after = uniqueEmail();
-      const bulk = { contacts: [{ first_name: 'Before', email: before }, bad, { first_name: 'After', email: after, tags: ['ok'] }] };
+      const bulk = {
+        contacts: [{ first_name: 'Before', email: before }, bad, { first_name: 'After', email: after, tags: ['ok'] }],
+      };
       const r = await api('POST', '/v1/contacts/bulk', bulk);
       expect(r.status, r.text.slice(0, 300)).toBe(207);
       expect(r.body.data.created).toBe(2);
@@ -198,14 +359,17 @@ describe('bulk rows that are no rows of the input type', () => {
       expect(r.body.data.errors).toHaveLength(1);
       const [error] = r.body.data.errors;
       expect(error.index).toBe(1);
-      expect(error.email).toBe(bad && typeof bad === 'object' && 'email' in bad ? (bad as { email: string }).email : null);
+      expect(error.email).toBe(
+        bad && typeof bad === 'object' && 'email' in bad ? (bad as { email: string }).email : null,
+      );
       expect(error.error.code).toBe('validation_error');
       expect(Object.keys(error.error.details)).toEqual([field]);
       expect(r.body.data.contacts.map((c: { email: string }) => c.email)).toEqual([before, after]);
       // Nothing was stored for the bad row, the others were.
       const stored = await api('GET', `/v1/contacts/search?q=${encodeURIComponent(before)}`);
       expect(stored.body.data.map((c: { email: string }) => c.email)).toEqual([before]);
-      if (bad && typeof bad === 'object' && 'email' in bad) expect((await api('GET', '/v1/contacts/search?q=x%40example.com')).body.data).toEqual([]);
+      if (bad && typeof bad === 'object' && 'email' in bad)
+        expect((await api('GET', '/v1/contacts/search?q=x%40example.com')).body.data).toEqual([]);
     });
   }
 
@@ -213,11 +377,19 @@ describe('bulk rows that are no rows of the input type', () => {
     const rows = Array.from({ length: 101 }, (_, i) => (i === 5 ? null : { first_name: 'R', email: uniqueEmail() }));
     const r = await api('POST', '/v1/contacts/bulk', { contacts: rows });
     expect(r.status).toBe(400);
-    expect(r.body.error.details).toEqual({ contacts: ['at most 100 contacts per request'], 'contacts.5': ['must not be null'] });
+    expect(r.body.error.details).toEqual({
+      contacts: ['at most 100 contacts per request'],
+      'contacts.5': ['must not be null'],
+    });
   });
 
   it('GraphQL types each row: a row of the wrong type is a variable error naming it', async ({ app, ws }) => {
-    const g = await gql(app.base, ws.key, 'mutation($i: ContactBulkInput!) { bulkCreateContacts(input: $i) { created } }', { i: { contacts: [{ first_name: 'A', email: uniqueEmail() }, null] } });
+    const g = await gql(
+      app.base,
+      ws.key,
+      'mutation($i: ContactBulkInput!) { bulkCreateContacts(input: $i) { created } }',
+      { i: { contacts: [{ first_name: 'A', email: uniqueEmail() }, null] } },
+    );
     expect(g.errors![0].extensions!.code).toBe('validation_error');
     expect(Object.keys(g.errors![0].extensions!.details)).toEqual(['contacts[1]']);
   });

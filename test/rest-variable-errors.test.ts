@@ -6,8 +6,15 @@ import { compileQuery, isCompiledQuery } from 'graphql-jit';
 import { describe, expect, it } from 'vitest';
 import { toAppError } from '../src/rest/errors.ts';
 
-const schema = buildSchema('scalar JSONObject type Query { a(limit: Int, contactId: ID!, s: String, f: Float, b: Boolean): Int }');
-const compiled = compileQuery(schema, parse('query ($limit: Int, $contactId: ID!, $s: String, $f: Float, $b: Boolean) { a(limit: $limit, contactId: $contactId, s: $s, f: $f, b: $b) }'));
+const schema = buildSchema(
+  'scalar JSONObject type Query { a(limit: Int, contactId: ID!, s: String, f: Float, b: Boolean): Int }',
+);
+const compiled = compileQuery(
+  schema,
+  parse(
+    'query ($limit: Int, $contactId: ID!, $s: String, $f: Float, $b: Boolean) { a(limit: $limit, contactId: $contactId, s: $s, f: $f, b: $b) }',
+  ),
+);
 if (!isCompiledQuery(compiled)) throw new Error('the test query does not compile');
 
 describe('variable errors of REST routes', () => {

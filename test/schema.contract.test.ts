@@ -25,22 +25,30 @@ const namedTypes = Object.values(schema.getTypeMap()).filter((t) => !t.name.star
 const objectTypes = namedTypes.filter((t): t is GraphQLObjectType => isObjectType(t));
 /** Every output field of the schema, root fields included, as `Type.field`. */
 const outputFields: [string, GraphQLField<unknown, unknown>, GraphQLObjectType][] = objectTypes.flatMap((type) =>
-  Object.values(type.getFields()).map((f) => [`${type.name}.${f.name}`, f, type] as [string, GraphQLField<unknown, unknown>, GraphQLObjectType]),
+  Object.values(type.getFields()).map(
+    (f) => [`${type.name}.${f.name}`, f, type] as [string, GraphQLField<unknown, unknown>, GraphQLObjectType],
+  ),
 );
 
 describe('the GraphQL schema', () => {
   it('answers no field as bare JSON: known shapes are object types, free-key maps named scalars', () => {
-    const loose = outputFields.filter(([, f]) => ['JSON', 'JSONObject'].includes(getNamedType(f.type).name)).map(([name]) => name);
+    const loose = outputFields
+      .filter(([, f]) => ['JSON', 'JSONObject'].includes(getNamedType(f.type).name))
+      .map(([name]) => name);
     expect(loose).toEqual([]);
     // Every named scalar says what it holds.
-    for (const scalar of namedTypes.filter((t) => isScalarType(t) && !BUILT_IN.has(t.name) && t.name !== 'JSONObject' && t.name !== 'JSON')) {
+    for (const scalar of namedTypes.filter(
+      (t) => isScalarType(t) && !BUILT_IN.has(t.name) && t.name !== 'JSONObject' && t.name !== 'JSON',
+    )) {
       expect(scalar.description, scalar.name).toMatch(/\w{4,}/);
     }
   });
 
   it('describes every type and every root field', () => {
     // Input types are described where they are defined (their own contract).
-    const undescribed = namedTypes.filter((t) => !ROOTS.has(t.name) && !isInputObjectType(t) && !t.description).map((t) => t.name);
+    const undescribed = namedTypes
+      .filter((t) => !ROOTS.has(t.name) && !isInputObjectType(t) && !t.description)
+      .map((t) => t.name);
     expect(undescribed).toEqual([]);
     const roots = outputFields.filter(([, , type]) => ROOTS.has(type.name));
     expect(roots.length).toBeGreaterThan(60);
@@ -65,9 +73,24 @@ describe('the GraphQL schema', () => {
   });
 
   it('answers closed sets as enums; event names, which hold dots, are strings and say so', () => {
-    const CLOSED = ['status', 'source', 'priority', 'outcome', 'scope', 'environment', 'http_method', 'content_type', 'payload_format', 'code', 'type'];
+    const CLOSED = [
+      'status',
+      'source',
+      'priority',
+      'outcome',
+      'scope',
+      'environment',
+      'http_method',
+      'content_type',
+      'payload_format',
+      'code',
+      'type',
+    ];
     const eventNames = new Set(['TimelineEntry.type']);
-    const strings = outputFields.filter(([name, f, type]) => !ROOTS.has(type.name) && CLOSED.includes(f.name) && !eventNames.has(name) && !isEnumType(getNamedType(f.type)));
+    const strings = outputFields.filter(
+      ([name, f, type]) =>
+        !ROOTS.has(type.name) && CLOSED.includes(f.name) && !eventNames.has(name) && !isEnumType(getNamedType(f.type)),
+    );
     expect(strings.map(([name]) => name)).toEqual([]);
     for (const [name, f] of outputFields.filter(([n, f]) => eventNames.has(n) || f.name === 'event')) {
       expect(getNamedType(f.type).name, name).toBe('String');
@@ -85,15 +108,22 @@ describe('the GraphQL schema', () => {
     }
     // Every other nullable field says when it is null: its description, its value's type's, or its parent type's.
     const guardedNames = new Set(guarded.map((g) => `${g.type}.${g.field}`));
-    const says = (f: GraphQLField<unknown, unknown>, type: GraphQLObjectType) => `${f.description ?? ''} ${getNamedType(f.type).description ?? ''} ${type.description ?? ''}`;
-    const unexplained = outputFields.filter(([name, f, type]) => !ROOTS.has(type.name) && !isNonNullType(f.type) && !guardedNames.has(name) && !/null/i.test(says(f, type)));
+    const says = (f: GraphQLField<unknown, unknown>, type: GraphQLObjectType) =>
+      `${f.description ?? ''} ${getNamedType(f.type).description ?? ''} ${type.description ?? ''}`;
+    const unexplained = outputFields.filter(
+      ([name, f, type]) =>
+        !ROOTS.has(type.name) && !isNonNullType(f.type) && !guardedNames.has(name) && !/null/i.test(says(f, type)),
+    );
     expect(unexplained.map(([name]) => name)).toEqual([]);
   });
 
   it('gives every open shape a JSON Schema object for the API reference', () => {
     for (const scalar of OPEN_SHAPES) {
       expect(schema.getType(scalar.name)?.description, scalar.name).toBe(scalar.description);
-      expect(scalar.extensions.jsonSchema, scalar.name).toMatchObject({ type: 'object', description: scalar.description });
+      expect(scalar.extensions.jsonSchema, scalar.name).toMatchObject({
+        type: 'object',
+        description: scalar.description,
+      });
     }
   });
 });

@@ -44,7 +44,11 @@ async function slowReceiver() {
 
 /** A POST whose body is sent in two parts, so it is certainly in flight between them. */
 function splitRequest(port: number, key: string, body: string) {
-  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) };
+  const headers = {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+  };
   const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/v1/contacts', agent: false, headers });
   const answer = new Promise<{ status: number; connection: string | undefined; body: string }>((resolve, reject) => {
     req.on('response', (res) => {
@@ -66,14 +70,20 @@ async function openSocket(port: number, key: string): Promise<{ closed: Promise<
   await new Promise((r) => ws.once('open', r));
   ws.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
   await new Promise<void>((resolve, reject) => {
-    ws.once('message', (m) => (JSON.parse(String(m)).type === 'connection_ack' ? resolve() : reject(new Error(String(m)))));
+    ws.once('message', (m) =>
+      JSON.parse(String(m)).type === 'connection_ack' ? resolve() : reject(new Error(String(m))),
+    );
   });
   return { closed };
 }
 
 const common = {
-  SHUTDOWN_GRACE_MS: String(GRACE_MS), NODE_ENV: 'production', WEBHOOK_WORKER_POLL_MS: '50',
-  WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ENCRYPTION_KEY: 'shutdown-test-key',
+  SHUTDOWN_GRACE_MS: String(GRACE_MS),
+  NODE_ENV: 'production',
+  WEBHOOK_WORKER_POLL_MS: '50',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  ENCRYPTION_KEY: 'shutdown-test-key',
 };
 
 async function startService(env: Record<string, string>) {
@@ -87,8 +97,13 @@ async function startService(env: Record<string, string>) {
 
 /** Subscribes the receiver and makes EVENTS contact.created events. */
 async function subscribeAndProduce(api: ReturnType<typeof client>, url: string) {
-  expect((await api('POST', '/v1/webhooks', { url, events: ['contact.created'], timeout_seconds: 30 })).status).toBe(201);
-  const rows = Array.from({ length: EVENTS }, (_, i) => ({ first_name: 'S', email: `shutdown.${i}.${Date.now()}@example.com` }));
+  expect((await api('POST', '/v1/webhooks', { url, events: ['contact.created'], timeout_seconds: 30 })).status).toBe(
+    201,
+  );
+  const rows = Array.from({ length: EVENTS }, (_, i) => ({
+    first_name: 'S',
+    email: `shutdown.${i}.${Date.now()}@example.com`,
+  }));
   expect((await api('POST', '/v1/contacts/bulk', { contacts: rows })).status).toBe(201);
 }
 
@@ -105,7 +120,9 @@ async function expectRecordedOrReleased(store: Record<string, string>) {
     // Cut at the end of the grace period: as if never attempted, so any worker sends them at once.
     const released = deliveries.filter((d) => d.status === 'pending');
     expect(released).toHaveLength(EVENTS - ANSWERED);
-    expect(released.every((d) => d.attempts === 0 && d.lastAttemptAt === null && d.nextAttemptAt! <= new Date())).toBe(true);
+    expect(released.every((d) => d.attempts === 0 && d.lastAttemptAt === null && d.nextAttemptAt! <= new Date())).toBe(
+      true,
+    );
   } finally {
     await db.close();
   }
@@ -122,7 +139,11 @@ describe('graceful shutdown', () => {
     expect(await until(() => rc.hits() >= EVENTS, 30_000)).toBe(true);
 
     const socket = await openSocket(port, key);
-    const inFlight = splitRequest(port, key, JSON.stringify({ first_name: 'Late', email: `late.${Date.now()}@example.com` }));
+    const inFlight = splitRequest(
+      port,
+      key,
+      JSON.stringify({ first_name: 'Late', email: `late.${Date.now()}@example.com` }),
+    );
     await new Promise((r) => setTimeout(r, 300));
     const signalled = Date.now();
     service.proc.kill('SIGTERM');

@@ -12,7 +12,10 @@ import { test } from './helpers/fixtures.ts';
 const verifications = vi.hoisted(() => ({ count: 0 }));
 vi.mock('@node-rs/argon2', async (importOriginal) => {
   const real = await importOriginal<typeof import('@node-rs/argon2')>();
-  return { ...real, verify: (...args: Parameters<typeof real.verify>) => (verifications.count++, real.verify(...args)) };
+  return {
+    ...real,
+    verify: (...args: Parameters<typeof real.verify>) => (verifications.count++, real.verify(...args)),
+  };
 });
 
 let n = 0;
@@ -21,11 +24,21 @@ const it = test
    * Signs in over https through the trusted proxy, from a fresh client address per call, so the
    * per-address limit of one test never reaches another.
    */
-  .extend('login', { scope: 'file' }, ({ app }) => (email: string, password = PASSWORD, ip = `203.0.113.${++n}`) =>
-    client(app.base)('POST', '/dashboard/api/login', { email, password }, {
-      'x-forwarded-proto': 'https',
-      'x-forwarded-for': ip,
-    }));
+  .extend(
+    'login',
+    { scope: 'file' },
+    ({ app }) =>
+      (email: string, password = PASSWORD, ip = `203.0.113.${++n}`) =>
+        client(app.base)(
+          'POST',
+          '/dashboard/api/login',
+          { email, password },
+          {
+            'x-forwarded-proto': 'https',
+            'x-forwarded-for': ip,
+          },
+        ),
+  );
 
 it.override('appOptions', { trustProxy: '1' });
 let mail: string;
@@ -36,7 +49,16 @@ it.beforeAll(async ({ app, ws }) => {
 });
 
 /** Spellings that a LIKE / ILIKE comparison would take for `mail`, and that are other addresses. */
-const patterns = () => ['%', '%@%', '_%', mail.replace(/^./, '_'), mail.slice(0, -1) + '_', mail.replace('@', '%'), mail.replace(/\.com$/, '%'), `${mail}%`];
+const patterns = () => [
+  '%',
+  '%@%',
+  '_%',
+  mail.replace(/^./, '_'),
+  mail.slice(0, -1) + '_',
+  mail.replace('@', '%'),
+  mail.replace(/\.com$/, '%'),
+  `${mail}%`,
+];
 
 describe('sign-in compares e-mail addresses exactly', () => {
   it.for([0, 1, 2, 3, 4, 5, 6, 7])('refuses LIKE pattern #%i with the right password', async (i, { login }) => {
@@ -44,16 +66,22 @@ describe('sign-in compares e-mail addresses exactly', () => {
     expect(r.status, r.text).toBe(401);
   });
 
-  it('counts the lockout per normalised address: a pattern spelling neither signs in nor resets it', async ({ login }) => {
+  it('counts the lockout per normalised address: a pattern spelling neither signs in nor resets it', async ({
+    login,
+  }) => {
     const ip = '198.51.100.201';
-    for (let i = 0; i < LOGIN_LIMITS.perEmailAndAddress; i++) expect((await login(mail, `wrong guess ${i}`, ip)).status).toBe(401);
+    for (let i = 0; i < LOGIN_LIMITS.perEmailAndAddress; i++)
+      expect((await login(mail, `wrong guess ${i}`, ip)).status).toBe(401);
     expect((await login(mail, PASSWORD, ip)).status).toBe(429);
     expect((await login(` ${mail.toUpperCase()}`, PASSWORD, ip)).status).toBe(429);
     expect((await login(mail.slice(0, -1) + '_', PASSWORD, ip)).status).toBe(401);
     expect((await login(mail, PASSWORD, ip)).status).toBe(429);
   });
 
-  it('checks the password once per attempt, however many users share the address or match a pattern', async ({ app, login }) => {
+  it('checks the password once per attempt, however many users share the address or match a pattern', async ({
+    app,
+    login,
+  }) => {
     const shared = uniqueEmail('many');
     for (let i = 0; i < 6; i++) await (await app.workspace()).addUser('Many', shared);
     await setPassword(app.db, shared);
@@ -74,15 +102,29 @@ describe('sign-in compares e-mail addresses exactly', () => {
 });
 
 describe('set-password compares e-mail addresses exactly', () => {
-  it('finds no user for a pattern and changes no password; the address in any case is found', async ({ app, login }) => {
-    const before = await app.db.prisma.user.findMany({ select: { id: true, passwordHash: true }, orderBy: { id: 'asc' } });
+  it('finds no user for a pattern and changes no password; the address in any case is found', async ({
+    app,
+    login,
+  }) => {
+    const before = await app.db.prisma.user.findMany({
+      select: { id: true, passwordHash: true },
+      orderBy: { id: 'asc' },
+    });
     for (const pattern of ['%', '_%', '%@%']) {
-      await expect(setUserPassword(app.db.prisma, { email: pattern, password: 'an attacker password' }), pattern).rejects.toMatchObject({ code: 'not_found' });
+      await expect(
+        setUserPassword(app.db.prisma, { email: pattern, password: 'an attacker password' }),
+        pattern,
+      ).rejects.toMatchObject({ code: 'not_found' });
     }
-    expect(await app.db.prisma.user.findMany({ select: { id: true, passwordHash: true }, orderBy: { id: 'asc' } })).toEqual(before);
+    expect(
+      await app.db.prisma.user.findMany({ select: { id: true, passwordHash: true }, orderBy: { id: 'asc' } }),
+    ).toEqual(before);
     const other = uniqueEmail('bob');
     await (await app.workspace()).addUser('Bob', other);
-    const r = await setUserPassword(app.db.prisma, { email: ` ${other.toUpperCase()} `, password: 'bob long password' });
+    const r = await setUserPassword(app.db.prisma, {
+      email: ` ${other.toUpperCase()} `,
+      password: 'bob long password',
+    });
     expect(r.users).toHaveLength(1);
     expect((await login(other, 'bob long password')).status).toBe(200);
   });
@@ -102,7 +144,6 @@ describe('stored addresses', () => {
 
 describe('text filters match the characters given', () => {
   it.for(['%', '_', '\\'])('GET /v1/contacts?company=%s matches only companies holding it', async (ch, { app }) => {
-
     const ws = await app.workspace();
     for (const company of ['Acme', `Pay${ch}Co`, 'Zeta']) {
       const r = await ws.api('POST', '/v1/contacts', { first_name: 'C', email: uniqueEmail('co'), company });

@@ -23,8 +23,19 @@ describe.runIf(DATABASE_URL && REDIS_URL)('subscriptions across instances (Postg
     b = await startTestApp({ bus: createEventBus(REDIS_URL!, { prefix }) });
     feeds = [a, b].map((app) => startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 }));
     ws = await a.workspace();
-    sub = subscribe(b.base, { authorization: `Bearer ${ws.key}` }, 'subscription { events(types: ["contact.created"]) { id event timestamp data } }');
-    await sub.ready(a.bus, { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} });
+    sub = subscribe(
+      b.base,
+      { authorization: `Bearer ${ws.key}` },
+      'subscription { events(types: ["contact.created"]) { id event timestamp data } }',
+    );
+    await sub.ready(a.bus, {
+      event: 'contact.created',
+      workspaceId: ws.id,
+      entityType: 'contact',
+      entityId: 'probe',
+      sequence: 1,
+      data: {},
+    });
   });
   afterAll(async () => {
     await sub?.close();

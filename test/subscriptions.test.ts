@@ -65,7 +65,11 @@ describe('events(types)', () => {
       ['contact.created', last.id],
     ]);
     const [event] = await app.db.prisma.event.findMany({ where: { entityId: first.id, type: 'contact.created' } });
-    expect(sub.received[0].events).toMatchObject({ id: event.id, timestamp: event.createdAt.toISOString(), data: { contact: { email: first.email } } });
+    expect(sub.received[0].events).toMatchObject({
+      id: event.id,
+      timestamp: event.createdAt.toISOString(),
+      data: { contact: { email: first.email } },
+    });
   });
 
   it('without types, receives every event the key may read, in commit order', async () => {
@@ -74,7 +78,11 @@ describe('events(types)', () => {
     const c = await newContact();
     await ws.api('PUT', `/v1/contacts/${c.id}`, { status: 'customer' });
     await sub.waitFor((d) => d.events.event === 'contact.status_changed');
-    expect(sub.received.map((d) => d.events.event)).toEqual(['contact.created', 'contact.updated', 'contact.status_changed']);
+    expect(sub.received.map((d) => d.events.event)).toEqual([
+      'contact.created',
+      'contact.updated',
+      'contact.status_changed',
+    ]);
   });
 
   it('rejects unknown event names with validation_error', async () => {
@@ -95,9 +103,14 @@ describe('events(types)', () => {
     await sub.ready(app.bus, probe('deal.created'));
     await newContact();
     const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0];
-    const created = await gql(app.base, ws.key, 'mutation ($input: DealCreateInput!) { createDeal(input: $input) { id } }', {
-      input: { title: 'Live deal', pipeline_id: pipeline.id },
-    });
+    const created = await gql(
+      app.base,
+      ws.key,
+      'mutation ($input: DealCreateInput!) { createDeal(input: $input) { id } }',
+      {
+        input: { title: 'Live deal', pipeline_id: pipeline.id },
+      },
+    );
     expect(created.errors).toBeUndefined();
     await sub.waitFor((d) => d.events.event === 'deal.created');
     expect(sub.received.map((d) => d.events.event)).toEqual(['deal.created']);
@@ -138,7 +151,8 @@ describe('authentication', () => {
       on: { closed: (e) => (closed = e as { code: number }) },
       onNonLazyError: () => {},
     });
-    const run = (query: string) => new Promise((resolve) => client.subscribe({ query }, { next: resolve, error: resolve, complete: () => {} }));
+    const run = (query: string) =>
+      new Promise((resolve) => client.subscribe({ query }, { next: resolve, error: resolve, complete: () => {} }));
     expect(await run('{ __typename }')).toEqual({ data: { __typename: 'Query' } });
     await app.db.prisma.apiKey.update({ where: { id: doomed.id }, data: { revokedAt: new Date() } });
     for (const until = Date.now() + 5_000; !closed && Date.now() < until; ) await new Promise((r) => setTimeout(r, 20));
@@ -148,10 +162,14 @@ describe('authentication', () => {
 });
 
 describe('typed changes', () => {
-  it('contactChanged(id) receives only that contact\'s events, with its current record', async () => {
+  it("contactChanged(id) receives only that contact's events, with its current record", async () => {
     const watched = await newContact();
     const unwatched = await newContact();
-    const sub = live(ws.key, 'subscription ($id: ID) { contactChanged(id: $id) { id event contact_id data contact { id company } } }', { id: watched.id });
+    const sub = live(
+      ws.key,
+      'subscription ($id: ID) { contactChanged(id: $id) { id event contact_id data contact { id company } } }',
+      { id: watched.id },
+    );
     await sub.ready(app.bus, probe('contact.updated', watched.id));
     await ws.api('PUT', `/v1/contacts/${unwatched.id}`, { company: 'Other' });
     await ws.api('PUT', `/v1/contacts/${watched.id}`, { company: 'Watched' });
@@ -160,7 +178,11 @@ describe('typed changes', () => {
     // commit, possibly after the subscription started); the other contact's update never does.
     expect(sub.received.map((d) => d.contactChanged.contact_id)).toEqual(sub.received.map(() => watched.id));
     expect(sub.received.filter((d) => d.contactChanged.event === 'contact.updated')).toHaveLength(1);
-    expect(got.contactChanged).toMatchObject({ contact_id: watched.id, data: { contact: { company: 'Watched' } }, contact: { id: watched.id, company: 'Watched' } });
+    expect(got.contactChanged).toMatchObject({
+      contact_id: watched.id,
+      data: { contact: { company: 'Watched' } },
+      contact: { id: watched.id, company: 'Watched' },
+    });
   });
 
   it('contactChanged needs contacts:read', async () => {
@@ -171,8 +193,14 @@ describe('typed changes', () => {
 
   it('dealChanged(pipelineId) receives deal events of that pipeline only', async () => {
     const main = (await ws.api('GET', '/v1/pipelines')).body.data[0];
-    const renewals = (await ws.api('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due', probability: 40 }] })).body.data;
-    const sub = live(dealsReader.key, 'subscription ($p: ID) { dealChanged(pipelineId: $p) { id event deal_id data deal { id title pipeline_id } } }', { p: main.id });
+    const renewals = (
+      await ws.api('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due', probability: 40 }] })
+    ).body.data;
+    const sub = live(
+      dealsReader.key,
+      'subscription ($p: ID) { dealChanged(pipelineId: $p) { id event deal_id data deal { id title pipeline_id } } }',
+      { p: main.id },
+    );
     await sub.ready(app.bus, probe('deal.updated', 'deal_probe', { deal: { pipeline_id: main.id } }));
     expect((await ws.api('POST', '/v1/deals', { title: 'Renewal', pipeline_id: renewals.id })).status).toBe(201);
     const deal = (await ws.api('POST', '/v1/deals', { title: 'New business', pipeline_id: main.id })).body.data;
@@ -180,7 +208,11 @@ describe('typed changes', () => {
     // Late events of earlier tests may pass the filter too; none from the other pipeline may.
     expect(sub.received.map((d) => d.dealChanged.deal?.pipeline_id)).toEqual(sub.received.map(() => main.id));
     expect(sub.received.filter((d) => d.dealChanged.deal_id === deal.id)).toHaveLength(1);
-    expect(got.dealChanged).toMatchObject({ event: 'deal.created', data: { deal: { title: 'New business' } }, deal: { id: deal.id, pipeline_id: main.id } });
+    expect(got.dealChanged).toMatchObject({
+      event: 'deal.created',
+      data: { deal: { title: 'New business' } },
+      deal: { id: deal.id, pipeline_id: main.id },
+    });
   });
 });
 
@@ -231,7 +263,7 @@ describe('event feed', () => {
     await f.stop();
   });
 
-  it('ignores a saved cursor beyond this database\'s log (another database\'s, on a shared Redis)', async () => {
+  it("ignores a saved cursor beyond this database's log (another database's, on a shared Redis)", async () => {
     const bus = createEventBus(null);
     // A lease whose saved cursor came from a database with a much longer log.
     bus.lease = { ...bus.lease, resumeFrom: async () => 10n ** 15n };
@@ -246,8 +278,10 @@ describe('event feed', () => {
   it('publishes an event that commits after one with a higher seq', async () => {
     const f = await manualFeed();
     // Two numbers from the sequence, as two transactions would take them; the higher commits first.
-    const [low, high] = (await app.db.prisma.$queryRaw<{ seq: bigint }[]>`
-      SELECT nextval(pg_get_serial_sequence('events', 'seq')) AS seq FROM generate_series(1, 2)`).map((r) => r.seq);
+    const [low, high] = (
+      await app.db.prisma.$queryRaw<{ seq: bigint }[]>`
+      SELECT nextval(pg_get_serial_sequence('events', 'seq')) AS seq FROM generate_series(1, 2)`
+    ).map((r) => r.seq);
     const late = contactEvent(low);
     const early = contactEvent(high);
     await app.db.prisma.event.create({ data: early });
@@ -282,7 +316,9 @@ describe('event feed', () => {
     await f.feed.runOnce();
     await f.feed.runOnce();
     await f.settle();
-    const [slowRow, fastRow] = await Promise.all([slowId, fast].map((id) => app.db.prisma.event.findUniqueOrThrow({ where: { id } })));
+    const [slowRow, fastRow] = await Promise.all(
+      [slowId, fast].map((id) => app.db.prisma.event.findUniqueOrThrow({ where: { id } })),
+    );
     expect(slowRow.seq).toBeLessThan(fastRow.seq);
     expect(f.seen.map((e) => e.id)).toEqual([fast, slowId]);
     await f.stop();

@@ -20,7 +20,8 @@ interface Logged {
 
 function recordingLogger(): JobLogger & { lines: Logged[] } {
   const lines: Logged[] = [];
-  const at = (level: Logged['level']) => (obj: object, msg: string) => void lines.push({ level, obj: obj as Record<string, unknown>, msg });
+  const at = (level: Logged['level']) => (obj: object, msg: string) =>
+    void lines.push({ level, obj: obj as Record<string, unknown>, msg });
   return { lines, info: at('info'), debug: at('debug'), error: at('error') };
 }
 
@@ -39,7 +40,10 @@ afterAll(async () => {
   await second?.close();
 });
 
-const deps = (logger = recordingLogger()): SchedulerDeps & { logger: ReturnType<typeof recordingLogger> } => ({ prisma: app.db.prisma, logger });
+const deps = (logger = recordingLogger()): SchedulerDeps & { logger: ReturnType<typeof recordingLogger> } => ({
+  prisma: app.db.prisma,
+  logger,
+});
 const otherInstance = (logger = recordingLogger()) => ({ prisma: (second ?? app.db).prisma, logger });
 
 async function task(body: Record<string, unknown>) {
@@ -48,12 +52,19 @@ async function task(body: Record<string, unknown>) {
   return r.body.data as { id: string };
 }
 
-const overdueEvents = (taskId: string) => app.db.prisma.event.findMany({ where: { entityId: taskId, type: 'task.overdue' } });
+const overdueEvents = (taskId: string) =>
+  app.db.prisma.event.findMany({ where: { entityId: taskId, type: 'task.overdue' } });
 
 describe('overdue', () => {
   it('emits task.overdue once for open tasks whose due date passed', async () => {
-    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Late', email: uniqueEmail('late') })).body.data;
-    const late = await task({ title: 'late', due_date: minutesFromNow(-60), related_to_type: 'contact', related_to_id: contact.id });
+    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Late', email: uniqueEmail('late') })).body
+      .data;
+    const late = await task({
+      title: 'late',
+      due_date: minutesFromNow(-60),
+      related_to_type: 'contact',
+      related_to_id: contact.id,
+    });
     const lateInProgress = await task({ title: 'late too', status: 'in_progress', due_date: minutesFromNow(-5) });
     const done = await task({ title: 'done', status: 'completed', due_date: minutesFromNow(-60) });
     const cancelled = await task({ title: 'cancelled', status: 'cancelled', due_date: minutesFromNow(-60) });
@@ -63,7 +74,14 @@ describe('overdue', () => {
     expect((await runOnce(deps())).overdue).toBe(2);
     const [event] = await overdueEvents(late.id);
     expect(event).toMatchObject({ contactId: contact.id, actor: { type: 'system', id: 'task-scheduler' } });
-    expect(event.data).toMatchObject({ task: { id: late.id, title: 'late', status: 'pending', related_to: { type: 'contact', id: contact.id, name: 'Late' } } });
+    expect(event.data).toMatchObject({
+      task: {
+        id: late.id,
+        title: 'late',
+        status: 'pending',
+        related_to: { type: 'contact', id: contact.id, name: 'Late' },
+      },
+    });
     expect(await overdueEvents(lateInProgress.id)).toHaveLength(1);
     for (const t of [done, cancelled, future, undated]) expect(await overdueEvents(t.id)).toHaveLength(0);
 
@@ -86,7 +104,12 @@ describe('overdue', () => {
   it('two schedulers running at once emit each overdue event exactly once', async () => {
     const workspaceId = ws.id;
     const past = new Date(Date.now() - 3_600_000);
-    const rows = Array.from({ length: 250 }, (_, i) => ({ id: newId('task'), workspaceId, title: `bulk ${i}`, dueDate: past }));
+    const rows = Array.from({ length: 250 }, (_, i) => ({
+      id: newId('task'),
+      workspaceId,
+      title: `bulk ${i}`,
+      dueDate: past,
+    }));
     await app.db.prisma.task.createMany({ data: rows });
 
     const [a, b] = await Promise.all([runOnce(deps()), runOnce(otherInstance())]);
@@ -109,19 +132,47 @@ describe('reminders', () => {
     expect(pref.body.data.notification_preferences).toEqual({ email: false, push: true });
 
     const due = minutesFromNow(10);
-    const toKeen = await task({ title: 'keen email', assignee_id: keen.id, due_date: due, reminder: { type: 'email', before_minutes: 30 } });
-    const quietEmail = await task({ title: 'quiet email', assignee_id: quiet.id, due_date: due, reminder: { type: 'email', before_minutes: 30 } });
-    const quietPush = await task({ title: 'quiet push', assignee_id: quiet.id, due_date: due, reminder: { type: 'push', before_minutes: 30 } });
+    const toKeen = await task({
+      title: 'keen email',
+      assignee_id: keen.id,
+      due_date: due,
+      reminder: { type: 'email', before_minutes: 30 },
+    });
+    const quietEmail = await task({
+      title: 'quiet email',
+      assignee_id: quiet.id,
+      due_date: due,
+      reminder: { type: 'email', before_minutes: 30 },
+    });
+    const quietPush = await task({
+      title: 'quiet push',
+      assignee_id: quiet.id,
+      due_date: due,
+      reminder: { type: 'push', before_minutes: 30 },
+    });
     const nobody = await task({ title: 'nobody', due_date: due, reminder: { type: 'email', before_minutes: 30 } });
-    const later = await task({ title: 'later', assignee_id: keen.id, due_date: due, reminder: { type: 'email', before_minutes: 5 } });
-    const finished = await task({ title: 'finished', status: 'completed', assignee_id: keen.id, due_date: due, reminder: { type: 'email', before_minutes: 30 } });
+    const later = await task({
+      title: 'later',
+      assignee_id: keen.id,
+      due_date: due,
+      reminder: { type: 'email', before_minutes: 5 },
+    });
+    const finished = await task({
+      title: 'finished',
+      status: 'completed',
+      assignee_id: keen.id,
+      due_date: due,
+      reminder: { type: 'email', before_minutes: 30 },
+    });
 
     const one = deps();
     const two = otherInstance();
     const [ra, rb] = await Promise.all([runOnce(one), runOnce(two)]);
     expect(ra.remindersSent + rb.remindersSent).toBe(2);
     expect(ra.remindersSkipped + rb.remindersSkipped).toBe(1);
-    const sent = [...one.logger.lines, ...two.logger.lines].filter((l) => l.level === 'info' && l.msg === 'task reminder');
+    const sent = [...one.logger.lines, ...two.logger.lines].filter(
+      (l) => l.level === 'info' && l.msg === 'task reminder',
+    );
     expect(sent.map((l) => [l.obj.task_id, l.obj.channel, l.obj.user_id]).sort()).toEqual(
       [
         [toKeen.id, 'email', keen.id],

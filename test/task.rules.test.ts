@@ -123,7 +123,10 @@ describe('notificationResets', () => {
   it('re-arms overdue when the due date moves, the reminder when it moves', () => {
     expect(notificationResets(base, { dueDate: null, reminderAt: EARLIER })).toEqual({ overdueNotifiedAt: null });
     expect(notificationResets(base, { dueDate: NOW, reminderAt: null })).toEqual({ reminderSentAt: null });
-    expect(notificationResets({ dueDate: null, reminderAt: null }, base)).toEqual({ overdueNotifiedAt: null, reminderSentAt: null });
+    expect(notificationResets({ dueDate: null, reminderAt: null }, base)).toEqual({
+      overdueNotifiedAt: null,
+      reminderSentAt: null,
+    });
   });
 });
 
@@ -137,13 +140,22 @@ describe('priorityRank', () => {
 describe('changedFields', () => {
   it('lists the API fields that differ', () => {
     expect(changedFields(task(), task())).toEqual([]);
-    expect(changedFields(task(), task({ title: 'U', assigneeId: 'usr_1', dueDate: NOW }))).toEqual(['title', 'assignee_id', 'due_date']);
-    expect(changedFields(task(), task({ relatedToType: 'deal', relatedToId: 'deal_1' }))).toEqual(['related_to']);
-    expect(changedFields(task({ reminderType: 'email', reminderBeforeMinutes: 5 }), task({ reminderType: 'email', reminderBeforeMinutes: 10 }))).toEqual([
-      'reminder',
+    expect(changedFields(task(), task({ title: 'U', assigneeId: 'usr_1', dueDate: NOW }))).toEqual([
+      'title',
+      'assignee_id',
+      'due_date',
     ]);
+    expect(changedFields(task(), task({ relatedToType: 'deal', relatedToId: 'deal_1' }))).toEqual(['related_to']);
+    expect(
+      changedFields(
+        task({ reminderType: 'email', reminderBeforeMinutes: 5 }),
+        task({ reminderType: 'email', reminderBeforeMinutes: 10 }),
+      ),
+    ).toEqual(['reminder']);
   });
   it('ignores bookkeeping columns', () => {
-    expect(changedFields(task(), task({ updatedAt: NOW, reminderSentAt: NOW, overdueNotifiedAt: NOW, reminderAt: NOW }))).toEqual([]);
+    expect(
+      changedFields(task(), task({ updatedAt: NOW, reminderSentAt: NOW, overdueNotifiedAt: NOW, reminderAt: NOW })),
+    ).toEqual([]);
   });
 });

@@ -20,14 +20,17 @@ test.beforeAll(async ({ app: started, ws: main, other: neighbour }) => {
 /** Deals belong to another module; the tasks only need a row to point at. */
 async function makeDeal(workspaceId: string, title: string) {
   const stage = await app.db.prisma.stage.findFirstOrThrow({ where: { workspaceId }, orderBy: { position: 'asc' } });
-  return app.db.prisma.deal.create({ data: { id: newId('deal'), workspaceId, title, pipelineId: stage.pipelineId, stageId: stage.id, currency: 'USD' } });
+  return app.db.prisma.deal.create({
+    data: { id: newId('deal'), workspaceId, title, pipelineId: stage.pipelineId, stageId: stage.id, currency: 'USD' },
+  });
 }
 
 async function makeContact(api: Client, first = 'Ada', last: string | null = 'Lovelace') {
   return (await api('POST', '/v1/contacts', { first_name: first, last_name: last, email: uniqueEmail('t') })).body.data;
 }
 
-const eventsOf = async (id: string) => app.db.prisma.event.findMany({ where: { entityId: id }, orderBy: { seq: 'asc' } });
+const eventsOf = async (id: string) =>
+  app.db.prisma.event.findMany({ where: { entityId: id }, orderBy: { seq: 'asc' } });
 const typesOf = async (id: string) => (await eventsOf(id)).map((e) => e.type);
 const newTask = async (body: Record<string, unknown>, api: Client = ws.api) => {
   const r = await api('POST', '/v1/tasks', body);
@@ -62,13 +65,22 @@ describe('create', () => {
       completion_note: null,
     });
     const row = await app.db.prisma.task.findUniqueOrThrow({ where: { id: r.body.data.id } });
-    expect(row).toMatchObject({ reminderType: 'email', reminderBeforeMinutes: 30, reminderAt: new Date('2030-01-01T09:30:00Z') });
+    expect(row).toMatchObject({
+      reminderType: 'email',
+      reminderBeforeMinutes: 30,
+      reminderAt: new Date('2030-01-01T09:30:00Z'),
+    });
     expect(await typesOf(r.body.data.id)).toEqual(['task.created', 'task.assigned']);
   });
 
   it('names a related contact by full name and sets the events contact; projects have no name', async () => {
     const contact = await makeContact(ws.api, 'Grace', 'Hopper');
-    const t = await newTask({ title: 'Follow up', type: 'follow_up', related_to_type: 'contact', related_to_id: contact.id });
+    const t = await newTask({
+      title: 'Follow up',
+      type: 'follow_up',
+      related_to_type: 'contact',
+      related_to_id: contact.id,
+    });
     expect(t.related_to).toEqual({ type: 'contact', id: contact.id, name: 'Grace Hopper' });
     expect((await eventsOf(t.id))[0].contactId).toBe(contact.id);
     const p = await newTask({ title: 'Plan', related_to_type: 'project', related_to_id: 'prj_anything' });
@@ -84,7 +96,13 @@ describe('create', () => {
   });
 
   it('ignores read-only and unknown fields', async () => {
-    const t = await newTask({ title: 'x', id: 'mine', completed_at: '2000-01-01T00:00:00Z', created_by: olivia.id, hacker: 1 });
+    const t = await newTask({
+      title: 'x',
+      id: 'mine',
+      completed_at: '2000-01-01T00:00:00Z',
+      created_by: olivia.id,
+      hacker: 1,
+    });
     expect(t.id).not.toBe('mine');
     expect(t.completed_at).toBeNull();
     expect(t.created_by).toBeNull();
@@ -110,7 +128,10 @@ describe('create', () => {
     [{ title: 'x', related_to_type: 'invoice', related_to_id: 'i' }, 'related_to_type'],
     [{ title: 'x', due_date: '2030-01-01', reminder: { type: 'sms', before_minutes: 5 } }, 'reminder.type'],
     [{ title: 'x', due_date: '2030-01-01', reminder: { type: 'push', before_minutes: -1 } }, 'reminder.before_minutes'],
-    [{ title: 'x', due_date: '2030-01-01', reminder: { type: 'push', before_minutes: '5' } }, 'reminder.before_minutes'],
+    [
+      { title: 'x', due_date: '2030-01-01', reminder: { type: 'push', before_minutes: '5' } },
+      'reminder.before_minutes',
+    ],
     [{ title: 'x', assignee_id: 42 }, 'assignee_id'],
   ])('rejects %j with 400 naming %s', async (body, field) => {
     const r = await ws.api('POST', '/v1/tasks', body);
@@ -173,10 +194,19 @@ describe('read, update, delete', () => {
     const t = await newTask({ title: 'Draft', priority: 'low', description: 'keep me' });
     const r = await ws.api('PUT', `/v1/tasks/${t.id}`, { title: 'Final', priority: 'urgent' });
     expect(r.status).toBe(200);
-    expect(r.body.data).toMatchObject({ title: 'Final', priority: 'urgent', description: 'keep me', status: 'pending' });
+    expect(r.body.data).toMatchObject({
+      title: 'Final',
+      priority: 'urgent',
+      description: 'keep me',
+      status: 'pending',
+    });
     const [, updated] = await eventsOf(t.id);
     expect(updated.type).toBe('task.updated');
-    expect(updated.data).toMatchObject({ changes: ['title', 'priority'], previous: { title: 'Draft', priority: 'low' }, task: { title: 'Final' } });
+    expect(updated.data).toMatchObject({
+      changes: ['title', 'priority'],
+      previous: { title: 'Draft', priority: 'low' },
+      task: { title: 'Final' },
+    });
   });
 
   it('an update that changes nothing writes no event', async () => {
@@ -190,7 +220,13 @@ describe('read, update, delete', () => {
     const r = await ws.api('PUT', `/v1/tasks/${t.id}`, { assignee_id: olivia.id });
     expect(r.body.data).toMatchObject({ assignee_id: olivia.id, assignee_name: 'Olivia Owner' });
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { assignee_id: null })).body.data.assignee_name).toBeNull();
-    expect(await typesOf(t.id)).toEqual(['task.created', 'task.assigned', 'task.updated', 'task.assigned', 'task.updated']);
+    expect(await typesOf(t.id)).toEqual([
+      'task.created',
+      'task.assigned',
+      'task.updated',
+      'task.assigned',
+      'task.updated',
+    ]);
     const assigned = (await eventsOf(t.id)).filter((e) => e.type === 'task.assigned');
     expect(assigned[1].data).toMatchObject({ previous_assignee_id: sam.id });
 
@@ -209,14 +245,33 @@ describe('read, update, delete', () => {
     expect(reopened.body.data).toMatchObject({ status: 'in_progress', completed_at: null });
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { status: 'cancelled' })).body.data.status).toBe('cancelled');
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { status: 'pending' })).body.data.status).toBe('pending');
-    expect(await typesOf(t.id)).toEqual(['task.created', 'task.updated', 'task.completed', 'task.updated', 'task.updated', 'task.updated']);
+    expect(await typesOf(t.id)).toEqual([
+      'task.created',
+      'task.updated',
+      'task.completed',
+      'task.updated',
+      'task.updated',
+      'task.updated',
+    ]);
   });
 
   it('moving the due date moves the reminder and re-arms overdue and reminder notices', async () => {
-    const t = await newTask({ title: 'Remind', due_date: '2020-01-01T10:00:00Z', reminder: { type: 'push', before_minutes: 60 } });
-    await app.db.prisma.task.update({ where: { id: t.id }, data: { overdueNotifiedAt: new Date(), reminderSentAt: new Date() } });
+    const t = await newTask({
+      title: 'Remind',
+      due_date: '2020-01-01T10:00:00Z',
+      reminder: { type: 'push', before_minutes: 60 },
+    });
+    await app.db.prisma.task.update({
+      where: { id: t.id },
+      data: { overdueNotifiedAt: new Date(), reminderSentAt: new Date() },
+    });
     const r = await ws.api('PUT', `/v1/tasks/${t.id}`, { due_date: '2031-05-05T12:00:00Z' });
-    expect(r.body.data.reminder).toMatchObject({ type: 'push', before_minutes: 60, remind_at: '2031-05-05T11:00:00.000Z', sent_at: null });
+    expect(r.body.data.reminder).toMatchObject({
+      type: 'push',
+      before_minutes: 60,
+      remind_at: '2031-05-05T11:00:00.000Z',
+      sent_at: null,
+    });
     const row = await app.db.prisma.task.findUniqueOrThrow({ where: { id: t.id } });
     expect(row.overdueNotifiedAt).toBeNull();
     const cleared = await ws.api('PUT', `/v1/tasks/${t.id}`, { reminder: null });
@@ -230,7 +285,9 @@ describe('read, update, delete', () => {
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { status: null })).status).toBe(400);
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { priority: 'asap' })).status).toBe(400);
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { due_date: null })).status).toBe(422);
-    expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { related_to_type: 'deal', related_to_id: 'deal_ghost' })).status).toBe(422);
+    expect(
+      (await ws.api('PUT', `/v1/tasks/${t.id}`, { related_to_type: 'deal', related_to_id: 'deal_ghost' })).status,
+    ).toBe(422);
     const moved = await ws.api('PUT', `/v1/tasks/${t.id}`, { due_date: null, reminder: null });
     expect(moved.body.data).toMatchObject({ due_date: null, reminder: null });
   });
@@ -348,7 +405,7 @@ describe('list', () => {
   it('sorts by created_at (default newest first) and updated_at', async () => {
     expect(await walk('sort=created_at')).toEqual(['low', 'urgent', 'medium', 'high', 'high2', 'urgent2']);
     expect(titles(await lw.api('GET', '/v1/tasks'))).toEqual(['urgent2', 'high2', 'high', 'medium', 'urgent', 'low']);
-    await lw.api('PUT', `/v1/tasks/${ids.low}`, { title: 'low' , description: 'touched' });
+    await lw.api('PUT', `/v1/tasks/${ids.low}`, { title: 'low', description: 'touched' });
     expect((await walk('sort=-updated_at'))[0]).toBe('low');
   });
 
@@ -362,7 +419,10 @@ describe('list', () => {
     ['related_to_type=deal&related_to_id=DEAL', ['medium']],
     ['priority=urgent&assignee_id=USER', ['urgent']],
   ])('filters %s', async (query, expected) => {
-    const r = await lw.api('GET', `/v1/tasks?${query.replace('USER', user.id).replace('DEAL', deal.id)}&sort=created_at&limit=100`);
+    const r = await lw.api(
+      'GET',
+      `/v1/tasks?${query.replace('USER', user.id).replace('DEAL', deal.id)}&sort=created_at&limit=100`,
+    );
     expect(r.status).toBe(200);
     expect(titles(r)).toEqual(expected);
     expect(r.body.meta.total).toBe(expected.length);
@@ -433,17 +493,37 @@ describe('scopes', () => {
 });
 
 describe('GraphQL', () => {
-  const FIELDS = 'id title status priority assignee_name related_to { type id name } reminder { type before_minutes } completed_at';
+  const FIELDS =
+    'id title status priority assignee_name related_to { type id name } reminder { type before_minutes } completed_at';
 
   it('creates, lists, updates, completes and deletes tasks', async () => {
-    const created = await gql(app.base, ws.key, `mutation($input: TaskCreateInput!) { createTask(input: $input) { ${FIELDS} assignee { id name } } }`, {
-      input: { title: 'GQL task', priority: 'high', assignee_id: sam.id },
-    });
+    const created = await gql(
+      app.base,
+      ws.key,
+      `mutation($input: TaskCreateInput!) { createTask(input: $input) { ${FIELDS} assignee { id name } } }`,
+      {
+        input: { title: 'GQL task', priority: 'high', assignee_id: sam.id },
+      },
+    );
     const task = created.data.createTask;
-    expect(task).toMatchObject({ title: 'GQL task', priority: 'high', status: 'pending', assignee_name: 'Sam Seller', assignee: { id: sam.id } });
-    const list = await gql(app.base, ws.key, `{ tasks(filter: { assignee_id: "${sam.id}", priority: high }, sort: [priority_desc]) { nodes { id } total has_more } }`);
+    expect(task).toMatchObject({
+      title: 'GQL task',
+      priority: 'high',
+      status: 'pending',
+      assignee_name: 'Sam Seller',
+      assignee: { id: sam.id },
+    });
+    const list = await gql(
+      app.base,
+      ws.key,
+      `{ tasks(filter: { assignee_id: "${sam.id}", priority: high }, sort: [priority_desc]) { nodes { id } total has_more } }`,
+    );
     expect(list.data.tasks.nodes.map((n: { id: string }) => n.id)).toContain(task.id);
-    const updated = await gql(app.base, ws.key, `mutation { updateTask(id: "${task.id}", input: { status: in_progress }) { status } }`);
+    const updated = await gql(
+      app.base,
+      ws.key,
+      `mutation { updateTask(id: "${task.id}", input: { status: in_progress }) { status } }`,
+    );
     expect(updated.data.updateTask.status).toBe('in_progress');
     const done = await gql(app.base, ws.key, `mutation { completeTask(id: "${task.id}") { status completed_at } }`);
     expect(done.data.completeTask.status).toBe('completed');
@@ -465,20 +545,39 @@ describe('GraphQL', () => {
 
   it('REST and GraphQL write the same events with the same record shape', async () => {
     const contact = await makeContact(ws.api);
-    const input = { title: 'Same', assignee_id: sam.id, related_to_type: 'contact', related_to_id: contact.id, due_date: '2030-02-02T00:00:00Z' };
+    const input = {
+      title: 'Same',
+      assignee_id: sam.id,
+      related_to_type: 'contact',
+      related_to_id: contact.id,
+      due_date: '2030-02-02T00:00:00Z',
+    };
     const viaRest = await newTask(input);
     await ws.api('PUT', `/v1/tasks/${viaRest.id}`, { priority: 'high' });
     await ws.api('PUT', `/v1/tasks/${viaRest.id}/complete`, {});
     await ws.api('DELETE', `/v1/tasks/${viaRest.id}`);
-    const viaGql = (await gql(app.base, ws.key, 'mutation($input: TaskCreateInput!) { createTask(input: $input) { id } }', { input })).data.createTask;
+    const viaGql = (
+      await gql(app.base, ws.key, 'mutation($input: TaskCreateInput!) { createTask(input: $input) { id } }', { input })
+    ).data.createTask;
     await gql(app.base, ws.key, `mutation { updateTask(id: "${viaGql.id}", input: { priority: high }) { id } }`);
     await gql(app.base, ws.key, `mutation { completeTask(id: "${viaGql.id}", input: {}) { id } }`);
     await gql(app.base, ws.key, `mutation { deleteTask(id: "${viaGql.id}") { id } }`);
     const [a, b] = await Promise.all([eventsOf(viaRest.id), eventsOf(viaGql.id)]);
     const shape = (events: typeof a) =>
-      events.map((e) => ({ type: e.type, contactId: e.contactId, keys: Object.keys(e.data as object).sort(), taskKeys: Object.keys((e.data as { task: object }).task).sort() }));
+      events.map((e) => ({
+        type: e.type,
+        contactId: e.contactId,
+        keys: Object.keys(e.data as object).sort(),
+        taskKeys: Object.keys((e.data as { task: object }).task).sort(),
+      }));
     expect(shape(a)).toEqual(shape(b));
-    expect(a.map((e) => e.type)).toEqual(['task.created', 'task.assigned', 'task.updated', 'task.completed', 'task.deleted']);
+    expect(a.map((e) => e.type)).toEqual([
+      'task.created',
+      'task.assigned',
+      'task.updated',
+      'task.completed',
+      'task.deleted',
+    ]);
     expect(a.every((e) => e.contactId === contact.id)).toBe(true);
     // The event carries the same record the REST API answers with.
     const { reminder: _r, ...record } = viaRest;

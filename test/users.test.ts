@@ -34,13 +34,14 @@ describe('GET /v1/users', () => {
     expect(next.body.data[0].id).toBe(adam.id);
     const gone = await ws.addUser('Gone Girl');
     await app.db.prisma.user.update({ where: { id: gone.id }, data: { active: false } });
-    expect((await ws.api('GET', '/v1/users?active=false')).body.data.map((u: { id: string }) => u.id)).toEqual([gone.id]);
+    expect((await ws.api('GET', '/v1/users?active=false')).body.data.map((u: { id: string }) => u.id)).toEqual([
+      gone.id,
+    ]);
     expect((await ws.api('GET', '/v1/users?active=true')).body.meta.total).toBe(2);
     expect((await ws.api('GET', '/v1/users?sort=created_at')).body.data[0].id).toBe(zoe.id);
   });
 
   it.for(['active=maybe', 'sort=email', 'limit=0', 'cursor=x'])('400 for %s', async (query, { ws }) => {
-
     const r = await ws.api('GET', `/v1/users?${query}`);
     expect(r.status).toBe(400);
     expect(r.body.error.code).toBe('validation_error');
@@ -72,7 +73,9 @@ describe('PUT /v1/users/:id/notification-preferences', () => {
     expect(again.body.data.notification_preferences).toEqual({ email: false, push: false });
     const row = await app.db.prisma.user.findUniqueOrThrow({ where: { id: adam.id } });
     expect(row.notificationPreferences).toEqual({ email: false, push: false });
-    expect((await ws.api('PUT', `/v1/users/${adam.id}/notification-preferences`, {})).body.data.notification_preferences).toEqual({ email: false, push: false });
+    expect(
+      (await ws.api('PUT', `/v1/users/${adam.id}/notification-preferences`, {})).body.data.notification_preferences,
+    ).toEqual({ email: false, push: false });
   });
 
   it('400 for non-boolean values', async ({ ws }) => {
@@ -96,19 +99,33 @@ describe('PUT /v1/users/:id/notification-preferences', () => {
       expect(r.body.error.code).toBe('forbidden');
     }
     const writer = await ws.addKey({ scope: 'custom', permissions: ['tasks:write'] });
-    expect((await writer.api('PUT', `/v1/users/${adam.id}/notification-preferences`, { email: true })).status).toBe(200);
+    expect((await writer.api('PUT', `/v1/users/${adam.id}/notification-preferences`, { email: true })).status).toBe(
+      200,
+    );
   });
 });
 
 describe('GraphQL', () => {
   it('users, user and updateNotificationPreferences', async ({ app, ws, other }) => {
-    const list = await gql(app.base, ws.key, '{ users(filter: { active: true }, limit: 10) { nodes { id name notification_preferences { email push } } total } }');
+    const list = await gql(
+      app.base,
+      ws.key,
+      '{ users(filter: { active: true }, limit: 10) { nodes { id name notification_preferences { email push } } total } }',
+    );
     expect(list.data.users.total).toBe(2);
     const one = await gql(app.base, ws.key, `{ user(id: "${zoe.id}") { email active } }`);
     expect(one.data.user).toEqual({ email: 'zoe@example.com', active: true });
-    const upd = await gql(app.base, ws.key, `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: false }) { notification_preferences { email push } } }`);
+    const upd = await gql(
+      app.base,
+      ws.key,
+      `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: false }) { notification_preferences { email push } } }`,
+    );
     expect(upd.data.updateNotificationPreferences.notification_preferences).toEqual({ email: true, push: false });
-    const denied = await gql(app.base, other.key, `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: true }) { id } }`);
+    const denied = await gql(
+      app.base,
+      other.key,
+      `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: true }) { id } }`,
+    );
     expect(denied.errors?.[0].extensions?.code).toBe('not_found');
   });
 });

@@ -19,11 +19,22 @@ test.beforeAll(async ({ app: started, ws: main, other: neighbour, startApp }) =>
 
 describe('create', () => {
   it('201 with a generated whsec_ secret shown once, defaults of the product decisions', async () => {
-    const r = await ws.api('POST', '/v1/webhooks', { url, events: ['contact.created', 'deal.won'], description: 'main' });
+    const r = await ws.api('POST', '/v1/webhooks', {
+      url,
+      events: ['contact.created', 'deal.won'],
+      description: 'main',
+    });
     expect(r.status).toBe(201);
     expect(r.body.data).toMatchObject({
-      url, events: ['contact.created', 'deal.won'], description: 'main', active: true, http_method: 'POST', content_type: 'json',
-      timeout_seconds: 30, auto_disable_after: 10, payload_format: 'event',
+      url,
+      events: ['contact.created', 'deal.won'],
+      description: 'main',
+      active: true,
+      http_method: 'POST',
+      content_type: 'json',
+      timeout_seconds: 30,
+      auto_disable_after: 10,
+      payload_format: 'event',
       retry_policy: { max_retries: 5, intervals_seconds: [5, 30, 120, 900, 3600] },
     });
     expect(r.body.data.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
@@ -36,9 +47,19 @@ describe('create', () => {
 
   it('takes every setting and a given secret', async () => {
     const body = {
-      url, events: ['task.created'], secret: 'my-own-secret-1234', name: 'CRM sync', http_method: 'PUT', content_type: 'form',
-      headers: { 'X-Team': 'sales' }, timeout_seconds: 5, retry_policy: { max_retries: 2, intervals_seconds: [1, 2] },
-      auto_disable_after: 3, payload_format: 'record', filters: { status: 'customer' }, active: false,
+      url,
+      events: ['task.created'],
+      secret: 'my-own-secret-1234',
+      name: 'CRM sync',
+      http_method: 'PUT',
+      content_type: 'form',
+      headers: { 'X-Team': 'sales' },
+      timeout_seconds: 5,
+      retry_policy: { max_retries: 2, intervals_seconds: [1, 2] },
+      auto_disable_after: 3,
+      payload_format: 'record',
+      filters: { status: 'customer' },
+      active: false,
     };
     const r = await ws.api('POST', '/v1/webhooks', body);
     expect(r.status).toBe(201);
@@ -68,7 +89,9 @@ describe('create', () => {
   });
 
   it('accepts the spec event names nothing emits yet', async () => {
-    expect((await ws.api('POST', '/v1/webhooks', { url, events: ['invoice.paid', 'form.submitted'] })).status).toBe(201);
+    expect((await ws.api('POST', '/v1/webhooks', { url, events: ['invoice.paid', 'form.submitted'] })).status).toBe(
+      201,
+    );
   });
 });
 
@@ -95,7 +118,9 @@ describe('URL rules (production settings)', () => {
 
   it('accepts a public https address', async () => {
     const w = await strict.workspace();
-    expect((await w.api('POST', '/v1/webhooks', { url: 'https://93.184.215.14/hook', events: ['contact.created'] })).status).toBe(201);
+    expect(
+      (await w.api('POST', '/v1/webhooks', { url: 'https://93.184.215.14/hook', events: ['contact.created'] })).status,
+    ).toBe(201);
   });
 });
 
@@ -107,7 +132,11 @@ describe('read, update, delete', () => {
     const list = await w.api('GET', '/v1/webhooks');
     expect(list.body.meta.total).toBe(2);
     expect(list.body.data.every((x: object) => !('secret' in x))).toBe(true);
-    const up = await w.api('PUT', `/v1/webhooks/${a.id}`, { events: ['contact.updated'], active: false, timeout_seconds: 10 });
+    const up = await w.api('PUT', `/v1/webhooks/${a.id}`, {
+      events: ['contact.updated'],
+      active: false,
+      timeout_seconds: 10,
+    });
     expect(up.status).toBe(200);
     expect(up.body.data).toMatchObject({ events: ['contact.updated'], active: false, timeout_seconds: 10, url });
     expect((await w.api('PUT', `/v1/webhooks/${a.id}`, { url: 'ftp://x' })).status).toBe(400);
@@ -116,7 +145,9 @@ describe('read, update, delete', () => {
     expect((await other.api('PUT', `/v1/webhooks/${a.id}`, { active: true })).status).toBe(404);
     expect((await other.api('GET', `/v1/webhooks/${a.id}/logs`)).status).toBe(404);
     expect((await other.api('DELETE', `/v1/webhooks/${a.id}`)).status).toBe(404);
-    expect((await other.api('GET', '/v1/webhooks')).body.data.find((x: { id: string }) => x.id === a.id)).toBeUndefined();
+    expect(
+      (await other.api('GET', '/v1/webhooks')).body.data.find((x: { id: string }) => x.id === a.id),
+    ).toBeUndefined();
 
     const ro = await w.addKey({ scope: 'read_only' });
     expect((await ro.api('GET', '/v1/webhooks')).status).toBe(200);
@@ -132,10 +163,18 @@ describe('read, update, delete', () => {
 
   it('an update ignores a secret in its body; rotate_secret replaces it with a generated one, shown once', async () => {
     const w = await app.workspace();
-    const created = (await w.api('POST', '/v1/webhooks', { url, events: ['contact.created'], secret: 'first-secret-0123456789' })).body.data;
-    const sealed = async () => app.webhooks.box.open((await app.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: created.id } })).secretEncrypted);
+    const created = (
+      await w.api('POST', '/v1/webhooks', { url, events: ['contact.created'], secret: 'first-secret-0123456789' })
+    ).body.data;
+    const sealed = async () =>
+      app.webhooks.box.open(
+        (await app.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: created.id } })).secretEncrypted,
+      );
 
-    const ignored = await w.api('PUT', `/v1/webhooks/${created.id}`, { secret: 'chosen-by-a-body-0123456789', description: 'renamed' });
+    const ignored = await w.api('PUT', `/v1/webhooks/${created.id}`, {
+      secret: 'chosen-by-a-body-0123456789',
+      description: 'renamed',
+    });
     expect(ignored.status).toBe(200);
     expect(ignored.body.data).toMatchObject({ description: 'renamed' });
     expect(ignored.body.data.secret).toBeNull();
@@ -152,7 +191,14 @@ describe('read, update, delete', () => {
   it('at most 100 subscriptions per workspace (422)', async () => {
     const w = await app.workspace();
     await app.db.prisma.webhookSubscription.createMany({
-      data: Array.from({ length: 100 }, (_, i) => ({ id: `wh_fill_${w.id}_${i}`, workspaceId: w.id, url, events: ['contact.created'], secretEncrypted: 'x', retryPolicy: {} })),
+      data: Array.from({ length: 100 }, (_, i) => ({
+        id: `wh_fill_${w.id}_${i}`,
+        workspaceId: w.id,
+        url,
+        events: ['contact.created'],
+        secretEncrypted: 'x',
+        retryPolicy: {},
+      })),
     });
     const r = await w.api('POST', '/v1/webhooks', { url, events: ['contact.created'] });
     expect(r.status).toBe(422);

@@ -53,12 +53,19 @@ describe('attempt history', () => {
     const sub = await subscribe(rc.url, { retry_policy: { max_retries: 1, intervals_seconds: [1] } });
     await newContact();
     const failed = await drive(async () => (await logs(sub.id)).find((l) => l.status === 'failed'));
-    expect(failed.attempt_history.map((a: any) => [a.kind, a.response_code])).toEqual([['first', 500], ['retry', 500]]);
+    expect(failed.attempt_history.map((a: any) => [a.kind, a.response_code])).toEqual([
+      ['first', 500],
+      ['retry', 500],
+    ]);
     healthy = true;
     const again = await ws.api('POST', `/v1/webhooks/${sub.id}/logs/${failed.id}/redeliver`);
     expect(again.status).toBeLessThan(300);
-    const redelivered = await drive(async () => (await logs(sub.id)).find((l) => l.id === again.body.data.id && l.status === 'delivered'));
-    expect(redelivered.attempt_history).toEqual([expect.objectContaining({ attempt: 1, kind: 'redelivery', delivered: true, response_code: 200, error: null })]);
+    const redelivered = await drive(async () =>
+      (await logs(sub.id)).find((l) => l.id === again.body.data.id && l.status === 'delivered'),
+    );
+    expect(redelivered.attempt_history).toEqual([
+      expect.objectContaining({ attempt: 1, kind: 'redelivery', delivered: true, response_code: 200, error: null }),
+    ]);
     // The first entry's history is untouched.
     expect((await logs(sub.id)).find((l) => l.id === failed.id).attempt_history).toEqual(failed.attempt_history);
   });
@@ -70,7 +77,10 @@ describe('attempt history', () => {
     expect(sent.status).toBe(200);
     const entries = await logs(sub.id);
     expect(entries).toHaveLength(2);
-    for (const e of entries) expect(e.attempt_history).toEqual([expect.objectContaining({ attempt: 1, kind: 'test', delivered: true, response_code: 200 })]);
+    for (const e of entries)
+      expect(e.attempt_history).toEqual([
+        expect.objectContaining({ attempt: 1, kind: 'test', delivered: true, response_code: 200 }),
+      ]);
 
     // Nothing listens there any more: the test send fails without an answer.
     await rc.close();
@@ -78,7 +88,9 @@ describe('attempt history', () => {
     const refused = (await logs(sub.id)).filter((l) => l.status === 'failed');
     expect(refused).toHaveLength(2);
     for (const e of refused) {
-      expect(e.attempt_history).toEqual([expect.objectContaining({ kind: 'test', delivered: false, response_code: null, error: e.error })]);
+      expect(e.attempt_history).toEqual([
+        expect.objectContaining({ kind: 'test', delivered: false, response_code: null, error: e.error }),
+      ]);
       expect(e.error).toMatch(/^connection failed/);
     }
   });
@@ -92,7 +104,9 @@ describe('attempt history', () => {
     const [entry] = await logs(sub.id, webhooksOnly.api);
     expect(entry.response_body).toBeNull();
     expect(entry.request_body).toBeNull();
-    expect(entry.attempt_history).toEqual([expect.objectContaining({ kind: 'first', response_code: 500, error: 'receiver answered 500' })]);
+    expect(entry.attempt_history).toEqual([
+      expect.objectContaining({ kind: 'first', response_code: 500, error: 'receiver answered 500' }),
+    ]);
     expect(JSON.stringify(entry)).not.toContain(REPLY);
   });
 });
@@ -101,8 +115,24 @@ describe('bounds', () => {
   it('a history holds at most 1 + the largest max_retries accepted + 1 attempts, as the cost analysis counts it', async () => {
     const rc = await listen();
     const most = MOST_ATTEMPTS_KEPT - 2;
-    expect((await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], retry_policy: { max_retries: most } })).status).toBe(201);
-    expect((await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], retry_policy: { max_retries: most + 1 } })).status).toBe(400);
+    expect(
+      (
+        await ws.api('POST', '/v1/webhooks', {
+          url: rc.url,
+          events: ['contact.created'],
+          retry_policy: { max_retries: most },
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await ws.api('POST', '/v1/webhooks', {
+          url: rc.url,
+          events: ['contact.created'],
+          retry_policy: { max_retries: most + 1 },
+        })
+      ).status,
+    ).toBe(400);
     expect(LIST_SIZES['WebhookDelivery.attempt_history']).toBe(MOST_ATTEMPTS_KEPT);
   });
 });
@@ -115,7 +145,10 @@ describe('loading', () => {
     const start = statements.length;
     const r = await gql(app.base, ws.key, query, { id: webhookId });
     expect(r.errors).toBeUndefined();
-    return { sql: statements.slice(start).filter((sql) => !/"(api_keys|workspaces)"/.test(sql)), nodes: r.data.webhookLogs.nodes };
+    return {
+      sql: statements.slice(start).filter((sql) => !/"(api_keys|workspaces)"/.test(sql)),
+      nodes: r.data.webhookLogs.nodes,
+    };
   }
 
   // The page's own query does not select the relation: Pothos loads it for all the page's entries
@@ -129,7 +162,8 @@ describe('loading', () => {
       await drive(async () => (await logs(sub.id)).filter((l) => l.status === 'delivered').length === n);
       const { sql, nodes } = await statementsFor(sub.id);
       expect(nodes).toHaveLength(n);
-      for (const node of nodes) expect(node.attempt_history).toEqual([{ attempt: 1, kind: 'first', response_code: 200 }]);
+      for (const node of nodes)
+        expect(node.attempt_history).toEqual([{ attempt: 1, kind: 'first', response_code: 200 }]);
       expect(sql.filter((s) => s.includes('webhook_delivery_attempts'))).toHaveLength(1);
       counts.push(sql.length);
     }

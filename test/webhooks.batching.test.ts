@@ -51,17 +51,43 @@ afterAll(async () => {
 
 describe('delivery worker batching', () => {
   it(`delivers ${EVENTS} events to one subscription, each once, in a few statements`, async () => {
-    const services = createWebhookServices({ encryptionKey: 'batching-test', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true });
+    const services = createWebhookServices({
+      encryptionKey: 'batching-test',
+      dataDir: os.tmpdir(),
+      webhookAllowHttp: true,
+      webhookAllowPrivateUrls: true,
+    });
     const ws = await createWorkspace(db.prisma, { name: 'Batching' });
     await db.prisma.webhookSubscription.create({
-      data: { id: newId('wh'), workspaceId: ws.id, url: rc.url, events: ['contact.created'], secretEncrypted: services.box.seal('whsec_dGVzdA=='), retryPolicy: { max_retries: 0, intervals_seconds: [1] } },
+      data: {
+        id: newId('wh'),
+        workspaceId: ws.id,
+        url: rc.url,
+        events: ['contact.created'],
+        secretEncrypted: services.box.seal('whsec_dGVzdA=='),
+        retryPolicy: { max_retries: 0, intervals_seconds: [1] },
+      },
     });
     await db.prisma.event.createMany({
-      data: Array.from({ length: EVENTS }, (_, i) => ({ id: newId('evt'), workspaceId: ws.id, type: 'contact.created', entityType: 'contact', entityId: `con_${i}`, sequence: 1, data: { contact: { id: `con_${i}` } } })),
+      data: Array.from({ length: EVENTS }, (_, i) => ({
+        id: newId('evt'),
+        workspaceId: ws.id,
+        type: 'contact.created',
+        entityType: 'contact',
+        entityId: `con_${i}`,
+        sequence: 1,
+        data: { contact: { id: `con_${i}` } },
+      })),
     });
 
     // A long poll interval: every statement counted is one the work itself needed, none an idle poll.
-    const worker = new DeliveryWorker({ prisma: db.prisma, logger: createLogger('silent'), pollMs: 60_000, concurrency: 64, ...services });
+    const worker = new DeliveryWorker({
+      prisma: db.prisma,
+      logger: createLogger('silent'),
+      pollMs: 60_000,
+      concurrency: 64,
+      ...services,
+    });
     statements.length = 0;
     worker.start();
     await until(() => rc.hits.length >= EVENTS, 30_000, 20);

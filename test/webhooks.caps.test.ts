@@ -25,7 +25,11 @@ afterAll(async () => {
 });
 
 async function appWith(caps: Partial<typeof DEFAULT_OUTBOUND_CAPS> = {}, isolated = false) {
-  const app = await startTestApp({ resolve, isolated, webhooks: { webhookCaps: { ...DEFAULT_OUTBOUND_CAPS, ...caps } } });
+  const app = await startTestApp({
+    resolve,
+    isolated,
+    webhooks: { webhookCaps: { ...DEFAULT_OUTBOUND_CAPS, ...caps } },
+  });
   apps.push(app);
   return app;
 }
@@ -39,7 +43,9 @@ describe('test sends', () => {
     const ws = await app.workspace({ plan: 'standard' });
     const host = newHost();
     const sub = (await ws.api('POST', '/v1/webhooks', { url: urlOn(host), events: [...ACCEPTED_EVENTS] })).body.data;
-    const aliases = Array.from({ length: 15 }, (_, i) => `t${i}: testWebhook(id: "${sub.id}") { event status }`).join('\n');
+    const aliases = Array.from({ length: 15 }, (_, i) => `t${i}: testWebhook(id: "${sub.id}") { event status }`).join(
+      '\n',
+    );
     const r = await gql(app.base, ws.key, `mutation { ${aliases} }`);
     expect(hitsOn(host)).toBe(ACCEPTED_EVENTS.length);
     expect(hitsOn(host)).toBeLessThanOrEqual(DEFAULT_OUTBOUND_CAPS.testSendsPerMinute);
@@ -69,7 +75,9 @@ describe('test sends', () => {
     expect((await b.api('POST', `/v1/webhooks/${subB.id}/test`)).status).toBe(200);
     const refused = await b.api('POST', `/v1/webhooks/${subB.id}/test`);
     expect(refused.status).toBe(429);
-    expect(refused.body.error.message).toMatch(new RegExp(`at most 10 webhook requests to ${host.replace(/\./g, '\\.')} per minute`));
+    expect(refused.body.error.message).toMatch(
+      new RegExp(`at most 10 webhook requests to ${host.replace(/\./g, '\\.')} per minute`),
+    );
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(hitsOn(host)).toBe(8);
   });
@@ -103,8 +111,15 @@ describe('background deliveries', () => {
     const app = await appWith({ hostSendsPerMinute: 5 }, true);
     const ws = await app.workspace();
     const host = newHost();
-    const sub = (await ws.api('POST', '/v1/webhooks', { url: urlOn(host), events: ['contact.created'], retry_policy: { max_retries: 0 } })).body.data;
-    for (let i = 0; i < 8; i++) await ws.api('POST', '/v1/contacts', { first_name: `Cap${i}`, email: uniqueEmail('cap') });
+    const sub = (
+      await ws.api('POST', '/v1/webhooks', {
+        url: urlOn(host),
+        events: ['contact.created'],
+        retry_policy: { max_retries: 0 },
+      })
+    ).body.data;
+    for (let i = 0; i < 8; i++)
+      await ws.api('POST', '/v1/contacts', { first_name: `Cap${i}`, email: uniqueEmail('cap') });
     const worker = app.worker();
     const rows = () => app.db.prisma.webhookDelivery.findMany({ where: { subscriptionId: sub.id } });
     await until(async () => {
@@ -127,12 +142,16 @@ describe('background deliveries', () => {
     const app = await appWith({ workspaceDeliveriesPerMinute: 2 }, true);
     const host = newHost();
     const [busy, quiet] = [await app.workspace(), await app.workspace()];
-    const subBusy = (await busy.api('POST', '/v1/webhooks', { url: urlOn(host), events: ['contact.created'] })).body.data;
-    const subQuiet = (await quiet.api('POST', '/v1/webhooks', { url: urlOn(host), events: ['contact.created'] })).body.data;
-    for (let i = 0; i < 4; i++) await busy.api('POST', '/v1/contacts', { first_name: `Busy${i}`, email: uniqueEmail('busy') });
+    const subBusy = (await busy.api('POST', '/v1/webhooks', { url: urlOn(host), events: ['contact.created'] })).body
+      .data;
+    const subQuiet = (await quiet.api('POST', '/v1/webhooks', { url: urlOn(host), events: ['contact.created'] })).body
+      .data;
+    for (let i = 0; i < 4; i++)
+      await busy.api('POST', '/v1/contacts', { first_name: `Busy${i}`, email: uniqueEmail('busy') });
     await quiet.api('POST', '/v1/contacts', { first_name: 'Quiet', email: uniqueEmail('quiet') });
     const worker = app.worker();
-    const count = (subscriptionId: string, status: string) => app.db.prisma.webhookDelivery.count({ where: { subscriptionId, status } });
+    const count = (subscriptionId: string, status: string) =>
+      app.db.prisma.webhookDelivery.count({ where: { subscriptionId, status } });
     await until(async () => {
       await worker.runOnce();
       return (await count(subBusy.id, 'delivered')) === 2 && (await count(subQuiet.id, 'delivered')) === 1;

@@ -6,7 +6,14 @@ import addFormatsModule from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import { runOnce as runScheduler } from '../src/jobs/task-scheduler.ts';
 import { EVENT_CATALOGUE } from '../src/events/catalogue/index.ts';
-import { answerSchema, componentName, eventBodySchemas, eventSchemaFiles, type JsonSchema, type PayloadFormat } from '../src/events/catalogue/envelopes.ts';
+import {
+  answerSchema,
+  componentName,
+  eventBodySchemas,
+  eventSchemaFiles,
+  type JsonSchema,
+  type PayloadFormat,
+} from '../src/events/catalogue/envelopes.ts';
 import { EMITTED_EVENTS, type EventName } from '../src/events/names.ts';
 import { createLogger } from '../src/logger.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
@@ -48,7 +55,10 @@ function expectValid(v: ValidateFunction, body: unknown, what: string) {
 }
 
 /** The JSON body of a delivery: raw JSON, or the `payload` field of a form. */
-const bodyOf = (hit: Hit) => (String(hit.headers['content-type']).startsWith('application/x-www-form-urlencoded') ? JSON.parse(new URLSearchParams(hit.raw).get('payload')!) : hit.json);
+const bodyOf = (hit: Hit) =>
+  String(hit.headers['content-type']).startsWith('application/x-www-form-urlencoded')
+    ? JSON.parse(new URLSearchParams(hit.raw).get('payload')!)
+    : hit.json;
 
 // Its own schema on PostgreSQL: the worker and the scheduler here must not touch other files' rows.
 test.override('appOptions', { isolated: true });
@@ -70,7 +80,8 @@ test.beforeAll(async ({ app: started, ws: main, listen }) => {
   // OpenAPI documents carry keywords of their own outside the schemas: not strict here.
   const docAjv = addFormats(new Ajv2020({ allErrors: true, strict: false }));
   docAjv.addSchema({ ...doc, $id: 'openapi.json' });
-  published = (event, format) => docAjv.compile({ $ref: `openapi.json#/components/schemas/${componentName(event, format)}` });
+  published = (event, format) =>
+    docAjv.compile({ $ref: `openapi.json#/components/schemas/${componentName(event, format)}` });
 });
 
 async function ok(method: string, path: string, body?: unknown) {
@@ -85,16 +96,42 @@ async function emitEveryEvent() {
   const pipeline = (await ok('GET', '/v1/pipelines'))[0];
   const [firstStage, secondStage] = pipeline.stages;
 
-  const contact = await ok('POST', '/v1/contacts', { first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('ada'), tags: ['lead-magnet'], address: { city: 'London' } });
-  await ok('PUT', `/v1/contacts/${contact.id}`, { status: 'customer', tags: ['lead-magnet', 'vip'], job_title: 'Analyst' });
+  const contact = await ok('POST', '/v1/contacts', {
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: uniqueEmail('ada'),
+    tags: ['lead-magnet'],
+    address: { city: 'London' },
+  });
+  await ok('PUT', `/v1/contacts/${contact.id}`, {
+    status: 'customer',
+    tags: ['lead-magnet', 'vip'],
+    job_title: 'Analyst',
+  });
   await ok('PUT', `/v1/contacts/${contact.id}`, { tags: ['vip'] });
-  const duplicate = await ok('POST', '/v1/contacts', { first_name: 'Ada', email: uniqueEmail('ada-dup'), phone: '+14155550123' });
-  await ok('POST', '/v1/contacts/merge', { primary_id: contact.id, secondary_id: duplicate.id, merge_strategy: 'prefer_secondary' });
+  const duplicate = await ok('POST', '/v1/contacts', {
+    first_name: 'Ada',
+    email: uniqueEmail('ada-dup'),
+    phone: '+14155550123',
+  });
+  await ok('POST', '/v1/contacts/merge', {
+    primary_id: contact.id,
+    secondary_id: duplicate.id,
+    merge_strategy: 'prefer_secondary',
+  });
   const gone = await ok('POST', '/v1/contacts', { first_name: 'Gone', email: uniqueEmail('gone') });
   await ok('DELETE', `/v1/contacts/${gone.id}`);
   await ok('POST', `/v1/contacts/${contact.id}/notes`, { content: 'Met at **the fair**' });
 
-  const deal = await ok('POST', '/v1/deals', { title: 'Engine', pipeline_id: pipeline.id, stage_id: firstStage.id, contact_id: contact.id, owner_id: user.id, value: 1200.5, expected_close_date: '2030-01-31' });
+  const deal = await ok('POST', '/v1/deals', {
+    title: 'Engine',
+    pipeline_id: pipeline.id,
+    stage_id: firstStage.id,
+    contact_id: contact.id,
+    owner_id: user.id,
+    value: 1200.5,
+    expected_close_date: '2030-01-31',
+  });
   await ok('PUT', `/v1/deals/${deal.id}/stage`, { stage_id: secondStage.id, note: 'Budget confirmed' });
   await ok('PUT', `/v1/deals/${deal.id}`, { status: 'won', won_reason: 'Best fit' });
   const other = await ok('POST', '/v1/contacts', { first_name: 'Babbage', email: uniqueEmail('babbage') });
@@ -114,12 +151,22 @@ async function emitEveryEvent() {
   });
   await ok('PUT', `/v1/tasks/${task.id}`, { priority: 'high' });
   // Two hours on: the task is overdue (and its reminder due).
-  expect((await runScheduler({ prisma: app.db.prisma, logger: createLogger('silent') }, new Date(Date.now() + 7_200_000))).overdue).toBe(1);
+  expect(
+    (await runScheduler({ prisma: app.db.prisma, logger: createLogger('silent') }, new Date(Date.now() + 7_200_000)))
+      .overdue,
+  ).toBe(1);
   await ok('PUT', `/v1/tasks/${task.id}/complete`, { completion_note: 'Spoke for 10 minutes' });
   const dropped = await ok('POST', '/v1/tasks', { title: 'Dropped' });
   await ok('DELETE', `/v1/tasks/${dropped.id}`);
 
-  await ok('POST', '/v1/activities', { type: 'call', subject: 'Intro call', contact_id: contact.id, deal_id: deal.id, duration: 10, outcome: 'connected' });
+  await ok('POST', '/v1/activities', {
+    type: 'call',
+    subject: 'Intro call',
+    contact_id: contact.id,
+    deal_id: deal.id,
+    duration: 10,
+    outcome: 'connected',
+  });
 }
 
 describe('event catalogue', () => {
@@ -155,13 +202,21 @@ describe('event catalogue', () => {
     for (const e of stored) {
       const definition = EVENT_CATALOGUE[e.type as EventName];
       expect(definition, `definition of ${e.type}`).toBeDefined();
-      expectValid(strictAjv.compile(answerSchema(definition.data, { strict: true })), e.data, `stored ${e.type} ${e.id}`);
+      expectValid(
+        strictAjv.compile(answerSchema(definition.data, { strict: true })),
+        e.data,
+        `stored ${e.type} ${e.id}`,
+      );
     }
 
-    await until(async () => {
-      await worker.runOnce();
-      return eventFormat.hits.length >= delivered.length && recordFormat.hits.length >= delivered.length;
-    }, 30_000, 100);
+    await until(
+      async () => {
+        await worker.runOnce();
+        return eventFormat.hits.length >= delivered.length && recordFormat.hits.length >= delivered.length;
+      },
+      30_000,
+      100,
+    );
     expect(eventFormat.hits).toHaveLength(delivered.length);
     expect(recordFormat.hits).toHaveLength(delivered.length);
 
@@ -198,7 +253,12 @@ describe('event catalogue', () => {
     // Envelope B names the deal's pipeline and stages for deal.stage_changed, as the integration guide shows.
     const moved = bodyOf(recordFormat.hits.find((h) => h.headers['x-service-event'] === 'deal.stage_changed')!);
     const pipeline = (await ok('GET', '/v1/pipelines'))[0];
-    expect(moved.data).toMatchObject({ pipeline: pipeline.name, previous_stage: pipeline.stages[0].name, new_stage: pipeline.stages[1].name, owner: { name: 'Owner' } });
+    expect(moved.data).toMatchObject({
+      pipeline: pipeline.name,
+      previous_stage: pipeline.stages[0].name,
+      new_stage: pipeline.stages[1].name,
+      owner: { name: 'Owner' },
+    });
 
     // Test sends: one sample per event in each format, the same schemas, sequence 0.
     const before = { event: eventFormat.hits.length, record: recordFormat.hits.length };
@@ -212,7 +272,11 @@ describe('event catalogue', () => {
       for (const s of samples) {
         expect(s.sequence).toBe(0);
         expectValid(strictValidator(s.event, format as PayloadFormat), s, `test send ${s.event} (${format} format)`);
-        expectValid(published(s.event, format as PayloadFormat), s, `test send ${s.event} (${format} format), published schema`);
+        expectValid(
+          published(s.event, format as PayloadFormat),
+          s,
+          `test send ${s.event} (${format} format), published schema`,
+        );
       }
     }
   }, 120_000);
@@ -220,7 +284,14 @@ describe('event catalogue', () => {
   it('a builder answering a field its schema lacks, or lacking one it names, fails validation', () => {
     const v = strictValidator('contact.created', 'event');
     const sample = EVENT_CATALOGUE['contact.created'].sample();
-    const body = { id: 'evt_x', event: 'contact.created', sequence: 1, timestamp: new Date().toISOString(), workspace_id: 'ws_x', data: sample.data };
+    const body = {
+      id: 'evt_x',
+      event: 'contact.created',
+      sequence: 1,
+      timestamp: new Date().toISOString(),
+      workspace_id: 'ws_x',
+      data: sample.data,
+    };
     expect(v(body)).toBe(true);
     const contact = sample.data.contact as Record<string, unknown>;
     expect(v({ ...body, data: { contact: { ...contact, nickname: 'Ada' } } })).toBe(false);
@@ -232,14 +303,30 @@ describe('event catalogue', () => {
 });
 
 describe('subscription filters', () => {
-  it('match the fields of the event\'s full record, so pipeline_id filters deal.stage_changed in the record format too', async () => {
+  it("match the fields of the event's full record, so pipeline_id filters deal.stage_changed in the record format too", async () => {
     const rc = await receiver();
     try {
       const [main] = await ok('GET', '/v1/pipelines');
-      const other = await ok('POST', '/v1/pipelines', { name: 'Renewals', stages: [{ name: 'Due' }, { name: 'Signed' }] });
-      await ok('POST', '/v1/webhooks', { url: rc.url, events: ['deal.stage_changed'], payload_format: 'record', filters: { pipeline_id: main.id } });
-      const inMain = await ok('POST', '/v1/deals', { title: 'In main', pipeline_id: main.id, stage_id: main.stages[0].id });
-      const inOther = await ok('POST', '/v1/deals', { title: 'In other', pipeline_id: other.id, stage_id: other.stages[0].id });
+      const other = await ok('POST', '/v1/pipelines', {
+        name: 'Renewals',
+        stages: [{ name: 'Due' }, { name: 'Signed' }],
+      });
+      await ok('POST', '/v1/webhooks', {
+        url: rc.url,
+        events: ['deal.stage_changed'],
+        payload_format: 'record',
+        filters: { pipeline_id: main.id },
+      });
+      const inMain = await ok('POST', '/v1/deals', {
+        title: 'In main',
+        pipeline_id: main.id,
+        stage_id: main.stages[0].id,
+      });
+      const inOther = await ok('POST', '/v1/deals', {
+        title: 'In other',
+        pipeline_id: other.id,
+        stage_id: other.stages[0].id,
+      });
       await ok('PUT', `/v1/deals/${inOther.id}/stage`, { stage_id: other.stages[1].id });
       await ok('PUT', `/v1/deals/${inMain.id}/stage`, { stage_id: main.stages[1].id });
       await until(async () => {
@@ -260,10 +347,16 @@ describe('OpenAPI webhooks section', () => {
     expect(Object.keys(doc.webhooks)).toEqual([...EMITTED_EVENTS]);
     for (const event of EMITTED_EVENTS) {
       const op = doc.webhooks[event].post;
-      const refs = [componentName(event, 'event'), componentName(event, 'record')].map((n) => ({ $ref: `#/components/schemas/${n}` }));
+      const refs = [componentName(event, 'event'), componentName(event, 'record')].map((n) => ({
+        $ref: `#/components/schemas/${n}`,
+      }));
       expect(op.requestBody.content['application/json'].schema).toEqual({ oneOf: refs });
-      expect(op.requestBody.content['application/x-www-form-urlencoded'].schema.properties.payload.contentSchema).toEqual({ oneOf: refs });
-      expect(op.parameters.filter((p: JsonSchema) => p.in === 'header' && p.required).map((p: JsonSchema) => p.name)).toEqual([
+      expect(
+        op.requestBody.content['application/x-www-form-urlencoded'].schema.properties.payload.contentSchema,
+      ).toEqual({ oneOf: refs });
+      expect(
+        op.parameters.filter((p: JsonSchema) => p.in === 'header' && p.required).map((p: JsonSchema) => p.name),
+      ).toEqual([
         'X-Service-Signature',
         'X-Service-Event',
         'X-Service-Event-Id',

@@ -13,7 +13,13 @@ afterAll(async () => {
   for (const s of stores) await s.drop();
 });
 
-const common = { WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_PRIVATE_URLS: 'true', ENCRYPTION_KEY: 'crash-test-key', WEBHOOK_WORKER_POLL_MS: '50', NODE_ENV: 'production' };
+const common = {
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+  ENCRYPTION_KEY: 'crash-test-key',
+  WEBHOOK_WORKER_POLL_MS: '50',
+  NODE_ENV: 'production',
+};
 
 async function startService(env: Record<string, string>, port: number): Promise<Child> {
   const child = runEntry('src/main.ts', { ...common, ...env, PORT: String(port) });
@@ -26,7 +32,10 @@ async function startService(env: Record<string, string>, port: number): Promise<
 async function make200(api: ReturnType<typeof client>, tag: string): Promise<string[]> {
   const ids: string[] = [];
   for (let batch = 0; batch < 2; batch++) {
-    const rows = Array.from({ length: 100 }, (_, i) => ({ first_name: 'C', email: `${tag}.${batch}.${i}@example.com` }));
+    const rows = Array.from({ length: 100 }, (_, i) => ({
+      first_name: 'C',
+      email: `${tag}.${batch}.${i}@example.com`,
+    }));
     const r = await api('POST', '/v1/contacts/bulk', { contacts: rows });
     expect(r.status).toBe(201);
     ids.push(...r.body.data.contacts.map((c: { id: string }) => c.id));
@@ -55,16 +64,20 @@ describe('delivery survives crashes', () => {
     expect(beforeRestart).toBeLessThan(200);
 
     // The embedded database's lock and the worker's leases both outlive the crash for a while.
-    service = await until(async () => {
-      const child = runEntry('src/main.ts', { ...common, ...store.env, PORT: String(port) });
-      children.push(child);
-      try {
-        await waitForHttp(`http://127.0.0.1:${port}/v1/contacts`, child, 30_000);
-        return child;
-      } catch {
-        return undefined;
-      }
-    }, 60_000, 1000) as Child;
+    service = (await until(
+      async () => {
+        const child = runEntry('src/main.ts', { ...common, ...store.env, PORT: String(port) });
+        children.push(child);
+        try {
+          await waitForHttp(`http://127.0.0.1:${port}/v1/contacts`, child, 30_000);
+          return child;
+        } catch {
+          return undefined;
+        }
+      },
+      60_000,
+      1000,
+    )) as Child;
     expect(service).toBeDefined();
 
     await until(() => new Set(rc.hits.map((h) => h.json.data.contact.id)).size >= 200, 60_000, 200);
@@ -72,34 +85,39 @@ describe('delivery survives crashes', () => {
     expect([...delivered].sort()).toEqual([...produced].sort());
     // Duplicates are allowed (at-least-once) but keep their event id.
     const idsByContact = new Map<string, Set<string>>();
-    for (const h of rc.hits) idsByContact.set(h.json.data.contact.id, (idsByContact.get(h.json.data.contact.id) ?? new Set()).add(h.json.id));
+    for (const h of rc.hits)
+      idsByContact.set(h.json.data.contact.id, (idsByContact.get(h.json.data.contact.id) ?? new Set()).add(h.json.id));
     expect([...idsByContact.values()].every((s) => s.size === 1)).toBe(true);
     service.proc.kill('SIGTERM');
     await service.exited;
   }, 240_000);
 
-  it.runIf(process.env.DATABASE_URL)('two worker processes on one PostgreSQL never send one attempt twice', async () => {
-    const store = await freshStore();
-    stores.push(store);
-    const rc = await receiver(() => 200);
-    receivers.push(rc);
-    const port = await freePort();
-    const api0 = await startService({ ...store.env, WEBHOOK_WORKER: 'false' }, port);
-    const key = /crm_live_[0-9A-Za-z]{32}/.exec(api0.output())![0];
-    const api = client(`http://127.0.0.1:${port}`, key);
-    await api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'] });
-    await api('POST', '/v1/webhooks', { url: `${rc.url}?second`, events: ['contact.created'] });
-    const workers = [0, 1].map(() => runEntry('src/worker.ts', { ...common, ...store.env }));
-    children.push(...workers);
-    const produced = await make200(api, 'two');
-    await until(() => rc.hits.length >= 400, 90_000, 200);
-    await new Promise((r) => setTimeout(r, 1000));
-    expect(rc.hits).toHaveLength(400);
-    // Each event reaches each of the two subscriptions exactly once.
-    const attempts = new Set(rc.hits.map((h) => `${h.path}|${h.json.id}`));
-    expect(attempts.size).toBe(400);
-    expect(new Set(rc.hits.map((h) => h.json.data.contact.id))).toEqual(new Set(produced));
-    for (const w of workers) w.proc.kill('SIGTERM');
-    api0.proc.kill('SIGTERM');
-  }, 240_000);
+  it.runIf(process.env.DATABASE_URL)(
+    'two worker processes on one PostgreSQL never send one attempt twice',
+    async () => {
+      const store = await freshStore();
+      stores.push(store);
+      const rc = await receiver(() => 200);
+      receivers.push(rc);
+      const port = await freePort();
+      const api0 = await startService({ ...store.env, WEBHOOK_WORKER: 'false' }, port);
+      const key = /crm_live_[0-9A-Za-z]{32}/.exec(api0.output())![0];
+      const api = client(`http://127.0.0.1:${port}`, key);
+      await api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'] });
+      await api('POST', '/v1/webhooks', { url: `${rc.url}?second`, events: ['contact.created'] });
+      const workers = [0, 1].map(() => runEntry('src/worker.ts', { ...common, ...store.env }));
+      children.push(...workers);
+      const produced = await make200(api, 'two');
+      await until(() => rc.hits.length >= 400, 90_000, 200);
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(rc.hits).toHaveLength(400);
+      // Each event reaches each of the two subscriptions exactly once.
+      const attempts = new Set(rc.hits.map((h) => `${h.path}|${h.json.id}`));
+      expect(attempts.size).toBe(400);
+      expect(new Set(rc.hits.map((h) => h.json.data.contact.id))).toEqual(new Set(produced));
+      for (const w of workers) w.proc.kill('SIGTERM');
+      api0.proc.kill('SIGTERM');
+    },
+    240_000,
+  );
 });

@@ -18,35 +18,68 @@ describe('delivery', () => {
   it('signs the raw body, sends envelope A, custom headers and the Standard Webhooks headers', async () => {
     const rc = await listen();
     const sub = await subscribe(rc.url, { events: ['contact.created'], headers: { 'X-Custom': 'yes' } });
-    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Hook', email: uniqueEmail('hook') })).body.data;
+    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Hook', email: uniqueEmail('hook') })).body
+      .data;
     const hit = await drive(() => rc.hits[0]);
-    expect(hit.headers['x-service-signature']).toBe(crypto.createHmac('sha256', sub.secret).update(hit.raw).digest('hex'));
-    expect(hit.json).toMatchObject({ event: 'contact.created', workspace_id: ws.id, data: { contact: { id: contact.id, email: contact.email } } });
+    expect(hit.headers['x-service-signature']).toBe(
+      crypto.createHmac('sha256', sub.secret).update(hit.raw).digest('hex'),
+    );
+    expect(hit.json).toMatchObject({
+      event: 'contact.created',
+      workspace_id: ws.id,
+      data: { contact: { id: contact.id, email: contact.email } },
+    });
     expect(hit.json.id).toMatch(/^evt_/);
-    expect(hit.headers).toMatchObject({ 'x-custom': 'yes', 'x-service-event': 'contact.created', 'x-service-event-id': hit.json.id, 'webhook-id': hit.json.id, 'content-type': 'application/json' });
+    expect(hit.headers).toMatchObject({
+      'x-custom': 'yes',
+      'x-service-event': 'contact.created',
+      'x-service-event-id': hit.json.id,
+      'webhook-id': hit.json.id,
+      'content-type': 'application/json',
+    });
     expect(() => new Webhook(sub.secret).verify(hit.raw, hit.headers as Record<string, string>)).not.toThrow();
     const [log] = await logs(sub.id);
-    expect(log).toMatchObject({ status: 'delivered', response_code: 200, attempts: 1, event: 'contact.created', test: false, request_body: hit.raw });
+    expect(log).toMatchObject({
+      status: 'delivered',
+      response_code: 200,
+      attempts: 1,
+      event: 'contact.created',
+      test: false,
+      request_body: hit.raw,
+    });
     expect(log.response_body).toHaveLength(1000);
     expect(typeof log.response_time_ms).toBe('number');
   });
 
   it('record format (envelope B), PUT and form content type', async () => {
     const rc = await listen();
-    const sub = await subscribe(rc.url, { events: ['contact.created'], payload_format: 'record', http_method: 'PUT', content_type: 'form' });
+    const sub = await subscribe(rc.url, {
+      events: ['contact.created'],
+      payload_format: 'record',
+      http_method: 'PUT',
+      content_type: 'form',
+    });
     const email = uniqueEmail('rec');
     await ws.api('POST', '/v1/contacts', { first_name: 'Rec', email });
     const hit = await drive(() => rc.hits[0]);
     expect(hit.method).toBe('PUT');
     expect(hit.headers['content-type']).toBe('application/x-www-form-urlencoded');
     const body = JSON.parse(new URLSearchParams(hit.raw).get('payload')!);
-    expect(body).toMatchObject({ event: 'contact.created', webhook_id: sub.id, account_id: ws.id, data: { email, first_name: 'Rec' } });
+    expect(body).toMatchObject({
+      event: 'contact.created',
+      webhook_id: sub.id,
+      account_id: ws.id,
+      data: { email, first_name: 'Rec' },
+    });
     expect(body.timestamp).toMatch(/\.\d{3}Z$/);
   });
 
   it('500 then 200: two attempts with the same event id', async () => {
     const rc = await listen((n) => (n === 1 ? 500 : 200));
-    const sub = await subscribe(rc.url, { events: ['contact.updated'], retry_policy: { max_retries: 3, intervals_seconds: [1] } });
+    const sub = await subscribe(rc.url, {
+      events: ['contact.updated'],
+      retry_policy: { max_retries: 3, intervals_seconds: [1] },
+    });
     const c = (await ws.api('POST', '/v1/contacts', { first_name: 'R', email: uniqueEmail() })).body.data;
     await ws.api('PUT', `/v1/contacts/${c.id}`, { job_title: 'retry me' });
     await drive(() => rc.hits.length >= 2);
@@ -58,7 +91,10 @@ describe('delivery', () => {
 
   it('always 500: exactly 1 + max_retries attempts, then failed', async () => {
     const rc = await listen(() => 500);
-    const sub = await subscribe(rc.url, { events: ['contact.deleted'], retry_policy: { max_retries: 2, intervals_seconds: [1, 1] } });
+    const sub = await subscribe(rc.url, {
+      events: ['contact.deleted'],
+      retry_policy: { max_retries: 2, intervals_seconds: [1, 1] },
+    });
     const c = (await ws.api('POST', '/v1/contacts', { first_name: 'Gone', email: uniqueEmail() })).body.data;
     await ws.api('DELETE', `/v1/contacts/${c.id}`);
     const failed = await drive(async () => (await logs(sub.id)).find((l) => l.status === 'failed'), 20_000);
@@ -70,7 +106,11 @@ describe('delivery', () => {
 
   it('a hanging receiver times out and the timeout is logged', async () => {
     const rc = await listen(() => 'hang');
-    const sub = await subscribe(rc.url, { events: ['activity.logged'], timeout_seconds: 5, retry_policy: { max_retries: 0 } });
+    const sub = await subscribe(rc.url, {
+      events: ['activity.logged'],
+      timeout_seconds: 5,
+      retry_policy: { max_retries: 0 },
+    });
     await ws.api('POST', '/v1/activities', { type: 'note', subject: 'slow' });
     const failed = await drive(async () => (await logs(sub.id)).find((l) => l.status === 'failed'), 20_000);
     expect(failed.error).toMatch(/timed out after 5 s/);
@@ -89,7 +129,10 @@ describe('delivery', () => {
 
   it('429 with Retry-After waits as asked', async () => {
     const rc = await listen((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '2' } } : 200));
-    const sub = await subscribe(rc.url, { events: ['contact.created'], retry_policy: { max_retries: 2, intervals_seconds: [1] } });
+    const sub = await subscribe(rc.url, {
+      events: ['contact.created'],
+      retry_policy: { max_retries: 2, intervals_seconds: [1] },
+    });
     await ws.api('POST', '/v1/contacts', { first_name: 'Busy', email: uniqueEmail() });
     await drive(() => rc.hits.length >= 2);
     const gap = rc.hits[1].at - rc.hits[0].at;
@@ -100,7 +143,11 @@ describe('delivery', () => {
   it('turns a subscription inactive after more than auto_disable_after failures, keeps and resumes its deliveries', async () => {
     let healthy = false;
     const rc = await listen(() => (healthy ? 200 : 500));
-    const sub = await subscribe(rc.url, { events: ['activity.logged'], auto_disable_after: 2, retry_policy: { max_retries: 3, intervals_seconds: [1] } });
+    const sub = await subscribe(rc.url, {
+      events: ['activity.logged'],
+      auto_disable_after: 2,
+      retry_policy: { max_retries: 3, intervals_seconds: [1] },
+    });
     for (let i = 0; i < 2; i++) await ws.api('POST', '/v1/activities', { type: 'note', subject: `n${i}` });
     await drive(async () => (await ws.api('GET', `/v1/webhooks/${sub.id}`)).body.data.active === false, 20_000);
     const off = (await ws.api('GET', `/v1/webhooks/${sub.id}`)).body.data;
@@ -118,7 +165,9 @@ describe('delivery', () => {
     const on = await ws.api('PUT', `/v1/webhooks/${sub.id}`, { active: true });
     expect(on.body.data).toMatchObject({ active: true, consecutive_failures: 0, disabled_at: null });
     await ws.api('POST', '/v1/activities', { type: 'note', subject: 'after' });
-    await drive(() => rc.hits.some((h) => h.raw.includes('"after"')) && rc.hits.filter((h) => h.raw.includes('"n1"')).length > 0);
+    await drive(
+      () => rc.hits.some((h) => h.raw.includes('"after"')) && rc.hits.filter((h) => h.raw.includes('"n1"')).length > 0,
+    );
     const kept = await drive(async () => {
       const l = await logs(sub.id);
       return l.every((x) => x.status !== 'pending') ? l : null;
@@ -132,7 +181,9 @@ describe('delivery', () => {
     await subscribe(rc.url, { events: ['deal.won'] });
     await subscribe(rc.url, { events: ['contact.created'], filters: { status: 'customer' } });
     await ws.api('POST', '/v1/contacts', { first_name: 'Lead', email: uniqueEmail(), status: 'lead' });
-    const customer = (await ws.api('POST', '/v1/contacts', { first_name: 'Cust', email: uniqueEmail(), status: 'customer' })).body.data;
+    const customer = (
+      await ws.api('POST', '/v1/contacts', { first_name: 'Cust', email: uniqueEmail(), status: 'customer' })
+    ).body.data;
     await drive(() => rc.hits.length >= 1);
     await worker.runOnce();
     expect(rc.hits.map((h) => h.json.data.contact.id)).toEqual([customer.id]);
@@ -146,9 +197,16 @@ describe('test sends and redelivery', () => {
     const r = await ws.api('POST', `/v1/webhooks/${sub.id}/test`);
     expect(r.status).toBe(200);
     expect(r.body.data.map((x: { event: string }) => x.event).sort()).toEqual(['deal.won', 'task.created']);
-    expect(r.body.data.every((x: { status: string; response_code: number }) => x.status === 'delivered' && x.response_code === 200)).toBe(true);
+    expect(
+      r.body.data.every(
+        (x: { status: string; response_code: number }) => x.status === 'delivered' && x.response_code === 200,
+      ),
+    ).toBe(true);
     expect(rc.hits.map((h) => h.json.event).sort()).toEqual(['deal.won', 'task.created']);
-    for (const h of rc.hits) expect(h.headers['x-service-signature']).toBe(crypto.createHmac('sha256', sub.secret).update(h.raw).digest('hex'));
+    for (const h of rc.hits)
+      expect(h.headers['x-service-signature']).toBe(
+        crypto.createHmac('sha256', sub.secret).update(h.raw).digest('hex'),
+      );
     const l = await logs(sub.id);
     expect(l.filter((x) => x.test)).toHaveLength(2);
     expect((await ws.api('POST', '/v1/webhooks/wh_nope/test')).status).toBe(404);

@@ -28,8 +28,14 @@ describe('a secret this instance cannot open', () => {
 
   /** A subscription as another instance, with its own key, would have stored it. */
   async function foreignSubscription(events = ['contact.created']) {
-    const sub = (await ws.api('POST', '/v1/webhooks', { url: rc.url, events, retry_policy: { max_retries: 0 } })).body.data;
-    await app.db.prisma.webhookSubscription.update({ where: { id: sub.id }, data: { secretEncrypted: new SecretBox('another instance key').seal('whsec_c2VjcmV0IG9mIGFub3RoZXIgaW5zdGFuY2U=') } });
+    const sub = (await ws.api('POST', '/v1/webhooks', { url: rc.url, events, retry_policy: { max_retries: 0 } })).body
+      .data;
+    await app.db.prisma.webhookSubscription.update({
+      where: { id: sub.id },
+      data: {
+        secretEncrypted: new SecretBox('another instance key').seal('whsec_c2VjcmV0IG9mIGFub3RoZXIgaW5zdGFuY2U='),
+      },
+    });
     return sub as { id: string };
   }
   const logs = async (id: string) => (await ws.api('GET', `/v1/webhooks/${id}/logs?limit=100`)).body.data as any[];
@@ -41,10 +47,14 @@ describe('a secret this instance cannot open', () => {
       const okSub = (await ws.api('POST', '/v1/webhooks', { url: ok.url, events: ['contact.created'] })).body.data;
       await ws.api('POST', '/v1/contacts', { first_name: 'Key', email: uniqueEmail('key') });
       const worker = app.worker();
-      const log = await until(async () => {
-        await worker.runOnce();
-        return (await logs(sub.id)).find((l) => l.status !== 'pending');
-      }, 20_000, 100);
+      const log = await until(
+        async () => {
+          await worker.runOnce();
+          return (await logs(sub.id)).find((l) => l.status !== 'pending');
+        },
+        20_000,
+        100,
+      );
       expect(log).toMatchObject({ status: 'failed', response_code: null });
       expect(log.error).toMatch(/cannot be decrypted with this instance's ENCRYPTION_KEY/);
       expect(rc.hits).toHaveLength(0);
@@ -84,12 +94,19 @@ describe('a secret this instance cannot open, redelivered', () => {
     await ws.api('POST', '/v1/contacts', { first_name: 'Re', email: uniqueEmail('re') });
     const worker = app.worker();
     const logs = async () => (await ws.api('GET', `/v1/webhooks/${sub.id}/logs?limit=100`)).body.data as any[];
-    const [done] = (await until(async () => {
-      await worker.runOnce();
-      const l = await logs();
-      return l[0]?.status === 'delivered' ? l : null;
-    }, 20_000, 100))!;
-    await app.db.prisma.webhookSubscription.update({ where: { id: sub.id }, data: { secretEncrypted: new SecretBox('another instance key').seal('whsec_b3RoZXI=') } });
+    const [done] = (await until(
+      async () => {
+        await worker.runOnce();
+        const l = await logs();
+        return l[0]?.status === 'delivered' ? l : null;
+      },
+      20_000,
+      100,
+    ))!;
+    await app.db.prisma.webhookSubscription.update({
+      where: { id: sub.id },
+      data: { secretEncrypted: new SecretBox('another instance key').seal('whsec_b3RoZXI=') },
+    });
     const refused = await ws.api('POST', `/v1/webhooks/${sub.id}/logs/${done.id}/redeliver`);
     expect(refused.status).toBe(422);
     expect(refused.body.error).toMatchObject({ code: 'unprocessable_entity' });
@@ -113,7 +130,13 @@ describe('instances with different keys on one database', () => {
     fs.rmSync(`${store.env.DATA_DIR}-other`, { recursive: true, force: true });
   });
 
-  const env = (extra: Record<string, string>) => ({ ...serviceEnv, REDIS_URL: '', ...store.env, ENCRYPTION_KEY: '', ...extra });
+  const env = (extra: Record<string, string>) => ({
+    ...serviceEnv,
+    REDIS_URL: '',
+    ...store.env,
+    ENCRYPTION_KEY: '',
+    ...extra,
+  });
   async function startApi(extra: Record<string, string>) {
     const port = await freePort();
     const child = runEntry('src/main.ts', env({ PORT: String(port), ...extra }));
@@ -126,7 +149,9 @@ describe('instances with different keys on one database', () => {
     expect(code, child.output()).toBe(1);
     const lines = child.output().trim().split('\n');
     expect(lines, child.output()).toHaveLength(1);
-    expect(lines[0]).toMatch(/ENCRYPTION_KEY does not match the key this database's webhook secrets are encrypted with/);
+    expect(lines[0]).toMatch(
+      /ENCRYPTION_KEY does not match the key this database's webhook secrets are encrypted with/,
+    );
   }
 
   it(
@@ -139,7 +164,9 @@ describe('instances with different keys on one database', () => {
 
       // PostgreSQL: another instance with a data dir (so a generated key) of its own. The embedded
       // database: the same data dir started with a key that differs from the generated one.
-      const other: Record<string, string> = process.env.DATABASE_URL ? { DATA_DIR: `${store.env.DATA_DIR}-other` } : { ENCRYPTION_KEY: 'a different key' };
+      const other: Record<string, string> = process.env.DATABASE_URL
+        ? { DATA_DIR: `${store.env.DATA_DIR}-other` }
+        : { ENCRYPTION_KEY: 'a different key' };
       await expectRefusal((await startApi(other)).child);
       const worker = runEntry('src/worker.ts', env(other));
       children.push(worker);

@@ -14,14 +14,38 @@ afterAll(() => rc.close());
 describe('URL guard', () => {
   it('classifies addresses', () => {
     for (const ip of [
-      '127.0.0.1', '10.0.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1', '198.18.0.1', '192.0.2.1', '240.0.0.1', '0.0.0.0', '224.0.0.1',
-      '::', '::1', '::ffff:127.0.0.1', '::ffff:a9fe:a9fe', 'fe80::1', 'fd00::1', 'fec0::1', 'ff02::1', '2001:db8::1', '2002:a00:1::', '64:ff9b::a00:1', '64:ff9b:1::a00:1',
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '198.18.0.1',
+      '192.0.2.1',
+      '240.0.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '::',
+      '::1',
+      '::ffff:127.0.0.1',
+      '::ffff:a9fe:a9fe',
+      'fe80::1',
+      'fd00::1',
+      'fec0::1',
+      'ff02::1',
+      '2001:db8::1',
+      '2002:a00:1::',
+      '64:ff9b::a00:1',
+      '64:ff9b:1::a00:1',
       // ipaddr.js calls these 'unicast': IPv4-compatible (deprecated) and unallocated IPv6.
-      '::7f00:1', '::a00:1', '4000::1',
+      '::7f00:1',
+      '::a00:1',
+      '4000::1',
     ]) {
       expect(isPublicAddress(ip), ip).toBe(false);
     }
-    for (const ip of ['93.184.215.14', '8.8.8.8', '::ffff:8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001::1']) expect(isPublicAddress(ip), ip).toBe(true);
+    for (const ip of ['93.184.215.14', '8.8.8.8', '::ffff:8.8.8.8', '2606:4700:4700::1111', '2a00:1450:4001::1'])
+      expect(isPublicAddress(ip), ip).toBe(true);
   });
 
   it('a name that resolved public at save and private at delivery is refused without reaching the target', async () => {

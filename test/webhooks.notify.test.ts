@@ -48,14 +48,26 @@ describe('owner notification', () => {
   it('e-mails the workspace users once the subscription is turned off', async () => {
     const ws = await app.workspace();
     const ada = await ws.addUser('Ada', `ada.${Date.now()}@acme.test`);
-    const sub = (await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['activity.logged'], auto_disable_after: 1, retry_policy: { max_retries: 0 } })).body.data;
+    const sub = (
+      await ws.api('POST', '/v1/webhooks', {
+        url: rc.url,
+        events: ['activity.logged'],
+        auto_disable_after: 1,
+        retry_policy: { max_retries: 0 },
+      })
+    ).body.data;
     const logger = createLogger('silent');
     const worker = new DeliveryWorker({
       prisma: app.db.prisma,
       logger,
       pollMs: 50,
       ...app.webhooks,
-      notifyDisabled: createOwnerNotifier({ prisma: app.db.prisma, logger, smtpUrl: `smtp://127.0.0.1:${smtpPort}`, from: 'CRM <crm@acme.test>' }),
+      notifyDisabled: createOwnerNotifier({
+        prisma: app.db.prisma,
+        logger,
+        smtpUrl: `smtp://127.0.0.1:${smtpPort}`,
+        from: 'CRM <crm@acme.test>',
+      }),
     });
     for (let i = 0; i < 2; i++) await ws.api('POST', '/v1/activities', { type: 'note', subject: `n${i}` });
     await until(async () => (await worker.runOnce(), mails.length > 0), 15_000);

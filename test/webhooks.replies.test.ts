@@ -28,7 +28,11 @@ async function deliverOnce(behaviour: Behaviour, settings: Record<string, unknow
 
 describe('replies are stored whatever bytes they hold', () => {
   it('NUL and other control characters are escaped visibly, invalid UTF-8 becomes U+FFFD; delivered once', async () => {
-    const body = Buffer.concat([Buffer.from('ok\0done\x07\x1b[31m '), Buffer.from([0xff, 0xfe, 0xc3]), Buffer.from(' end\u0085')]);
+    const body = Buffer.concat([
+      Buffer.from('ok\0done\x07\x1b[31m '),
+      Buffer.from([0xff, 0xfe, 0xc3]),
+      Buffer.from(' end\u0085'),
+    ]);
     const { rc, sub, log } = await deliverOnce(() => ({ status: 200, body }));
     expect(log).toMatchObject({ status: 'delivered', response_code: 200, attempts: 1 });
     expect(log.response_body).toBe('ok\\u0000done\\u0007\\u001b[31m \ufffd\ufffd\ufffd end\\u0085');
@@ -76,9 +80,16 @@ describe('one outcome never holds back another', () => {
     await newContact();
     // One pass sends both and records both outcomes in one batch.
     await drive(() => bad.hits.length === 1 && good.hits.length === 1);
-    await drive(async () => (await logs(goodSub.id))[0]?.status !== 'pending' && (await logs(badSub.id))[0]?.status !== 'pending', 5_000);
+    await drive(
+      async () => (await logs(goodSub.id))[0]?.status !== 'pending' && (await logs(badSub.id))[0]?.status !== 'pending',
+      5_000,
+    );
     expect((await logs(goodSub.id))[0]).toMatchObject({ status: 'delivered', attempts: 1 });
-    expect((await logs(badSub.id))[0]).toMatchObject({ status: 'delivered', attempts: 1, response_body: 'nul\\u0000byte' });
+    expect((await logs(badSub.id))[0]).toMatchObject({
+      status: 'delivered',
+      attempts: 1,
+      response_body: 'nul\\u0000byte',
+    });
   });
 
   it('a subscription deleted while its failing attempt runs does not roll back the outcomes recorded with it', async () => {
@@ -114,7 +125,10 @@ describe('one outcome never holds back another', () => {
     await until(() => rc.hits.length === 1);
     // Another worker claims it again, as it may once the lease ran out: one more attempt, a new lease.
     const lease = new Date(Date.now() + 60_000);
-    await app.db.prisma.webhookDelivery.updateMany({ where: { subscriptionId: sub.id }, data: { attempts: { increment: 1 }, lockedUntil: lease } });
+    await app.db.prisma.webhookDelivery.updateMany({
+      where: { subscriptionId: sub.id },
+      data: { attempts: { increment: 1 }, lockedUntil: lease },
+    });
     await pass;
     const [row] = await app.db.prisma.webhookDelivery.findMany({ where: { subscriptionId: sub.id } });
     expect(row).toMatchObject({ status: 'pending', attempts: 2, lockedUntil: lease });
@@ -129,7 +143,13 @@ describe('one outcome never holds back another', () => {
     // record the outcome, or died each time, leaves behind.
     await app.db.prisma.webhookDelivery.updateMany({
       where: { subscriptionId: sub.id },
-      data: { status: 'pending', attempts: 3, lockedUntil: new Date(Date.now() - 1000), nextAttemptAt: new Date(Date.now() - 60_000), lastAttemptAt: new Date(Date.now() - 50_000) },
+      data: {
+        status: 'pending',
+        attempts: 3,
+        lockedUntil: new Date(Date.now() - 1000),
+        nextAttemptAt: new Date(Date.now() - 60_000),
+        lastAttemptAt: new Date(Date.now() - 50_000),
+      },
     });
     const hitsBefore = rc.hits.length;
     const log = await drive(async () => (await logs(sub.id)).find((l) => l.status !== 'pending'));
@@ -141,7 +161,10 @@ describe('one outcome never holds back another', () => {
 
 describe('test sends and redeliveries store replies the same way', () => {
   it('POST /test with a reply holding NUL and a split emoji answers 200 and logs the escaped text', async () => {
-    const rc = await listen(() => ({ status: 200, body: Buffer.concat([Buffer.from(`${'b'.repeat(998)}\0`), Buffer.from('😀')]) }));
+    const rc = await listen(() => ({
+      status: 200,
+      body: Buffer.concat([Buffer.from(`${'b'.repeat(998)}\0`), Buffer.from('😀')]),
+    }));
     const sub = await subscribe(rc.url, { events: ['contact.created', 'deal.created'] });
     const r = await ws.api('POST', `/v1/webhooks/${sub.id}/test`);
     expect(r.status).toBe(200);
@@ -153,7 +176,9 @@ describe('test sends and redeliveries store replies the same way', () => {
   });
 
   it('a redelivery answered with bytes that are not text is delivered and logged', async () => {
-    const rc = await listen((n) => (n === 1 ? 200 : { status: 200, body: Buffer.from([0x00, 0xed, 0xa0, 0x80, 0x41]) }));
+    const rc = await listen((n) =>
+      n === 1 ? 200 : { status: 200, body: Buffer.from([0x00, 0xed, 0xa0, 0x80, 0x41]) },
+    );
     const sub = await subscribe(rc.url);
     await newContact();
     const [first] = (await drive(async () => {
@@ -162,7 +187,9 @@ describe('test sends and redeliveries store replies the same way', () => {
     }))!;
     const again = await ws.api('POST', `/v1/webhooks/${sub.id}/logs/${first.id}/redeliver`);
     expect(again.status).toBe(202);
-    const log = await drive(async () => (await logs(sub.id)).find((l) => l.id === again.body.data.id && l.status !== 'pending'));
+    const log = await drive(async () =>
+      (await logs(sub.id)).find((l) => l.id === again.body.data.id && l.status !== 'pending'),
+    );
     expect(log).toMatchObject({ status: 'delivered', response_code: 200 });
     expect(log.response_body).toBe('\\u0000\ufffd\ufffd\ufffdA');
   });
@@ -173,7 +200,11 @@ describe('header values are sendable and storable', () => {
     const rc = await listen();
     const sub = await subscribe(rc.url);
     for (const value of ['a\0b', 'bell\u0007', 'smile 😀', '\ud800lone']) {
-      const created = await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], headers: { 'X-Odd': value } });
+      const created = await ws.api('POST', '/v1/webhooks', {
+        url: rc.url,
+        events: ['contact.created'],
+        headers: { 'X-Odd': value },
+      });
       expect(created.status, JSON.stringify(value)).toBe(400);
       expect(created.body.error).toMatchObject({ code: 'validation_error' });
       expect(Object.keys(created.body.error.details).join()).toMatch(/headers/);
@@ -181,6 +212,8 @@ describe('header values are sendable and storable', () => {
       expect(updated.status, JSON.stringify(value)).toBe(400);
     }
     // A sendable value is kept and sent as given.
-    expect((await ws.api('PUT', `/v1/webhooks/${sub.id}`, { headers: { 'X-Odd': 'plain\tvalue ~!' } })).status).toBe(200);
+    expect((await ws.api('PUT', `/v1/webhooks/${sub.id}`, { headers: { 'X-Odd': 'plain\tvalue ~!' } })).status).toBe(
+      200,
+    );
   });
 });

@@ -72,7 +72,10 @@ interface Attempt {
   host: string;
   port: number;
 }
-type Handle = Record<'connect' | 'connect6', (req: unknown, address: string, port: number, ...rest: unknown[]) => unknown>;
+type Handle = Record<
+  'connect' | 'connect6',
+  (req: unknown, address: string, port: number, ...rest: unknown[]) => unknown
+>;
 
 /** Records every outbound connect attempt until restore() is called. */
 function installConnectProbe() {
@@ -98,8 +101,13 @@ function installConnectProbe() {
   const socketConnect = net.Socket.prototype.connect;
   net.Socket.prototype.connect = function (this: net.Socket, ...args: unknown[]) {
     const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-    const opts = (typeof first === 'object' && first !== null ? first : { port: first, host: typeof args[1] === 'string' ? args[1] : undefined }) as { host?: string; port?: unknown; path?: string };
-    if (opts.path === undefined) attempts.push({ layer: 'socket', host: opts.host ?? 'localhost', port: Number(opts.port) });
+    const opts = (
+      typeof first === 'object' && first !== null
+        ? first
+        : { port: first, host: typeof args[1] === 'string' ? args[1] : undefined }
+    ) as { host?: string; port?: unknown; path?: string };
+    if (opts.path === undefined)
+      attempts.push({ layer: 'socket', host: opts.host ?? 'localhost', port: Number(opts.port) });
     return socketConnect.apply(this, args as never);
   } as typeof socketConnect;
   restore.push(() => {
@@ -142,7 +150,8 @@ const bare = (host: string) => host.replace(/^\[|\]$/g, '');
  * undici or socket connect naming an IP literal (a literal is refused before connecting).
  * A name may reach undici and net only to be refused by the guarded lookup (the rebinding case).
  */
-const forbidden = (attempts: Attempt[]) => attempts.filter((a) => !infraPorts.has(a.port) && (a.layer === 'tcp' || net.isIP(bare(a.host)) !== 0));
+const forbidden = (attempts: Attempt[]) =>
+  attempts.filter((a) => !infraPorts.has(a.port) && (a.layer === 'tcp' || net.isIP(bare(a.host)) !== 0));
 
 // Its own schema on PostgreSQL: its worker must not pick up other files' deliveries.
 test.override('appOptions', {
@@ -154,12 +163,14 @@ test.beforeAll(async ({ app: started, ws: main }) => {
   app = started;
   ws = main;
   infraPorts.add(Number(new URL(app.base).port));
-  for (const p of [portOf(process.env.DATABASE_URL, 5432), portOf(process.env.REDIS_URL, 6379)]) if (p) infraPorts.add(p);
+  for (const p of [portOf(process.env.DATABASE_URL, 5432), portOf(process.env.REDIS_URL, 6379)])
+    if (p) infraPorts.add(p);
   // The port every blocked URL names, watched on both loopbacks.
-  const count = () => net.createServer((s) => {
-    tcpConnections++;
-    s.destroy();
-  });
+  const count = () =>
+    net.createServer((s) => {
+      tcpConnections++;
+      s.destroy();
+    });
   const v4 = count();
   await new Promise<void>((r) => v4.listen(0, '127.0.0.1', r));
   port = (v4.address() as net.AddressInfo).port;
@@ -176,9 +187,17 @@ afterAll(async () => {
 
 const literal = (ip: string) => (net.isIPv6(ip) ? `[${ip}]` : ip);
 
-function expectUrlRefused(r: { status: number; body: any }, label: string, detail: RegExp = /must point to a publicly reachable host: .* is not a public address/) {
+function expectUrlRefused(
+  r: { status: number; body: any },
+  label: string,
+  detail: RegExp = /must point to a publicly reachable host: .* is not a public address/,
+) {
   expect(r.status, label).toBe(400);
-  expect(r.body, label).toMatchObject({ success: false, error: { code: 'validation_error', details: { url: [expect.stringMatching(detail)] } }, meta: { request_id: expect.any(String) } });
+  expect(r.body, label).toMatchObject({
+    success: false,
+    error: { code: 'validation_error', details: { url: [expect.stringMatching(detail)] } },
+    meta: { request_id: expect.any(String) },
+  });
   rejections++;
 }
 
@@ -186,43 +205,72 @@ function expectUrlRefused(r: { status: number; body: any }, label: string, detai
 
 describe('webhook URLs refused when saved', () => {
   it('URL parsing hands the guard the canonical address for every other spelling', () => {
-    for (const [spelling, host] of SPELLINGS) expect(new URL(`https://${spelling}:${port}/hook`).hostname, spelling).toBe(host);
+    for (const [spelling, host] of SPELLINGS)
+      expect(new URL(`https://${spelling}:${port}/hook`).hostname, spelling).toBe(host);
     // An unbracketed IPv6 address is not a URL at all.
     expect(() => new URL('https://::/hook')).toThrow();
   });
 
   it.each(Object.entries(BLOCKED))('%s (%s) as an IP literal', async (label, ip) => {
-    expectUrlRefused(await ws.api('POST', '/v1/webhooks', { url: `https://${literal(ip)}:${port}/hook`, events: ['contact.created'] }), label);
+    expectUrlRefused(
+      await ws.api('POST', '/v1/webhooks', { url: `https://${literal(ip)}:${port}/hook`, events: ['contact.created'] }),
+      label,
+    );
   });
 
   it.each(SPELLINGS)('%s (→ %s) as an IP literal', async (spelling) => {
-    expectUrlRefused(await ws.api('POST', '/v1/webhooks', { url: `http://${spelling}:${port}/hook`, events: ['contact.created'] }), spelling);
+    expectUrlRefused(
+      await ws.api('POST', '/v1/webhooks', { url: `http://${spelling}:${port}/hook`, events: ['contact.created'] }),
+      spelling,
+    );
   });
 
   it('an unbracketed :: is refused as a malformed URL', async () => {
-    expectUrlRefused(await ws.api('POST', '/v1/webhooks', { url: `https://::/hook`, events: ['contact.created'] }), '::', /absolute URL/);
+    expectUrlRefused(
+      await ws.api('POST', '/v1/webhooks', { url: `https://::/hook`, events: ['contact.created'] }),
+      '::',
+      /absolute URL/,
+    );
   });
 
   it.each(Object.entries(BLOCKED))('%s (%s) behind a name', async (label, ip) => {
     const host = `save-${ip.replace(/[.:]/g, '-')}.example.test`;
     dns.set(host, [ip]);
-    expectUrlRefused(await ws.api('POST', '/v1/webhooks', { url: `https://${host}/hook`, events: ['contact.created'] }), label);
+    expectUrlRefused(
+      await ws.api('POST', '/v1/webhooks', { url: `https://${host}/hook`, events: ['contact.created'] }),
+      label,
+    );
     // One private address among public ones is enough to refuse.
     dns.set(host, [PUBLIC, ip]);
-    expectUrlRefused(await ws.api('POST', '/v1/webhooks', { url: `https://${host}/hook`, events: ['contact.created'] }), `${label} among public`);
+    expectUrlRefused(
+      await ws.api('POST', '/v1/webhooks', { url: `https://${host}/hook`, events: ['contact.created'] }),
+      `${label} among public`,
+    );
   });
 
   it('on update too, leaving the stored URL unchanged', async () => {
     dns.set('update.example.test', [PUBLIC]);
-    const created = await ws.api('POST', '/v1/webhooks', { url: 'https://update.example.test/hook', events: ['contact.created'], active: false });
+    const created = await ws.api('POST', '/v1/webhooks', {
+      url: 'https://update.example.test/hook',
+      events: ['contact.created'],
+      active: false,
+    });
     expect(created.status, created.text).toBe(201);
     for (const [label, ip] of Object.entries(BLOCKED)) {
-      expectUrlRefused(await ws.api('PUT', `/v1/webhooks/${created.body.data.id}`, { url: `https://${literal(ip)}/hook` }), label);
+      expectUrlRefused(
+        await ws.api('PUT', `/v1/webhooks/${created.body.data.id}`, { url: `https://${literal(ip)}/hook` }),
+        label,
+      );
     }
     for (const [spelling] of SPELLINGS) {
-      expectUrlRefused(await ws.api('PUT', `/v1/webhooks/${created.body.data.id}`, { url: `https://${spelling}/hook` }), spelling);
+      expectUrlRefused(
+        await ws.api('PUT', `/v1/webhooks/${created.body.data.id}`, { url: `https://${spelling}/hook` }),
+        spelling,
+      );
     }
-    expect((await ws.api('GET', `/v1/webhooks/${created.body.data.id}`)).body.data.url).toBe('https://update.example.test/hook');
+    expect((await ws.api('GET', `/v1/webhooks/${created.body.data.id}`)).body.data.url).toBe(
+      'https://update.example.test/hook',
+    );
   });
 
   it('attempted no connection at all', () => {
@@ -237,11 +285,17 @@ describe('webhook URLs refused when saved', () => {
 describe('at delivery', () => {
   it('an IP literal (say, stored before the guard tightened) is refused before any connect', async () => {
     const { sender } = app.webhooks;
-    const urls = [...Object.values(BLOCKED).map(literal), ...SPELLINGS.map(([s]) => s)].map((h) => `http://${h}:${port}/hook`);
+    const urls = [...Object.values(BLOCKED).map(literal), ...SPELLINGS.map(([s]) => s)].map(
+      (h) => `http://${h}:${port}/hook`,
+    );
     const before = probe.attempts.length;
     for (const url of urls) {
       const result = await sender.send({ url, method: 'POST', headers: {}, body: '{}', timeoutMs: 2000 });
-      expect(result, url).toMatchObject({ ok: false, statusCode: null, error: expect.stringMatching(/^blocked: .* is not a public address$/) });
+      expect(result, url).toMatchObject({
+        ok: false,
+        statusCode: null,
+        error: expect.stringMatching(/^blocked: .* is not a public address$/),
+      });
       rejections++;
     }
     // Not a single attempt, at any layer, to anything.
@@ -255,7 +309,11 @@ describe('at delivery', () => {
       const host = `rebind-${ip.replace(/[.:]/g, '-')}.example.test`;
       dns.set(host, [PUBLIC]);
       rebindHosts.add(host);
-      const r = await ws.api('POST', '/v1/webhooks', { url: `http://${host}:${port}/hook`, events: ['contact.created'], retry_policy: { max_retries: 0 } });
+      const r = await ws.api('POST', '/v1/webhooks', {
+        url: `http://${host}:${port}/hook`,
+        events: ['contact.created'],
+        retry_policy: { max_retries: 0 },
+      });
       expect(r.status, r.text).toBe(201);
       subs.set(label, { id: r.body.data.id, host, ip });
     }
@@ -263,16 +321,26 @@ describe('at delivery', () => {
 
     const before = probe.attempts.length;
     const errorsBefore = probe.connectErrors.length;
-    expect((await ws.api('POST', '/v1/contacts', { first_name: 'Rebind', email: uniqueEmail('rebind') })).status).toBe(201);
+    expect((await ws.api('POST', '/v1/contacts', { first_name: 'Rebind', email: uniqueEmail('rebind') })).status).toBe(
+      201,
+    );
     const worker = app.worker();
     const logOf = async (id: string) => (await ws.api('GET', `/v1/webhooks/${id}/logs`)).body.data[0];
-    await until(async () => {
-      await worker.runOnce();
-      const logs = await Promise.all([...subs.values()].map((s) => logOf(s.id)));
-      return logs.every((l) => l?.status === 'failed');
-    }, 20_000, 100);
+    await until(
+      async () => {
+        await worker.runOnce();
+        const logs = await Promise.all([...subs.values()].map((s) => logOf(s.id)));
+        return logs.every((l) => l?.status === 'failed');
+      },
+      20_000,
+      100,
+    );
     for (const [label, { id, host, ip }] of subs) {
-      expect(await logOf(id), label).toMatchObject({ status: 'failed', response_code: null, error: `blocked: ${host} (${ip}) is not a public address` });
+      expect(await logOf(id), label).toMatchObject({
+        status: 'failed',
+        response_code: null,
+        error: `blocked: ${host} (${ip}) is not a public address`,
+      });
       rejections++;
     }
 
@@ -282,7 +350,10 @@ describe('at delivery', () => {
     // ...every such connect failed in that lookup...
     const connectErrors = probe.connectErrors.slice(errorsBefore).filter((e) => rebindHosts.has(e.host));
     expect(connectErrors.length).toBe(attempts.filter((a) => a.layer === 'undici').length);
-    expect(connectErrors.every((e) => e.code === 'EBLOCKED'), JSON.stringify(connectErrors)).toBe(true);
+    expect(
+      connectErrors.every((e) => e.code === 'EBLOCKED'),
+      JSON.stringify(connectErrors),
+    ).toBe(true);
     // ...and none reached connect(2).
     expect(attempts.filter((a) => a.layer === 'tcp')).toEqual([]);
     expect(tcpConnections).toBe(0);
@@ -301,7 +372,10 @@ describe('the connect probe', () => {
     const before = probe.attempts.length;
     // The same URLs the app's guard refuses, with no attempt...
     for (const url of [rc.url, named]) {
-      expect((await app.webhooks.sender.send({ url, method: 'POST', headers: {}, body: '{}', timeoutMs: 2000 })).error, url).toMatch(/^blocked/);
+      expect(
+        (await app.webhooks.sender.send({ url, method: 'POST', headers: {}, body: '{}', timeoutMs: 2000 })).error,
+        url,
+      ).toMatch(/^blocked/);
     }
     expect(probe.attempts.slice(before).filter((a) => a.layer === 'tcp' && a.port === rcPort)).toEqual([]);
     // ...are delivered when private targets are allowed (local development), and counted.
@@ -309,7 +383,10 @@ describe('the connect probe', () => {
     const beforeAllowed = probe.attempts.length;
     try {
       for (const url of [rc.url, named]) {
-        expect(await allowed.send({ url, method: 'POST', headers: {}, body: '{}', timeoutMs: 5000 }), url).toMatchObject({ ok: true, statusCode: 200 });
+        expect(
+          await allowed.send({ url, method: 'POST', headers: {}, body: '{}', timeoutMs: 5000 }),
+          url,
+        ).toMatchObject({ ok: true, statusCode: 200 });
       }
     } finally {
       await allowed.close();

@@ -52,11 +52,15 @@ async function raw(): Promise<WebSocket> {
 }
 
 const closeOf = (s: WebSocket) =>
-  new Promise<{ code: number; reason: string }>((resolve) => s.once('close', (code, reason) => resolve({ code, reason: String(reason) })));
+  new Promise<{ code: number; reason: string }>((resolve) =>
+    s.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  );
 const send = (s: WebSocket, message: unknown) => s.send(JSON.stringify(message));
 
 /** A graphql-ws client of the workspace's key, connected. */
-async function connected(key = ws.key): Promise<{ client: WsClient; closed: Promise<{ code: number; reason: string }> }> {
+async function connected(
+  key = ws.key,
+): Promise<{ client: WsClient; closed: Promise<{ code: number; reason: string }> }> {
   let onClosed!: (e: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((r) => (onClosed = r));
   const client = createClient({
@@ -78,7 +82,14 @@ const EVENTS = 'subscription { events(types: ["contact.created"]) { id } }';
 /** Starts a subscription on an open client; resolves with its first error, if any comes. */
 function start(client: WsClient, query = EVENTS) {
   const errors: unknown[] = [];
-  client.subscribe({ query }, { next: (r) => r.errors && errors.push(...r.errors), error: (e) => errors.push(...(Array.isArray(e) ? e : [e])), complete: () => {} });
+  client.subscribe(
+    { query },
+    {
+      next: (r) => r.errors && errors.push(...r.errors),
+      error: (e) => errors.push(...(Array.isArray(e) ? e : [e])),
+      complete: () => {},
+    },
+  );
   return errors;
 }
 
@@ -92,12 +103,18 @@ describe('messages', () => {
     // Before authentication a message may hold 64 KiB: a key or a CSRF token needs far less.
     const preAuthOver = await raw();
     const preAuthClosed = closeOf(preAuthOver);
-    send(preAuthOver, { type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES) } });
+    send(preAuthOver, {
+      type: 'connection_init',
+      payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES) },
+    });
     expect((await preAuthClosed).code).toBe(1009);
 
     const under = await raw();
     const underClosed = closeOf(under);
-    send(under, { type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES - 100) } });
+    send(under, {
+      type: 'connection_init',
+      payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES - 100) },
+    });
     expect((await underClosed).code).toBe(4401);
   });
 
@@ -182,7 +199,9 @@ describe('connections', () => {
     expect(first.flat()).toEqual([]);
 
     const second = await connected(key.key);
-    const more = Array.from({ length: MAX_SUBSCRIPTIONS_PER_CREDENTIAL - MAX_OPERATIONS_PER_SOCKET }, () => start(second.client));
+    const more = Array.from({ length: MAX_SUBSCRIPTIONS_PER_CREDENTIAL - MAX_OPERATIONS_PER_SOCKET }, () =>
+      start(second.client),
+    );
     // Every one of the key's subscriptions is running once an event reaches them all.
     await sleep(500);
     expect(more.flat()).toEqual([]);
@@ -198,7 +217,14 @@ describe('subscribers that stop reading', () => {
   it(`a subscription more than ${MAX_EVENTS_BEHIND} events behind ends with an error; the process and other subscribers carry on`, async () => {
     const reader = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, EVENTS);
     cleanup.push(() => reader.close());
-    const probe = { event: 'contact.created', workspaceId: ws.id, entityType: 'contact', entityId: 'probe', sequence: 1, data: {} };
+    const probe = {
+      event: 'contact.created',
+      workspaceId: ws.id,
+      entityType: 'contact',
+      entityId: 'probe',
+      sequence: 1,
+      data: {},
+    };
     await reader.ready(app.bus, probe);
 
     const stalled = await raw();
@@ -210,7 +236,16 @@ describe('subscribers that stop reading', () => {
     (stalled as unknown as { _socket: net.Socket })._socket.pause();
     const big = 'x'.repeat(10_000);
     for (let i = 0; i < 3_000; i++) {
-      app.bus.publish({ id: `evt_flood_${i}`, event: 'contact.created', timestamp: new Date().toISOString(), workspaceId: ws.id, entityType: 'contact', entityId: `c${i}`, sequence: 1, data: { big } });
+      app.bus.publish({
+        id: `evt_flood_${i}`,
+        event: 'contact.created',
+        timestamp: new Date().toISOString(),
+        workspaceId: ws.id,
+        entityType: 'contact',
+        entityId: `c${i}`,
+        sequence: 1,
+        data: { big },
+      });
       if (i % 100 === 0) await sleep(5);
     }
     await reader.waitFor((d) => d.events.id === 'evt_flood_2999', 30_000);
@@ -218,9 +253,15 @@ describe('subscribers that stop reading', () => {
     const messages: any[] = [];
     stalled.on('message', (m) => messages.push(JSON.parse(String(m))));
     (stalled as unknown as { _socket: net.Socket })._socket.resume();
-    for (const until = Date.now() + 10_000; !messages.some((m) => m.type === 'error' || m.payload?.errors) && Date.now() < until; ) await sleep(20);
+    for (
+      const until = Date.now() + 10_000;
+      !messages.some((m) => m.type === 'error' || m.payload?.errors) && Date.now() < until;
+    )
+      await sleep(20);
     const ended = messages.find((m) => m.type === 'error' || m.payload?.errors);
-    expect(ended?.payload?.errors?.[0] ?? ended?.payload?.[0]).toMatchObject({ extensions: { code: 'service_unavailable' } });
+    expect(ended?.payload?.errors?.[0] ?? ended?.payload?.[0]).toMatchObject({
+      extensions: { code: 'service_unavailable' },
+    });
     expect(messages.filter((m) => m.type === 'next' && !m.payload.errors).length).toBeLessThan(3_000);
   }, 60_000);
 });

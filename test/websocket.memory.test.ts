@@ -9,7 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFlags } from '../bench/server-process.ts';
 import { MAX_MESSAGE_BYTES, MAX_UNAUTHENTICATED_MESSAGE_BYTES } from '../src/graphql/websocket-limits.ts';
 import { client, type Client } from './helpers/app.ts';
-import { freePort, freshStore, peakRssMb, resetPeakRss, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
+import {
+  freePort,
+  freshStore,
+  peakRssMb,
+  resetPeakRss,
+  runEntry,
+  waitForHttp,
+  type Child,
+} from './helpers/processes.ts';
 import { serviceEnv } from './helpers/service-process.ts';
 
 const GROWTH_LIMIT_MB = 150;
@@ -36,7 +44,11 @@ beforeAll(async () => {
   const store = await freshStore();
   drop = store.drop;
   const port = await freePort();
-  child = runEntry('src/main.ts', { ...serviceEnv, EVENT_FEED_INTERVAL_MS: '50', ...store.env, PORT: String(port) }, startFlags());
+  child = runEntry(
+    'src/main.ts',
+    { ...serviceEnv, EVENT_FEED_INTERVAL_MS: '50', ...store.env, PORT: String(port) },
+    startFlags(),
+  );
   base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`, child, 90_000);
   // The first start creates a workspace and prints its full-access key once.
@@ -71,7 +83,9 @@ const closeCode = (s: WebSocket) => new Promise<number>((resolve) => s.once('clo
 describe('GraphQL over WebSocket under the production heap', () => {
   it('a ~95 MB connection_init without a key is refused with 1009 unread; the service lives on', async () => {
     // Made before the socket opens, so that it arrives well within the time to authenticate.
-    const huge = Buffer.from(JSON.stringify({ type: 'connection_init', payload: { authorization: 'x'.repeat(95 * 1024 * 1024) } }));
+    const huge = Buffer.from(
+      JSON.stringify({ type: 'connection_init', payload: { authorization: 'x'.repeat(95 * 1024 * 1024) } }),
+    );
     const s = await open();
     const closed = closeCode(s);
     s.send(huge, { binary: false });
@@ -83,7 +97,10 @@ describe('GraphQL over WebSocket under the production heap', () => {
     // Before authentication: the largest accepted connection_init, from 20 sockets at once.
     const sockets = await Promise.all(Array.from({ length: 20 }, open));
     const closed = sockets.map(closeCode);
-    const payload = JSON.stringify({ type: 'connection_init', payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES - 100) } });
+    const payload = JSON.stringify({
+      type: 'connection_init',
+      payload: { authorization: 'x'.repeat(MAX_UNAUTHENTICATED_MESSAGE_BYTES - 100) },
+    });
     for (const s of sockets) s.send(payload);
     // Each is refused: read and its key refused (4401), or, on a busy machine, its 3 s deadline
     // for connection_init passed while the server was still reading the others' (4408).
@@ -92,11 +109,19 @@ describe('GraphQL over WebSocket under the production heap', () => {
     const s = await open();
     s.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
     await new Promise((r) => s.once('message', r));
-    const big = JSON.stringify({ type: 'subscribe', id: 'big', payload: { query: '{ __typename }', extensions: { pad: 'x'.repeat(MAX_MESSAGE_BYTES - 200) } } });
+    const big = JSON.stringify({
+      type: 'subscribe',
+      id: 'big',
+      payload: { query: '{ __typename }', extensions: { pad: 'x'.repeat(MAX_MESSAGE_BYTES - 200) } },
+    });
     expect(Buffer.byteLength(big)).toBeLessThan(MAX_MESSAGE_BYTES);
     const answer = new Promise<string>((resolve) => s.once('message', (d) => resolve(String(d))));
     s.send(big);
-    expect(JSON.parse(await answer)).toMatchObject({ id: 'big', type: 'next', payload: { data: { __typename: 'Query' } } });
+    expect(JSON.parse(await answer)).toMatchObject({
+      id: 'big',
+      type: 'next',
+      payload: { data: { __typename: 'Query' } },
+    });
     expect(s.readyState).toBe(WebSocket.OPEN);
     s.terminate();
     await assertAliveAndSmall();
@@ -106,12 +131,23 @@ describe('GraphQL over WebSocket under the production heap', () => {
     const s = await open();
     s.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
     await new Promise((r) => s.once('message', r));
-    for (let i = 0; i < 50; i++) s.send(JSON.stringify({ type: 'subscribe', id: `s${i}`, payload: { query: 'subscription { events { id event data } }' } }));
+    for (let i = 0; i < 50; i++)
+      s.send(
+        JSON.stringify({
+          type: 'subscribe',
+          id: `s${i}`,
+          payload: { query: 'subscription { events { id event data } }' },
+        }),
+      );
     await new Promise((r) => setTimeout(r, 500));
     (s as unknown as { _socket: { pause(): void } })._socket.pause();
     const run = Date.now().toString(36);
     for (let batch = 0; batch < 15; batch++) {
-      const contacts = Array.from({ length: 100 }, (_, i) => ({ first_name: 'Flood', last_name: 'x'.repeat(200), email: `flood.${run}.${batch}.${i}@example.com` }));
+      const contacts = Array.from({ length: 100 }, (_, i) => ({
+        first_name: 'Flood',
+        last_name: 'x'.repeat(200),
+        email: `flood.${run}.${batch}.${i}@example.com`,
+      }));
       const r = await api('POST', '/v1/contacts/bulk', { contacts });
       expect(r.status, r.text).toBe(201);
     }

@@ -44,7 +44,9 @@ function connect(params: Record<string, unknown>, headers: Record<string, string
 
 /** Runs one operation; resolves with its result or its errors. */
 const run = (client: WsClient, query: string, variables?: Record<string, unknown>) =>
-  new Promise<any>((resolve) => client.subscribe({ query, variables }, { next: resolve, error: (e) => resolve({ errors: e }), complete: () => {} }));
+  new Promise<any>((resolve) =>
+    client.subscribe({ query, variables }, { next: resolve, error: (e) => resolve({ errors: e }), complete: () => {} }),
+  );
 
 /** Sends requests until one is answered 429. */
 async function exhaust(request: () => Promise<{ status: number }>): Promise<void> {
@@ -64,7 +66,11 @@ describe('API keys (standard plan, 100 requests a minute)', () => {
 
     const answers = await Promise.all(Array.from({ length: 40 }, () => run(client, '{ contacts { nodes { id } } }')));
     const email = uniqueEmail('limited');
-    answers.push(await run(client, 'mutation ($input: ContactCreateInput!) { createContact(input: $input) { id } }', { input: { first_name: 'Late', email } }));
+    answers.push(
+      await run(client, 'mutation ($input: ContactCreateInput!) { createContact(input: $input) { id } }', {
+        input: { first_name: 'Late', email },
+      }),
+    );
     for (const a of answers) {
       expect(a.data).toBeUndefined();
       expect(a.errors[0]).toMatchObject({ extensions: { code: 'rate_limited' } });

@@ -30,9 +30,24 @@ beforeAll(async () => {
   const { body } = await ws.api('GET', '/v1/pipelines');
   pipelineId = body.data[0].id;
   stages = body.data[0].stages;
-  const contact = await ws.api('POST', '/v1/contacts', { first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.com', company: 'Navy' });
-  for (const [title, value] of [['Cobol licence', 5000], ['Compiler support', 12000], ['Training', 800]] as const) {
-    await ws.api('POST', '/v1/deals', { title, value, pipeline_id: pipelineId, stage_id: stages[0].id, contact_id: contact.body.data.id });
+  const contact = await ws.api('POST', '/v1/contacts', {
+    first_name: 'Grace',
+    last_name: 'Hopper',
+    email: 'grace@example.com',
+    company: 'Navy',
+  });
+  for (const [title, value] of [
+    ['Cobol licence', 5000],
+    ['Compiler support', 12000],
+    ['Training', 800],
+  ] as const) {
+    await ws.api('POST', '/v1/deals', {
+      title,
+      value,
+      pipeline_id: pipelineId,
+      stage_id: stages[0].id,
+      contact_id: contact.body.data.id,
+    });
   }
   const { email } = await dashboardUser(app, ws);
   contexts = await Promise.all([newContext(browser, app.base), newContext(browser, app.base)]);
@@ -63,8 +78,12 @@ describe('pipeline board', () => {
     await screenshot(mover, 'pipeline-move-dialog');
     await mover.getByRole('button', { name: 'Move', exact: true }).click();
 
-    await expect.poll(() => column(mover, stages[1].id).locator('li.card', { hasText: 'Cobol licence' }).count()).toBe(1);
-    await expect.poll(() => column(watcher, stages[1].id).locator('li.card', { hasText: 'Cobol licence' }).count()).toBe(1);
+    await expect
+      .poll(() => column(mover, stages[1].id).locator('li.card', { hasText: 'Cobol licence' }).count())
+      .toBe(1);
+    await expect
+      .poll(() => column(watcher, stages[1].id).locator('li.card', { hasText: 'Cobol licence' }).count())
+      .toBe(1);
     expect(await column(watcher, stages[1].id).getByTestId('deal-count').textContent()).toBe('1');
     expect(await column(watcher, stages[0].id).getByTestId('deal-count').textContent()).toBe('2');
 
@@ -109,7 +128,12 @@ describe('pipeline board', () => {
 
 describe('contacts pages', () => {
   it('searches contacts and opens a contact with its timeline', async () => {
-    await ws.api('POST', '/v1/contacts', { first_name: 'Alan', last_name: 'Turing', email: 'alan@example.com', company: 'Bletchley' });
+    await ws.api('POST', '/v1/contacts', {
+      first_name: 'Alan',
+      last_name: 'Turing',
+      email: 'alan@example.com',
+      company: 'Bletchley',
+    });
     await mover.getByRole('link', { name: 'Contacts' }).click();
     await mover.getByRole('link', { name: 'Alan Turing' }).waitFor();
     await mover.getByLabel('Search contacts').fill('hopper');

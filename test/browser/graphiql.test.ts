@@ -45,7 +45,9 @@ describe('GraphiQL', () => {
     await context.route('**/*', (route) => {
       const url = route.request().url();
       requested.push(url);
-      return url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:') ? route.continue() : route.abort();
+      return url.startsWith(`${origin}/`) || url.startsWith('data:') || url.startsWith('blob:')
+        ? route.continue()
+        : route.abort();
     });
     const page = await context.newPage();
     page.on('pageerror', (err) => problems.push(err.message));
@@ -54,7 +56,11 @@ describe('GraphiQL', () => {
     /** The operations GraphiQL sent: the URL and body, with the Authorization header they carried. */
     const operations: { authorization: string | undefined; sent: string }[] = [];
     page.on('request', (r) => {
-      if (new URL(r.url()).pathname === '/graphql' && r.resourceType() !== 'document') operations.push({ authorization: r.headers().authorization, sent: decodeURIComponent(r.url()) + (r.postData() ?? '') });
+      if (new URL(r.url()).pathname === '/graphql' && r.resourceType() !== 'document')
+        operations.push({
+          authorization: r.headers().authorization,
+          sent: decodeURIComponent(r.url()) + (r.postData() ?? ''),
+        });
     });
 
     const res = await page.goto('/graphql');
@@ -78,7 +84,9 @@ describe('GraphiQL', () => {
 
     // Introspection with the key: the documentation explorer lists the schema's root fields.
     await page.getByRole('button', { name: /Re-fetch GraphQL schema/ }).click();
-    await expect.poll(() => operations.some((o) => o.authorization === `Bearer ${ws.key}` && o.sent.includes('__schema'))).toBe(true);
+    await expect
+      .poll(() => operations.some((o) => o.authorization === `Bearer ${ws.key}` && o.sent.includes('__schema')))
+      .toBe(true);
     await page.getByRole('button', { name: /Show Documentation Explorer/ }).click();
     await page.locator('.graphiql-doc-explorer').getByText('Query', { exact: true }).first().click();
     await expect.poll(() => page.locator('.graphiql-doc-explorer').textContent()).toContain('webhookLogs');
@@ -88,7 +96,9 @@ describe('GraphiQL', () => {
     // The page, its script, style sheet, workers and queries: all of them, and all from here.
     expect(requested.some((u) => u.endsWith('/graphiql.js'))).toBe(true);
     expect(requested.some((u) => u.endsWith('.worker.js'))).toBe(true);
-    const elsewhere = requested.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'));
+    const elsewhere = requested.filter(
+      (u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith('blob:'),
+    );
     expect(elsewhere).toEqual([]);
     await context.close();
   });
@@ -105,12 +115,19 @@ describe('GraphiQL', () => {
       expect(r.status, asset).toBe(200);
     }
     // An unknown file is the API's 404 (the key check answers first: 401), not a file from elsewhere.
-    expect((await fetch(`${app.base}${assets[0].replace(/[^/]+$/, 'package.json')}`)).status).toBeGreaterThanOrEqual(400);
+    expect((await fetch(`${app.base}${assets[0].replace(/[^/]+$/, 'package.json')}`)).status).toBeGreaterThanOrEqual(
+      400,
+    );
     // JSON is still the API's.
     expect((await fetch(`${app.base}/graphql`, { headers: { accept: 'application/json' } })).status).toBe(401);
 
     // With GRAPHIQL off, a browser gets the API's answer and the files are not there.
-    const { app: off } = buildApp({ db: app.db, webhooks: app.webhooks, logger: createLogger('silent'), config: { trustProxy: null, graphiql: false } });
+    const { app: off } = buildApp({
+      db: app.db,
+      webhooks: app.webhooks,
+      logger: createLogger('silent'),
+      config: { trustProxy: null, graphiql: false },
+    });
     const server = await new Promise<import('node:http').Server>((resolve) => {
       const s = off.listen(0, '127.0.0.1', () => resolve(s));
     });

@@ -31,7 +31,11 @@ afterAll(async () => {
 function fetchWithKey(key: string, method: string, path: string, body?: unknown) {
   return page.evaluate(
     async ({ key, method, path, body }) => {
-      const r = await fetch(path, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+      const r = await fetch(path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      });
       return r.status;
     },
     { key, method, path, body },
@@ -50,7 +54,14 @@ describe('API keys page', () => {
     const key = (await shown.textContent())!;
     expect(key).toMatch(/^crm_live_/);
     await page.getByRole('button', { name: 'Copy' }).click();
-    await expect.poll(() => page.getByRole('status').filter({ hasText: /clipboard|Ctrl\+C/ }).textContent()).toBe('Copied to the clipboard.');
+    await expect
+      .poll(() =>
+        page
+          .getByRole('status')
+          .filter({ hasText: /clipboard|Ctrl\+C/ })
+          .textContent(),
+      )
+      .toBe('Copied to the clipboard.');
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(key);
     await screenshot(page, 'api-keys');
 
@@ -135,14 +146,22 @@ describe('custom fields page', () => {
     await expect.poll(() => row.textContent()).toContain('saas, retail');
     await screenshot(page, 'custom-fields');
 
-    const created = await ws.api('POST', '/v1/contacts', { first_name: 'Cy', email: 'cy@example.com', custom_fields: { industry: 'retail' } });
+    const created = await ws.api('POST', '/v1/contacts', {
+      first_name: 'Cy',
+      email: 'cy@example.com',
+      custom_fields: { industry: 'retail' },
+    });
     expect(created.status).toBe(201);
     expect(created.body.data.custom_fields).toEqual({ industry: 'retail' });
 
     await row.getByRole('button', { name: 'Remove' }).click();
     await row.getByRole('button', { name: 'Remove industry' }).click();
     await expect.poll(() => page.getByText('No custom fields yet.').isVisible()).toBe(true);
-    const after = await ws.api('POST', '/v1/contacts', { first_name: 'Di', email: 'di@example.com', custom_fields: { industry: 'retail' } });
+    const after = await ws.api('POST', '/v1/contacts', {
+      first_name: 'Di',
+      email: 'di@example.com',
+      custom_fields: { industry: 'retail' },
+    });
     expect(after.body.data.custom_fields).toEqual({});
   });
 });

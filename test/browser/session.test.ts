@@ -22,18 +22,35 @@ beforeAll(async () => {
   ws = await app.workspace();
   ({ email } = await dashboardUser(app, ws));
   // Something on every page, with values as long as real ones, for the layout checks.
-  const contact = await ws.api('POST', '/v1/contacts', { first_name: 'Margaret', last_name: 'Hamilton-Whitfield', email: 'margaret.hamilton-whitfield@software-engineering.example.com', company: 'Draper Laboratory' });
+  const contact = await ws.api('POST', '/v1/contacts', {
+    first_name: 'Margaret',
+    last_name: 'Hamilton-Whitfield',
+    email: 'margaret.hamilton-whitfield@software-engineering.example.com',
+    company: 'Draper Laboratory',
+  });
   contactId = contact.body.data.id;
   const { body } = await ws.api('GET', '/v1/pipelines');
-  await ws.api('POST', '/v1/deals', { title: 'Apollo guidance computer software, flight 11 and the following missions', value: 1250000, pipeline_id: body.data[0].id, contact_id: contactId });
-  const hook = await ws.api('POST', '/v1/webhooks', { name: 'Warehouse', url: `http://127.0.0.1:9/crm/webhooks/receive/${'0123456789abcdef'.repeat(4)}?source=crm`, events: ['contact.created', 'deal.created', 'deal.stage_changed', 'deal.won', 'deal.lost'] });
+  await ws.api('POST', '/v1/deals', {
+    title: 'Apollo guidance computer software, flight 11 and the following missions',
+    value: 1250000,
+    pipeline_id: body.data[0].id,
+    contact_id: contactId,
+  });
+  const hook = await ws.api('POST', '/v1/webhooks', {
+    name: 'Warehouse',
+    url: `http://127.0.0.1:9/crm/webhooks/receive/${'0123456789abcdef'.repeat(4)}?source=crm`,
+    events: ['contact.created', 'deal.created', 'deal.stage_changed', 'deal.won', 'deal.lost'],
+  });
   webhookId = hook.body.data.id;
   await ws.addCustomField('industry', 'select', ['software', 'aerospace', 'government']);
 });
 
 /** The page is no wider than the window: no page-level horizontal scrolling (the board scrolls inside its own box). */
 async function expectNoHorizontalScroll(page: Page, where: string): Promise<void> {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
+  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth: window.innerWidth,
+  }));
   expect(scrollWidth, `${where}: ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(innerWidth);
 }
 
@@ -46,7 +63,8 @@ async function tabTo(page: Page, name: string, { back = false, max = 20 } = {}):
   throw new Error(`${name} was not reached with ${back ? 'Shift+Tab' : 'Tab'}`);
 }
 
-const focusedIs = (page: Page, selector: string) => page.evaluate((sel) => document.activeElement === document.querySelector(sel), selector);
+const focusedIs = (page: Page, selector: string) =>
+  page.evaluate((sel) => document.activeElement === document.querySelector(sel), selector);
 
 afterAll(async () => {
   await browser?.close();
@@ -150,7 +168,8 @@ describe('dashboard session in the browser', () => {
       let text = fs.readFileSync(path.join(dir, file), 'utf8');
       // A source map's embedded sources are only read by developer tools; its other fields count.
       if (file.endsWith('.map')) text = JSON.stringify({ ...JSON.parse(text), sourcesContent: undefined });
-      for (const [url] of text.matchAll(/https?:\/\/[^\s"'`()<>\\]+/g)) if (!allowed.some((a) => a.test(url))) found.push(`${file}: ${url}`);
+      for (const [url] of text.matchAll(/https?:\/\/[^\s"'`()<>\\]+/g))
+        if (!allowed.some((a) => a.test(url))) found.push(`${file}: ${url}`);
     }
     expect(found).toEqual([]);
   });
@@ -160,7 +179,13 @@ describe('dashboard session in the browser', () => {
     const page = await context.newPage();
     await signInThroughPage(page, email);
     const answer = await page.evaluate(async () => {
-      const r = await fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: 'mutation { createContact(input: { first_name: "Eve", email: "eve@example.com" }) { id } }' }) });
+      const r = await fetch('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          query: 'mutation { createContact(input: { first_name: "Eve", email: "eve@example.com" }) { id } }',
+        }),
+      });
       return { status: r.status, body: await r.json() };
     });
     expect(answer.status).toBe(403);
@@ -190,7 +215,11 @@ describe('dashboard session in the browser', () => {
     await ws.addUser(name, switchEmail);
     await createUser(app.db.prisma, { workspace: other.id, name, email: switchEmail });
     await setPassword(app.db, switchEmail);
-    await other.api('POST', '/v1/contacts', { first_name: 'Only', last_name: 'Other', email: 'only.other@example.com' });
+    await other.api('POST', '/v1/contacts', {
+      first_name: 'Only',
+      last_name: 'Other',
+      email: 'only.other@example.com',
+    });
 
     const context = await newContext(browser, app.base);
     const page = await context.newPage();
@@ -266,7 +295,9 @@ describe('dashboard session in the browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).waitFor();
     expect((await context.cookies()).find((c) => c.name === 'crm_session')).toBeUndefined();
 
-    const replay = await fetch(`${app.base}/dashboard/api/session`, { headers: { cookie: `crm_session=${cookie.value}` } });
+    const replay = await fetch(`${app.base}/dashboard/api/session`, {
+      headers: { cookie: `crm_session=${cookie.value}` },
+    });
     expect(replay.status).toBe(401);
     await page.reload();
     await page.getByRole('button', { name: 'Sign in' }).waitFor();

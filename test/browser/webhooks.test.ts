@@ -18,7 +18,11 @@ let failing = false;
 
 beforeAll(async () => {
   // Its own schema on PostgreSQL: the delivery worker must not pick up other files' deliveries.
-  [app, browser, hook] = await Promise.all([startTestApp({ isolated: true }), launchBrowser(), receiver(() => (failing ? 500 : 200))]);
+  [app, browser, hook] = await Promise.all([
+    startTestApp({ isolated: true }),
+    launchBrowser(),
+    receiver(() => (failing ? 500 : 200)),
+  ]);
   app.worker({ pollMs: 100 }).start();
   ws = await app.workspace();
   const { email } = await dashboardUser(app, ws);
@@ -103,7 +107,9 @@ describe('webhooks pages', () => {
     await row.getByText(/characters/).click();
     expect((await row.locator('pre').textContent())!.length).toBe(1000);
     expect(hook.hits.some((h) => h.method === 'PUT' && h.headers['x-tenant'] === 'acme')).toBe(true);
-    expect(hook.hits.every((h) => h.headers['content-type']?.startsWith('application/x-www-form-urlencoded'))).toBe(true);
+    expect(hook.hits.every((h) => h.headers['content-type']?.startsWith('application/x-www-form-urlencoded'))).toBe(
+      true,
+    );
     await screenshot(page, 'webhook-log');
   });
 
@@ -134,7 +140,13 @@ describe('webhooks pages', () => {
     expect(await page.getByText('Inactive').first().isVisible()).toBe(true);
     const listed = await ws.api('GET', '/v1/webhooks');
     // Unchanged settings survive the edit form's round trip.
-    expect(listed.body.data[0]).toMatchObject({ timeout_seconds: 45, active: false, name: 'Orders', content_type: 'form', retry_policy: { max_retries: 0, intervals_seconds: [7, 20] } });
+    expect(listed.body.data[0]).toMatchObject({
+      timeout_seconds: 45,
+      active: false,
+      name: 'Orders',
+      content_type: 'form',
+      retry_policy: { max_retries: 0, intervals_seconds: [7, 20] },
+    });
     await nav().getByRole('link', { name: 'Webhooks' }).click();
     await expect.poll(() => page.getByRole('row', { name: /Orders/ }).textContent()).toContain('Inactive');
   });

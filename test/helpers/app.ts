@@ -9,7 +9,13 @@ import pg from 'pg';
 import { buildApp, type AppDeps } from '../../src/app.ts';
 import { openDatabase, type Database, type OpenOptions } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
-import { createApiKey, createCustomField, createUser, createWorkspace, type KeyInput } from '../../src/admin/workspaces.ts';
+import {
+  createApiKey,
+  createCustomField,
+  createUser,
+  createWorkspace,
+  type KeyInput,
+} from '../../src/admin/workspaces.ts';
 import { createLogger } from '../../src/logger.ts';
 import { attachGraphqlWs } from '../../src/graphql/websocket.ts';
 import type { EventBus } from '../../src/events/bus.ts';
@@ -55,10 +61,13 @@ export function client(base: string, key?: string): Client {
  * The run's database. `isolated` gives PostgreSQL runs a schema of their own (dropped on close),
  * for tests that damage the database on purpose.
  */
-export async function openTestDatabase(opts: { isolated?: boolean; onQuery?: OpenOptions['onQuery'] } = {}): Promise<Database> {
+export async function openTestDatabase(
+  opts: { isolated?: boolean; onQuery?: OpenOptions['onQuery'] } = {},
+): Promise<Database> {
   const url = process.env.DATABASE_URL;
   const { onQuery } = opts;
-  if (url && !opts.isolated) return openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 4, onQuery });
+  if (url && !opts.isolated)
+    return openDatabase({ databaseUrl: url, schema: inject('pgSchema') ?? undefined, poolSize: 4, onQuery });
   if (url) {
     const schema = `crm_iso_${process.pid}_${Date.now().toString(36)}`;
     const admin = new pg.Client({ connectionString: url });
@@ -133,7 +142,11 @@ export interface TestAppOptions {
  * host and on background deliveries are lifted unless a test sets them, so files do not
  * throttle each other. Test-send and redelivery caps keep their defaults.
  */
-const UNCAPPED_DELIVERIES: OutboundCaps = { ...DEFAULT_OUTBOUND_CAPS, hostSendsPerMinute: 1_000_000, workspaceDeliveriesPerMinute: 1_000_000 };
+const UNCAPPED_DELIVERIES: OutboundCaps = {
+  ...DEFAULT_OUTBOUND_CAPS,
+  hostSendsPerMinute: 1_000_000,
+  workspaceDeliveriesPerMinute: 1_000_000,
+};
 
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
   const db = await openTestDatabase({ isolated: opts.isolated, onQuery: opts.onQuery });
@@ -142,9 +155,26 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   // An unreachable Redis is a case under test (readiness), not a crash.
   redis?.on('error', () => {});
   // Local receivers live on 127.0.0.1, so tests allow private http targets unless they test the guard.
-  const webhooks = createWebhookServices({ encryptionKey: 'test-encryption-key', dataDir: os.tmpdir(), webhookAllowHttp: true, webhookAllowPrivateUrls: true, webhookCaps: UNCAPPED_DELIVERIES, ...opts.webhooks }, { resolve: opts.resolve, redis });
+  const webhooks = createWebhookServices(
+    {
+      encryptionKey: 'test-encryption-key',
+      dataDir: os.tmpdir(),
+      webhookAllowHttp: true,
+      webhookAllowPrivateUrls: true,
+      webhookCaps: UNCAPPED_DELIVERIES,
+      ...opts.webhooks,
+    },
+    { resolve: opts.resolve, redis },
+  );
   const logger = opts.logger ?? createLogger('silent');
-  const config = { trustProxy: opts.trustProxy ?? null, publicOrigin: opts.publicOrigin ?? null, allowedHosts: opts.allowedHosts ?? null, graphiql: true, metricsToken: opts.metricsToken ?? null, ...opts.graphql };
+  const config = {
+    trustProxy: opts.trustProxy ?? null,
+    publicOrigin: opts.publicOrigin ?? null,
+    allowedHosts: opts.allowedHosts ?? null,
+    graphiql: true,
+    metricsToken: opts.metricsToken ?? null,
+    ...opts.graphql,
+  };
   const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({
     db,
     redis,
@@ -180,7 +210,12 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
         key: main.key,
         api: main.api,
         addKey,
-        addUser: (name, email) => createUser(db.prisma, { workspace: ws.id, name, email: email ?? `${name.replace(/\W/g, '').toLowerCase()}.${Date.now()}${n}@example.com` }),
+        addUser: (name, email) =>
+          createUser(db.prisma, {
+            workspace: ws.id,
+            name,
+            email: email ?? `${name.replace(/\W/g, '').toLowerCase()}.${Date.now()}${n}@example.com`,
+          }),
         addCustomField: async (key, type, options) => {
           await createCustomField(db.prisma, { workspace: ws.id, key, type, options });
         },
@@ -189,7 +224,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     webhooks,
     bus,
     worker(workerOpts = {}) {
-      const w = new DeliveryWorker({ prisma: db.prisma, logger, pollMs: workerOpts.pollMs ?? 50, concurrency: workerOpts.concurrency, metrics, ...webhooks });
+      const w = new DeliveryWorker({
+        prisma: db.prisma,
+        logger,
+        pollMs: workerOpts.pollMs ?? 50,
+        concurrency: workerOpts.concurrency,
+        metrics,
+        ...webhooks,
+      });
       workers.push(w);
       return w;
     },
@@ -216,5 +258,9 @@ export const uniqueEmail = (() => {
 /** POST /graphql with a key; returns `{ data, errors }`. */
 export async function gql(base: string, key: string, query: string, variables?: Record<string, unknown>) {
   const r = await client(base, key)('POST', '/graphql', { query, variables });
-  return r.body as { data?: any; errors?: { message: string; extensions?: Record<string, any> }[]; extensions?: Record<string, any> };
+  return r.body as {
+    data?: any;
+    errors?: { message: string; extensions?: Record<string, any> }[];
+    extensions?: Record<string, any>;
+  };
 }

@@ -11,9 +11,17 @@ export interface Signed {
   csrf: string;
   login: Res;
   /** A request with the cookie and, unless `csrf: false`, the CSRF token. */
-  api(method: string, path: string, body?: unknown, opts?: { csrf?: boolean; headers?: Record<string, string> }): Promise<Res>;
+  api(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { csrf?: boolean; headers?: Record<string, string> },
+  ): Promise<Res>;
   /** POST /graphql as the signed-in user; returns `{ data, errors }`. */
-  gql(query: string, variables?: Record<string, unknown>): Promise<{ data?: any; errors?: { message: string; extensions?: Record<string, any> }[] }>;
+  gql(
+    query: string,
+    variables?: Record<string, unknown>,
+  ): Promise<{ data?: any; errors?: { message: string; extensions?: Record<string, any> }[] }>;
 }
 
 export async function setPassword(db: Database, email: string, password = PASSWORD): Promise<void> {
@@ -25,7 +33,12 @@ export function cookieOf(res: Res): string | null {
   return set ? set.split(';')[0] : null;
 }
 
-export async function signIn(base: string, email: string, password = PASSWORD, headers: Record<string, string> = {}): Promise<Signed> {
+export async function signIn(
+  base: string,
+  email: string,
+  password = PASSWORD,
+  headers: Record<string, string> = {},
+): Promise<Signed> {
   const login = await client(base)('POST', '/dashboard/api/login', { email, password }, headers);
   if (login.status !== 200) throw new Error(`sign-in failed: ${login.status} ${login.text}`);
   const cookie = cookieOf(login)!;
@@ -34,7 +47,12 @@ export async function signIn(base: string, email: string, password = PASSWORD, h
     csrf: login.body.csrf_token,
     login,
     api: (method, path, body, opts = {}) =>
-      client(base)(method, path, body, { cookie, ...(opts.csrf === false ? {} : { 'x-csrf-token': signed.csrf }), ...headers, ...opts.headers }),
+      client(base)(method, path, body, {
+        cookie,
+        ...(opts.csrf === false ? {} : { 'x-csrf-token': signed.csrf }),
+        ...headers,
+        ...opts.headers,
+      }),
     gql: async (query, variables) => (await signed.api('POST', '/graphql', { query, variables })).body,
   };
   return signed;

@@ -31,12 +31,17 @@ export function deliveryWorld(options: TestAppOptions = {}): DeliveryWorld {
       expect(r.status, r.text).toBe(201);
       return r.body.data;
     },
-    logs: async (id: string, api?: Client) => (await (api ?? world.ws.api)('GET', `/v1/webhooks/${id}/logs?limit=100`)).body.data as any[],
+    logs: async (id: string, api?: Client) =>
+      (await (api ?? world.ws.api)('GET', `/v1/webhooks/${id}/logs?limit=100`)).body.data as any[],
     drive<T>(done: () => T | Promise<T>, ms = 20_000): Promise<T> {
-      return until(async () => {
-        await world.worker.runOnce();
-        return done();
-      }, ms, 100);
+      return until(
+        async () => {
+          await world.worker.runOnce();
+          return done();
+        },
+        ms,
+        100,
+      );
     },
   } as DeliveryWorld;
   test.override('appOptions', { isolated: true, ...options });

@@ -67,4 +67,3 @@ export const test = base
 test.beforeAll(({ app }) => void app);
 
 export const it = test;
-

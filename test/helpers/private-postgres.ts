@@ -55,7 +55,20 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-pg-'));
   const dataDir = path.join(dir, 'data');
   if (process.getuid?.() === 0) execFileSync('chown', ['postgres:postgres', dir]);
-  execFileSync(...asServerUser(path.join(bin, 'initdb'), ['-D', dataDir, '-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync']), { stdio: 'pipe' });
+  execFileSync(
+    ...asServerUser(path.join(bin, 'initdb'), [
+      '-D',
+      dataDir,
+      '-A',
+      'trust',
+      '-U',
+      'postgres',
+      '-E',
+      'UTF8',
+      '--no-sync',
+    ]),
+    { stdio: 'pipe' },
+  );
   const port = await freePort();
   const url = (database: string) => `postgresql://postgres@127.0.0.1:${port}/${database}`;
   let server: ChildProcess | null = null;
@@ -63,9 +76,23 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 
   async function start() {
     const [cmd, args] = asServerUser(path.join(bin, 'postgres'), [
-      '-D', dataDir, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1',
+      '-D',
+      dataDir,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
       // Durability is not under test; a lost machine loses the temp dir anyway.
-      '-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200',
+      '-c',
+      'fsync=off',
+      '-c',
+      'synchronous_commit=off',
+      '-c',
+      'full_page_writes=off',
+      '-c',
+      'max_connections=200',
     ]);
     const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     proc.stdout!.on('data', (d) => (log += d));

@@ -17,13 +17,23 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
   let server: ChildProcess | null = null;
 
   async function start() {
-    const proc = spawn('redis-server', ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+    const proc = spawn(
+      'redis-server',
+      ['--bind', '127.0.0.1', '--port', String(port), '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
     server = proc;
     const end = Date.now() + 15_000;
     for (;;) {
       const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });
       probe.on('error', () => {});
-      const ok = await probe.connect().then(() => probe.ping()).then(() => true, () => false);
+      const ok = await probe
+        .connect()
+        .then(() => probe.ping())
+        .then(
+          () => true,
+          () => false,
+        );
       probe.disconnect();
       if (ok) return;
       if (proc.exitCode !== null || Date.now() > end) throw new Error('redis-server did not start');

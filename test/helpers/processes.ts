@@ -25,12 +25,20 @@ export interface Child {
 
 /**
  * The compiled entry point (built by test/helpers/build-setup.ts), as `npm start` runs it.
- * `nodeArgs`: flags for node itself, such as the heap limits of `npm start` (see startFlags in bench/server-process.ts).
+ * `nodeArgs`: flags for node itself, such as the heap limits
+ * of `npm start` (see startFlags in bench/server-process.ts).
  */
-export function runEntry(entry: 'src/main.ts' | 'src/worker.ts', env: Record<string, string>, nodeArgs: string[] = []): Child {
+export function runEntry(
+  entry: 'src/main.ts' | 'src/worker.ts',
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Child {
   let out = '';
   const compiled = entry.replace('src/', 'dist/server/').replace(/\.ts$/, '.js');
-  const proc = spawn(process.execPath, [...nodeArgs, compiled], { env: { ...process.env, LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(process.execPath, [...nodeArgs, compiled], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => proc.once('exit', (code) => r(code)));
@@ -41,7 +49,11 @@ export function runEntry(entry: 'src/main.ts' | 'src/worker.ts', env: Record<str
 export async function freshStore(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-proc-'));
   const url = process.env.DATABASE_URL;
-  if (!url) return { env: { DATA_DIR: dataDir, DATABASE_URL: '' }, drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }) };
+  if (!url)
+    return {
+      env: { DATA_DIR: dataDir, DATABASE_URL: '' },
+      drop: async () => fs.rmSync(dataDir, { recursive: true, force: true }),
+    };
   const name = `crm_proc_${process.pid}_${Date.now().toString(36)}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();

@@ -19,7 +19,17 @@ export interface Hit {
 export type Behaviour = (
   n: number,
   hit: Hit,
-) => number | 'hang' | { status: number; headers?: Record<string, string>; body?: string | Buffer; chunks?: Buffer[]; endless?: boolean; delayMs?: number };
+) =>
+  | number
+  | 'hang'
+  | {
+      status: number;
+      headers?: Record<string, string>;
+      body?: string | Buffer;
+      chunks?: Buffer[];
+      endless?: boolean;
+      delayMs?: number;
+    };
 
 export interface Receiver {
   url: string;
@@ -45,7 +55,16 @@ export async function receiver(behaviour: Behaviour = () => 200): Promise<Receiv
       hits.push(hit);
       const answer = behaviour(hits.length, hit);
       if (answer === 'hang') return void hanging.push(res);
-      const { status, headers, body, chunks: parts, endless, delayMs } = typeof answer === 'number' ? { status: answer, headers: {}, body: undefined, chunks: undefined, endless: false, delayMs: 0 } : answer;
+      const {
+        status,
+        headers,
+        body,
+        chunks: parts,
+        endless,
+        delayMs,
+      } = typeof answer === 'number'
+        ? { status: answer, headers: {}, body: undefined, chunks: undefined, endless: false, delayMs: 0 }
+        : answer;
       const respond = async () => {
         res.writeHead(status, { 'content-type': 'text/plain', ...headers });
         if (!parts && !endless) return void res.end(body ?? `ok ${'x'.repeat(2000)}`);

@@ -31,14 +31,27 @@ export interface ServiceProcess extends Child {
 export async function startApi(databaseUrl: string, env: Record<string, string> = {}): Promise<ServiceProcess> {
   const port = await freePort();
   // No Redis unless the test gives its own: not the one of the shell (CI's shared Redis).
-  const child = runEntry('src/main.ts', { ...serviceEnv, REDIS_URL: '', DATA_DIR: `/tmp/crm-reliability-${port}`, ...env, DATABASE_URL: databaseUrl, PORT: String(port) });
+  const child = runEntry('src/main.ts', {
+    ...serviceEnv,
+    REDIS_URL: '',
+    DATA_DIR: `/tmp/crm-reliability-${port}`,
+    ...env,
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+  });
   const base = `http://127.0.0.1:${port}`;
   await waitForHttp(`${base}/healthz`, child, 90_000);
   return { ...child, base, api: (key) => client(base, key), stop: () => stopChild(child) };
 }
 
 export function startWorker(databaseUrl: string, env: Record<string, string> = {}): Child & { stop(): Promise<void> } {
-  const child = runEntry('src/worker.ts', { ...serviceEnv, REDIS_URL: '', DATA_DIR: '/tmp/crm-reliability-worker', ...env, DATABASE_URL: databaseUrl });
+  const child = runEntry('src/worker.ts', {
+    ...serviceEnv,
+    REDIS_URL: '',
+    DATA_DIR: '/tmp/crm-reliability-worker',
+    ...env,
+    DATABASE_URL: databaseUrl,
+  });
   return { ...child, stop: () => stopChild(child) };
 }
 

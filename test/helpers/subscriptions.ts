@@ -50,12 +50,20 @@ export function subscribe(
 }
 
 /** The same over SSE: `headers` carry the key (`authorization`) or a dashboard session (cookie and X-CSRF-Token). */
-export function subscribeSse(base: string, headers: Record<string, string>, query: string, variables?: Record<string, unknown>): TestSubscription {
+export function subscribeSse(
+  base: string,
+  headers: Record<string, string>,
+  query: string,
+  variables?: Record<string, unknown>,
+): TestSubscription {
   return track(createSseClient({ url: `${base}/graphql`, headers, retryAttempts: 0 }), query, variables);
 }
 
 interface AnyClient {
-  subscribe(payload: { query: string; variables?: Record<string, unknown> }, sink: { next(r: any): void; error(e: unknown): void; complete(): void }): () => void;
+  subscribe(
+    payload: { query: string; variables?: Record<string, unknown> },
+    sink: { next(r: any): void; error(e: unknown): void; complete(): void },
+  ): () => void;
   dispose(): void | Promise<void>;
 }
 
@@ -65,7 +73,10 @@ function track(client: AnyClient, query: string, variables?: Record<string, unkn
   // Probes (see ready) are kept out of `received`, however late a copy arrives.
   const probes = new Set<string>();
   const probeArrived = new Set<string>();
-  const probeId = (data: any): string | undefined => Object.values(data ?? {}).map((v: any) => v?.id).find((id) => probes.has(id));
+  const probeId = (data: any): string | undefined =>
+    Object.values(data ?? {})
+      .map((v: any) => v?.id)
+      .find((id) => probes.has(id));
   let end!: () => void;
   const ended = new Promise<void>((r) => (end = r));
   const unsubscribe = client.subscribe(
@@ -93,7 +104,8 @@ function track(client: AnyClient, query: string, variables?: Record<string, unkn
       const found = received.find(match);
       if (found) return found;
       if (errors.length) throw new Error(`subscription failed: ${JSON.stringify(errors)}`);
-      if (Date.now() > until) throw new Error(`nothing matching arrived in ${timeoutMs} ms; received ${JSON.stringify(received)}`);
+      if (Date.now() > until)
+        throw new Error(`nothing matching arrived in ${timeoutMs} ms; received ${JSON.stringify(received)}`);
       await sleep(10);
     }
   }

@@ -76,11 +76,20 @@ beforeAll(async () => {
   // B's receiver answers in 100 ms, as a real one might: B's burst time is then set by how many
   // attempts B has in flight (the slots A could take from it) more than by CPU, which the
   // machine's other load makes noisy.
-  [receiverB, hanging] = await Promise.all([receiver(() => ({ status: 200, delayMs: B_ANSWER_MS })), hangingReceiver()]);
+  [receiverB, hanging] = await Promise.all([
+    receiver(() => ({ status: 200, delayMs: B_ANSWER_MS })),
+    hangingReceiver(),
+  ]);
   api = await startApi(url);
   [a, b] = [api.api(wsA.key), api.api(wsB.key)];
   // Attempts to A hang for the whole measurement (long timeout), and A is never turned off for it.
-  const createdA = await a('POST', '/v1/webhooks', { url: hanging.url, events: ['contact.created'], timeout_seconds: 30, auto_disable_after: 1000, active: false });
+  const createdA = await a('POST', '/v1/webhooks', {
+    url: hanging.url,
+    events: ['contact.created'],
+    timeout_seconds: 30,
+    auto_disable_after: 1000,
+    active: false,
+  });
   const createdB = await b('POST', '/v1/webhooks', { url: receiverB.url, events: ['contact.created'] });
   expect([createdA.status, createdB.status]).toEqual([201, 201]);
   hookA = createdA.body.data.id;
@@ -93,7 +102,10 @@ afterAll(async () => {
 
 async function produce(api: Client, n: number): Promise<void> {
   for (let i = 0; i < n; i += 100) {
-    const rows = Array.from({ length: Math.min(100, n - i) }, () => ({ first_name: 'Hang', email: `hang.${made++}@example.com` }));
+    const rows = Array.from({ length: Math.min(100, n - i) }, () => ({
+      first_name: 'Hang',
+      email: `hang.${made++}@example.com`,
+    }));
     const r = await api('POST', '/v1/contacts/bulk', { contacts: rows });
     expect(r.status, r.text).toBe(201);
   }

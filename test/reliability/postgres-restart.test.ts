@@ -42,17 +42,32 @@ describe('PostgreSQL restarted during 500 writes', () => {
     const client = api.api(key);
     const hook = await client('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], timeout_seconds: 5 });
     expect(hook.status, hook.text).toBe(201);
-    sub = subscribe(api.base, { authorization: `Bearer ${key}` }, 'subscription { events(types: ["contact.created"]) { id data } }');
+    sub = subscribe(
+      api.base,
+      { authorization: `Bearer ${key}` },
+      'subscription { events(types: ["contact.created"]) { id data } }',
+    );
     // The subscription is live before the outage: it has seen a change made after it was opened
     // (it connects in the background, so a change may come before it listens: then another).
     const live = sub;
     const beforeIds: string[] = [];
     const seenBefore = async () => {
       for (let n = 0; n < 15; n++) {
-        const before = await client('POST', '/v1/contacts', { first_name: 'Before', email: `before.restart.${n}@example.com` });
+        const before = await client('POST', '/v1/contacts', {
+          first_name: 'Before',
+          email: `before.restart.${n}@example.com`,
+        });
         expect(before.status, before.text).toBe(201);
         beforeIds.push(before.body.data.id);
-        if (await live.waitFor((d) => d.events.data.contact.id === before.body.data.id, 1_000).then(() => true, () => false)) return true;
+        if (
+          await live
+            .waitFor((d) => d.events.data.contact.id === before.body.data.id, 1_000)
+            .then(
+              () => true,
+              () => false,
+            )
+        )
+          return true;
       }
       return false;
     };
@@ -72,7 +87,10 @@ describe('PostgreSQL restarted during 500 writes', () => {
       }
       writes.push(
         (async () => {
-          const r = await client('POST', '/v1/contacts', { first_name: 'Restart', email: `restart.${i}@example.com` }).catch((err: Error) => {
+          const r = await client('POST', '/v1/contacts', {
+            first_name: 'Restart',
+            email: `restart.${i}@example.com`,
+          }).catch((err: Error) => {
             throw new Error(`write ${i} got no answer (${err.message}); service output: ${api.output().slice(-3000)}`);
           });
           if (r.status === 201) accepted.push(r.body.data.id);
@@ -83,7 +101,9 @@ describe('PostgreSQL restarted during 500 writes', () => {
     }
     const outcomes = await Promise.allSettled(writes);
     await restart;
-    expect(outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason))).toEqual([]);
+    expect(
+      outcomes.filter((o) => o.status === 'rejected').map((o) => String((o as PromiseRejectedResult).reason)),
+    ).toEqual([]);
 
     // The outage was real (some writes refused), and so was the load on both sides of it.
     expect(refused.length).toBeGreaterThan(0);
@@ -100,7 +120,11 @@ describe('PostgreSQL restarted during 500 writes', () => {
     // Every event the database holds (the webhook existed before the first write): those of the
     // accepted writes, of the writes before and after, and of any refused write that had
     // committed before its answer failed. Each must be delivered.
-    const events = (await db.query<{ id: string; contact: string }>(`SELECT id, entity_id AS contact FROM events WHERE type = 'contact.created'`)).rows;
+    const events = (
+      await db.query<{ id: string; contact: string }>(
+        `SELECT id, entity_id AS contact FROM events WHERE type = 'contact.created'`,
+      )
+    ).rows;
     await db.end();
     expect(stored.rowCount).toBe(accepted.length);
     // One event per accepted write, none lost in the restart.
@@ -116,7 +140,9 @@ describe('PostgreSQL restarted during 500 writes', () => {
     expect([...produced].filter((id) => !delivered.has(id))).toEqual([]);
     expect([...delivered].filter((id) => !produced.has(id))).toEqual([]);
     const contactOf = new Map(events.map((e) => [e.id, e.contact]));
-    expect(rc.hits.filter((h) => contactOf.get(h.json.id) !== h.json.data.contact.id).map((h) => h.json.id)).toEqual([]);
+    expect(rc.hits.filter((h) => contactOf.get(h.json.id) !== h.json.data.contact.id).map((h) => h.json.id)).toEqual(
+      [],
+    );
 
     // The live event feed survived too: the subscription opened before the restart sees a new change.
     await sub.waitFor((d) => d.events.data.contact.id === after.body.data.id, 15_000);

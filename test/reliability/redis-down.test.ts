@@ -28,7 +28,10 @@ beforeAll(async () => {
   [pgs, redis, rc] = await Promise.all([startPrivatePostgres(), startPrivateRedis(), receiver(() => 200)]);
   url = await pgs.createDatabase('crm');
   key = (await seedWorkspace(url, 'standard')).key;
-  apis = await Promise.all([startApi(url, { REDIS_URL: redis.url }), startApi(url, { REDIS_URL: redis.url, WEBHOOK_WORKER: 'false' })]);
+  apis = await Promise.all([
+    startApi(url, { REDIS_URL: redis.url }),
+    startApi(url, { REDIS_URL: redis.url, WEBHOOK_WORKER: 'false' }),
+  ]);
 });
 afterAll(async () => {
   await sub?.close();
@@ -52,13 +55,22 @@ describe('Redis down', () => {
     expect(hook.status, hook.text).toBe(201);
     let n = 0;
     const createContact = () => one('POST', '/v1/contacts', { first_name: 'Redis', email: `redis.${n++}@example.com` });
-    sub = subscribe(apis[0].base, { authorization: `Bearer ${key}` }, 'subscription { events(types: ["contact.created"]) { id data } }');
+    sub = subscribe(
+      apis[0].base,
+      { authorization: `Bearer ${key}` },
+      'subscription { events(types: ["contact.created"]) { id data } }',
+    );
     /** Creates contacts until the subscription receives one (it may still be subscribing). */
     const liveEventArrives = async () => {
       for (let i = 0; i < 20; i++) {
         const r = await createContact();
         expect(r.status, r.text).toBe(201);
-        const got = await sub!.waitFor((d) => d.events.data.contact.id === r.body.data.id, 1_000).then(() => true, () => false);
+        const got = await sub!
+          .waitFor((d) => d.events.data.contact.id === r.body.data.id, 1_000)
+          .then(
+            () => true,
+            () => false,
+          );
         if (got) return i + 1;
       }
       throw new Error('no live event arrived');
@@ -101,7 +113,10 @@ describe('Redis down', () => {
     // and it holds the same plan figure (REST and GraphQL).
     const statusesTwo: number[] = [];
     for (let i = 0; i < STANDARD_PER_MINUTE + 10; i++) {
-      const r = i === 0 ? await two('POST', '/graphql', { query: '{ contacts { total } }' }) : await two('GET', '/v1/contacts?limit=1');
+      const r =
+        i === 0
+          ? await two('POST', '/graphql', { query: '{ contacts { total } }' })
+          : await two('GET', '/v1/contacts?limit=1');
       statusesTwo.push(r.status);
       expectRateHeaders(r);
       if (i === 0) expect(r.body?.data?.contacts?.total, r.text).toBeGreaterThan(0);
@@ -125,13 +140,17 @@ describe('Redis down', () => {
     // Webhooks, the durable path, delivered every event, the outage's included.
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const produced = (await db.query<{ id: string }>(`SELECT id FROM events WHERE type = 'contact.created'`)).rows.map((r) => r.id).sort();
+    const produced = (await db.query<{ id: string }>(`SELECT id FROM events WHERE type = 'contact.created'`)).rows
+      .map((r) => r.id)
+      .sort();
     await db.end();
     const delivered = () => new Set(rc.hits.map((h) => h.json.id as string));
     await until(() => produced.every((id) => delivered().has(id)), 30_000, 100);
     expect([...delivered()].sort()).toEqual(produced);
 
-    console.log(`redis down: a live event arrived within ${spentBefore} write(s) before and ${spentAfter} after the outage; ${duringOutage.length} made during it were dropped from the live feed as documented`);
+    console.log(
+      `redis down: a live event arrived within ${spentBefore} write(s) before and ${spentAfter} after the outage; ${duringOutage.length} made during it were dropped from the live feed as documented`,
+    );
     printSummary('redis-down', {
       faults: 1,
       faultKind: 'Redis SIGKILLed under 2 instances, restarted empty',

@@ -40,7 +40,11 @@ let standardKey: string;
 beforeAll(async () => {
   // A receiver that takes 30 ms to answer keeps attempts in flight, so both workers claim while
   // the other's claims are still open: a claim race would show as a second attempt.
-  [pgs, redis, rc] = await Promise.all([startPrivatePostgres(), startPrivateRedis(), receiver(() => ({ status: 200, delayMs: 30 }))]);
+  [pgs, redis, rc] = await Promise.all([
+    startPrivatePostgres(),
+    startPrivateRedis(),
+    receiver(() => ({ status: 200, delayMs: 30 })),
+  ]);
   url = await pgs.createDatabase('crm');
   ({ id: workspaceId, key } = await seedWorkspace(url));
   standardKey = (await seedWorkspace(url, 'standard')).key;
@@ -76,7 +80,11 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     const clients = apis.map((a) => a.api(standardKey));
     const started = Date.now();
     // Both instances at once, more than the plan allows in a minute.
-    const statuses = await Promise.all(Array.from({ length: STANDARD_PER_MINUTE + 50 }, (_, i) => clients[i % 2]('GET', '/v1/contacts?limit=1').then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: STANDARD_PER_MINUTE + 50 }, (_, i) =>
+        clients[i % 2]('GET', '/v1/contacts?limit=1').then((r) => r.status),
+      ),
+    );
     const elapsed = Date.now() - started;
     const accepted = statuses.filter((s) => s === 200).length;
     expect(statuses.filter((s) => s !== 200 && s !== 429)).toEqual([]);
@@ -84,7 +92,9 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     const windows = Math.floor(elapsed / 60_000) + 1;
     expect(accepted).toBeLessThanOrEqual(STANDARD_PER_MINUTE * windows);
     expect(accepted).toBeGreaterThan(0);
-    console.log(`several instances: rate limit ${accepted} of ${statuses.length} accepted across 2 instances in ${elapsed} ms (limit ${STANDARD_PER_MINUTE}/min)`);
+    console.log(
+      `several instances: rate limit ${accepted} of ${statuses.length} accepted across 2 instances in ${elapsed} ms (limit ${STANDARD_PER_MINUTE}/min)`,
+    );
   });
 
   it('subscriptions on both instances receive every change made on either, once, through Redis', async () => {
@@ -100,7 +110,8 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     });
     await spy.subscribe(topic(workspaceId));
 
-    const got = (s: TestSubscription, contactId: string) => s.received.filter((d) => d.events.data.contact.id === contactId);
+    const got = (s: TestSubscription, contactId: string) =>
+      s.received.filter((d) => d.events.data.contact.id === contactId);
     // Live events are not replayed: create contacts until both subscriptions are listening.
     let ready = false;
     for (let i = 0; i < 20 && !ready; i++) {
@@ -113,7 +124,10 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     // Each contact made on one instance or the other: every subscription sees changes of both.
     const made: { contactId: string; on: number }[] = [];
     for (let i = 0; i < LIVE; i++) {
-      const r = await clients[i % 2]('POST', '/v1/contacts', { first_name: 'Across', email: `across.${i}@example.com` });
+      const r = await clients[i % 2]('POST', '/v1/contacts', {
+        first_name: 'Across',
+        email: `across.${i}@example.com`,
+      });
       expect(r.status, r.text).toBe(201);
       made.push({ contactId: r.body.data.id, on: i % 2 });
     }
@@ -166,7 +180,10 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     expect(hook.status, hook.text).toBe(201);
     const writes = [];
     for (let batch = 0; batch < EVENTS / 50; batch++) {
-      const rows = Array.from({ length: 50 }, (_, i) => ({ first_name: 'Two', email: `two.${batch}.${i}@example.com` }));
+      const rows = Array.from({ length: 50 }, (_, i) => ({
+        first_name: 'Two',
+        email: `two.${batch}.${i}@example.com`,
+      }));
       writes.push(clients[batch % 2]('POST', '/v1/contacts/bulk', { contacts: rows }));
     }
     for (const r of await Promise.all(writes)) expect(r.status, r.text).toBe(201);
@@ -181,7 +198,9 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     expect(new Set(eventIds).size).toBe(eventIds.length);
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const { rows } = await db.query<{ attempts: number; n: string }>('SELECT attempts, count(*) AS n FROM webhook_deliveries GROUP BY attempts');
+    const { rows } = await db.query<{ attempts: number; n: string }>(
+      'SELECT attempts, count(*) AS n FROM webhook_deliveries GROUP BY attempts',
+    );
     // Which worker claimed each attempt (the test's claim log), by event id.
     const claims = (
       await db.query<{ event_id: string; worker: string; attempts: number }>(

@@ -61,7 +61,9 @@ describe('delivery worker SIGKILLed five times during 200 events', () => {
 
     const db = new pg.Client({ connectionString: url });
     await db.connect();
-    const produced = (await db.query<{ id: string }>(`SELECT id FROM events WHERE type = 'contact.created'`)).rows.map((r) => r.id).sort();
+    const produced = (await db.query<{ id: string }>(`SELECT id FROM events WHERE type = 'contact.created'`)).rows
+      .map((r) => r.id)
+      .sort();
     await db.end();
     expect(produced).toHaveLength(KILLS * EVENTS_PER_LIFE);
 

@@ -14,7 +14,17 @@ import { createApiKey, createWorkspace } from '../../src/admin/workspaces.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { newId } from '../../src/ids.ts';
-import { freePort, freshStore, peakRssMb, resetPeakRss, rssMb, runEntry, stopProcess, waitForHttp, type Child } from '../helpers/processes.ts';
+import {
+  freePort,
+  freshStore,
+  peakRssMb,
+  resetPeakRss,
+  rssMb,
+  runEntry,
+  stopProcess,
+  waitForHttp,
+  type Child,
+} from '../helpers/processes.ts';
 import { rawRequest } from './hostile.ts';
 
 /** What one test may add to the peak RSS over the RSS at its start. */
@@ -40,13 +50,25 @@ beforeAll(async () => {
   try {
     await applyMigrations(db.adapter, { client: db.prisma });
     const ws = await createWorkspace(db.prisma, { name: 'Answers', plan: 'standard' });
-    keys = await Promise.all(Array.from({ length: 6 }, async (_v, i) => (await createApiKey(db.prisma, { workspace: ws.id, name: `answers ${i}`, scope: 'full' })).key));
+    keys = await Promise.all(
+      Array.from(
+        { length: 6 },
+        async (_v, i) => (await createApiKey(db.prisma, { workspace: ws.id, name: `answers ${i}`, scope: 'full' })).key,
+      ),
+    );
     [escaped, plain] = [newId('con'), newId('con')];
-    for (const [id, char] of [[escaped, '\u0001'], [plain, 'x']] as const) {
-      await db.prisma.contact.create({ data: { id, workspaceId: ws.id, firstName: 'Notes', email: `${id}@example.com` } });
+    for (const [id, char] of [
+      [escaped, '\u0001'],
+      [plain, 'x'],
+    ] as const) {
+      await db.prisma.contact.create({
+        data: { id, workspaceId: ws.id, firstName: 'Notes', email: `${id}@example.com` },
+      });
       const content = char.repeat(NOTE_CHARS);
       for (let i = 0; i < NOTES; i += 10) {
-        await db.prisma.note.createMany({ data: Array.from({ length: 10 }, () => ({ id: newId('note'), workspaceId: ws.id, contactId: id, content })) });
+        await db.prisma.note.createMany({
+          data: Array.from({ length: 10 }, () => ({ id: newId('note'), workspaceId: ws.id, contactId: id, content })),
+        });
       }
     }
   } finally {
@@ -54,7 +76,18 @@ beforeAll(async () => {
   }
   const port = await freePort();
   base = `http://127.0.0.1:${port}`;
-  service = runEntry('src/main.ts', { ...store.env, NODE_ENV: 'production', PORT: String(port), REDIS_URL: '', ENCRYPTION_KEY: 'answers-test-key', SCHEDULER_INTERVAL_MS: '0' }, startFlags());
+  service = runEntry(
+    'src/main.ts',
+    {
+      ...store.env,
+      NODE_ENV: 'production',
+      PORT: String(port),
+      REDIS_URL: '',
+      ENCRYPTION_KEY: 'answers-test-key',
+      SCHEDULER_INTERVAL_MS: '0',
+    },
+    startFlags(),
+  );
   await waitForHttp(`${base}/healthz`, service, 90_000);
   // One ordinary request warms the service up.
   expect((await getRest(`/v1/contacts/${plain}/notes?limit=1`)).status).toBe(200);
@@ -84,8 +117,17 @@ async function send(fn: () => Promise<{ status: number; text: string; headers?: 
 
 const notesQuery = (id: string) => `{ contactNotes(contactId: "${id}", limit: ${NOTES}) { nodes { id content } } }`;
 const postGraphql = (query: string, key = nextKey()) =>
-  send(() => rawRequest(base, 'POST', '/graphql', { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' }, JSON.stringify({ query })));
-const getRest = (path: string, key = nextKey()) => send(() => rawRequest(base, 'GET', path, { authorization: `Bearer ${key}` }));
+  send(() =>
+    rawRequest(
+      base,
+      'POST',
+      '/graphql',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+      JSON.stringify({ query }),
+    ),
+  );
+const getRest = (path: string, key = nextKey()) =>
+  send(() => rawRequest(base, 'GET', path, { authorization: `Bearer ${key}` }));
 
 async function expectAlive(after: string) {
   expect(service.proc.exitCode, `${after}: the service exited: ${service.output().slice(-3000)}`).toBeNull();
@@ -95,7 +137,9 @@ async function expectAlive(after: string) {
   expect(r.status, `${after}: ${r.text.slice(0, 300)}`).toBe(200);
   expect(JSON.parse(r.text).data).toHaveLength(2);
   const peak = peakRssMb(service.proc.pid!);
-  console.log(`${after}: peak RSS ${peak.toFixed(0)} MB, ${(peak - baselineMb).toFixed(0)} MB over the RSS at the test's start`);
+  console.log(
+    `${after}: peak RSS ${peak.toFixed(0)} MB, ${(peak - baselineMb).toFixed(0)} MB over the RSS at the test's start`,
+  );
   expect(peak - baselineMb, `${after}: growth of the peak RSS`).toBeLessThan(GROWTH_LIMIT_MB);
 }
 
@@ -140,7 +184,9 @@ describe('large answers cannot take the service down (production heap flags)', (
   it('40 answers of 10 MB at once from one key, over GraphQL and REST: each is answered in full or refused with 503 and Retry-After', async () => {
     const key = nextKey();
     const results = await Promise.all(
-      Array.from({ length: 40 }, (_v, i) => (i % 4 ? postGraphql(notesQuery(plain), key) : getRest(`/v1/contacts/${plain}/notes?limit=${NOTES}`, key))),
+      Array.from({ length: 40 }, (_v, i) =>
+        i % 4 ? postGraphql(notesQuery(plain), key) : getRest(`/v1/contacts/${plain}/notes?limit=${NOTES}`, key),
+      ),
     );
     let full = 0;
     for (const r of results) {
@@ -161,7 +207,9 @@ describe('large answers cannot take the service down (production heap flags)', (
 
   /** A WebSocket authenticated with a key. */
   async function socket(): Promise<WebSocket> {
-    const s = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { maxPayload: 64 * 1024 * 1024 });
+    const s = new WebSocket(`${base.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', {
+      maxPayload: 64 * 1024 * 1024,
+    });
     s.on('error', () => {});
     await new Promise((resolve, reject) => {
       s.once('open', resolve);
@@ -181,17 +229,32 @@ describe('large answers cannot take the service down (production heap flags)', (
         const m = JSON.parse(String(data));
         if (m.type === 'next') {
           const error = m.payload.errors?.[0];
-          outcomes.set(m.id, error ? error.extensions.code : m.payload.data.contactNotes.nodes.length === NOTES && m.payload.data.contactNotes.nodes[0].content.length === NOTE_CHARS ? 'full' : 'partial');
+          outcomes.set(
+            m.id,
+            error
+              ? error.extensions.code
+              : m.payload.data.contactNotes.nodes.length === NOTES &&
+                  m.payload.data.contactNotes.nodes[0].content.length === NOTE_CHARS
+                ? 'full'
+                : 'partial',
+          );
         } else if (m.type === 'error') outcomes.set(m.id, m.payload[0]?.extensions?.code ?? 'error');
         if (m.type === 'complete' || m.type === 'error') {
           if ([...outcomes.keys()].length === 40 && m.type) setTimeout(resolve, 0);
         }
       });
     });
-    for (let i = 0; i < 40; i++) s.send(JSON.stringify({ type: 'subscribe', id: `q${i}`, payload: { query: notesQuery(plain) } }));
+    for (let i = 0; i < 40; i++)
+      s.send(JSON.stringify({ type: 'subscribe', id: `q${i}`, payload: { query: notesQuery(plain) } }));
     await done;
-    const counts = [...outcomes.values()].reduce<Record<string, number>>((acc, o) => ((acc[o] = (acc[o] ?? 0) + 1), acc), {});
-    expect(Object.keys(counts).filter((o) => o !== 'full' && o !== 'service_unavailable'), JSON.stringify(counts)).toEqual([]);
+    const counts = [...outcomes.values()].reduce<Record<string, number>>(
+      (acc, o) => ((acc[o] = (acc[o] ?? 0) + 1), acc),
+      {},
+    );
+    expect(
+      Object.keys(counts).filter((o) => o !== 'full' && o !== 'service_unavailable'),
+      JSON.stringify(counts),
+    ).toEqual([]);
     expect(counts.full, JSON.stringify(counts)).toBeGreaterThan(0);
     s.terminate();
     await expectAlive('40 operations on one socket, read');

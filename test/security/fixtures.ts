@@ -3,7 +3,15 @@
 // GraphQL field, which resource an id names and what a valid input looks like. The tables are
 // checked for completeness against the route table and the schema, so a new route or field
 // fails these tests until it is classified here.
-import { getNamedType, isObjectType, isScalarType, Kind, type GraphQLField, type GraphQLObjectType, type OperationDefinitionNode } from 'graphql';
+import {
+  getNamedType,
+  isObjectType,
+  isScalarType,
+  Kind,
+  type GraphQLField,
+  type GraphQLObjectType,
+  type OperationDefinitionNode,
+} from 'graphql';
 import { expect } from 'vitest';
 import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
 import { loadOperations } from '../../src/rest/operations.ts';
@@ -14,7 +22,18 @@ import { client, gql, uniqueEmail, type Client, type TestApp, type TestWorkspace
 import type { Receiver } from '../helpers/receiver.ts';
 
 /** Every kind of record an id can name. */
-const KINDS = ['contact', 'note', 'pipeline', 'stage', 'deal', 'task', 'activity', 'user', 'webhook', 'delivery'] as const;
+const KINDS = [
+  'contact',
+  'note',
+  'pipeline',
+  'stage',
+  'deal',
+  'task',
+  'activity',
+  'user',
+  'webhook',
+  'delivery',
+] as const;
 export type IdKind = (typeof KINDS)[number];
 
 /** A path parameter names a record of the kind of the path segment before it. */
@@ -56,14 +75,37 @@ export const VALID_INPUT: Record<string, (s: Space) => Record<string, unknown>> 
   updatePipeline: () => ({ name: 'Renamed pipeline' }),
   createStage: () => ({ name: 'Valid stage', probability: 40 }),
   updateStage: () => ({ name: 'Renamed stage' }),
-  createDeal: (s) => ({ title: 'Valid deal', pipeline_id: s.ids.pipeline, stage_id: s.ids.stage, contact_id: s.ids.contact, owner_id: s.ids.user, value: 10 }),
+  createDeal: (s) => ({
+    title: 'Valid deal',
+    pipeline_id: s.ids.pipeline,
+    stage_id: s.ids.stage,
+    contact_id: s.ids.contact,
+    owner_id: s.ids.user,
+    value: 10,
+  }),
   updateDeal: (s) => ({ title: 'Renamed deal', contact_id: s.ids.contact, owner_id: s.ids.user }),
   moveDealStage: (s) => ({ stage_id: s.ids.stage, note: 'moved' }),
   addDealContact: (s) => ({ contact_id: s.otherContactId, role: 'champion' }),
-  createTask: (s) => ({ title: 'Valid task', assignee_id: s.ids.user, related_to_type: 'deal', related_to_id: s.ids.deal }),
-  updateTask: (s) => ({ title: 'Renamed task', assignee_id: s.ids.user, related_to_type: 'contact', related_to_id: s.ids.contact }),
+  createTask: (s) => ({
+    title: 'Valid task',
+    assignee_id: s.ids.user,
+    related_to_type: 'deal',
+    related_to_id: s.ids.deal,
+  }),
+  updateTask: (s) => ({
+    title: 'Renamed task',
+    assignee_id: s.ids.user,
+    related_to_type: 'contact',
+    related_to_id: s.ids.contact,
+  }),
   completeTask: () => ({ completion_note: 'done' }),
-  createActivity: (s) => ({ type: 'call', subject: 'Valid call', contact_id: s.ids.contact, deal_id: s.ids.deal, attendees: [s.ids.contact] }),
+  createActivity: (s) => ({
+    type: 'call',
+    subject: 'Valid call',
+    contact_id: s.ids.contact,
+    deal_id: s.ids.deal,
+    attendees: [s.ids.contact],
+  }),
   updateNotificationPreferences: () => ({ email: false }),
   createWebhook: () => ({ url: 'http://127.0.0.1:9/hook', events: ['contact.created'] }),
   updateWebhook: () => ({ description: 'updated' }),
@@ -76,7 +118,14 @@ const EXTRA_ID_ARGS: Record<string, Record<string, IdKind>> = {};
  * Fields for signed-in dashboard users only: every API key gets 401 or 403 from them, whatever
  * the arguments, so they take no part in the id and input tables.
  */
-export const DASHBOARD_ONLY = new Set(['apiKeys', 'createApiKey', 'revokeApiKey', 'customFields', 'createCustomField', 'deleteCustomField']);
+export const DASHBOARD_ONLY = new Set([
+  'apiKeys',
+  'createApiKey',
+  'revokeApiKey',
+  'customFields',
+  'createCustomField',
+  'deleteCustomField',
+]);
 
 export interface RouteIds {
   route: RestRoute;
@@ -107,7 +156,8 @@ export const ROUTES: RouteIds[] = routes.map((route) => {
   segments.forEach((seg, i) => {
     if (!seg.startsWith(':')) return;
     const kind = KIND_OF_SEGMENT[segments[i - 1]];
-    if (!kind) throw new Error(`${route.method} ${route.path}: classify the segment "${segments[i - 1]}" in KIND_OF_SEGMENT`);
+    if (!kind)
+      throw new Error(`${route.method} ${route.path}: classify the segment "${segments[i - 1]}" in KIND_OF_SEGMENT`);
     params[seg.slice(1)] = kind;
   });
   const { field, fieldType } = rootOf(route);
@@ -135,9 +185,16 @@ export function idArgKinds(): Map<string, Record<string, IdKind>> {
   return out;
 }
 
-export type RootField = { name: string; type: 'query' | 'mutation'; field: GraphQLField<unknown, unknown>; ids: Record<string, IdKind> };
+export type RootField = {
+  name: string;
+  type: 'query' | 'mutation';
+  field: GraphQLField<unknown, unknown>;
+  ids: Record<string, IdKind>;
+};
 
-/** Every Query and Mutation field; fails the test when one has an ID argument of unknown kind or lacks a valid input. */
+/**
+ * Every Query and Mutation field; fails the test when one has an ID argument of unknown kind or lacks a valid input.
+ */
 export function rootFields(): RootField[] {
   const kinds = idArgKinds();
   const out: RootField[] = [];
@@ -150,8 +207,10 @@ export function rootFields(): RootField[] {
         continue;
       }
       for (const arg of field.args) {
-        if (getNamedType(arg.type).name === 'ID') expect(ids[arg.name], `kind of ${field.name}(${arg.name}): add it to EXTRA_ID_ARGS`).toBeDefined();
-        if (arg.name === 'input' && String(arg.type).endsWith('!')) expect(VALID_INPUT[field.name], `VALID_INPUT.${field.name}`).toBeDefined();
+        if (getNamedType(arg.type).name === 'ID')
+          expect(ids[arg.name], `kind of ${field.name}(${arg.name}): add it to EXTRA_ID_ARGS`).toBeDefined();
+        if (arg.name === 'input' && String(arg.type).endsWith('!'))
+          expect(VALID_INPUT[field.name], `VALID_INPUT.${field.name}`).toBeDefined();
       }
       out.push({ name: field.name, type, field, ids });
     }
@@ -173,7 +232,8 @@ function idSelection(type: unknown): string {
 }
 
 /** Every subscription field of the schema. */
-export const subscriptionFields = () => Object.values(schema.getSubscriptionType()!.getFields()) as GraphQLField<unknown, unknown>[];
+export const subscriptionFields = () =>
+  Object.values(schema.getSubscriptionType()!.getFields()) as GraphQLField<unknown, unknown>[];
 
 /** The scalar fields of what a subscription field reports (`id`, and `data`, which holds the changed record). */
 export function subscriptionSelection(field: GraphQLField<unknown, unknown>): string {
@@ -204,11 +264,17 @@ export function variablesFor(f: RootField, ids: Space, inputSpace: Space = ids):
 
 /** A route's path with the ids of `space`. */
 export function pathFor(r: RouteIds, space: Space, overrides: Record<string, string> = {}): string {
-  return '/v1' + r.route.path.replace(/:(\w+)/g, (_m, name: string) => encodeURIComponent(overrides[name] ?? space.ids[r.params[name]]));
+  return (
+    '/v1' +
+    r.route.path.replace(/:(\w+)/g, (_m, name: string) =>
+      encodeURIComponent(overrides[name] ?? space.ids[r.params[name]]),
+    )
+  );
 }
 
 /** A route's path for a read, with the query a search needs (other routes ignore it). */
-export const readPath = (r: RouteIds, space: Space) => `${pathFor(r, space)}?q=${encodeURIComponent(`${space.label} contact`)}`;
+export const readPath = (r: RouteIds, space: Space) =>
+  `${pathFor(r, space)}?q=${encodeURIComponent(`${space.label} contact`)}`;
 
 /** The valid body of a route (its operation's input), from the records of `space`. */
 export function bodyFor(r: RouteIds, space: Space): Record<string, unknown> | undefined {
@@ -267,16 +333,50 @@ async function ok<T = any>(r: Promise<{ status: number; body: any; text: string 
 }
 
 /** Creates one record of every kind through the API of `api`, in the data space its key acts on. */
-export async function seedSpace(label: string, workspaceId: string, accountId: string, key: string, api: Client, userId: string, hookUrl: string): Promise<Space> {
-  const contact = await ok(api('POST', '/v1/contacts', { first_name: `${label} contact`, email: uniqueEmail(label.toLowerCase()) }), 'contact');
-  const other = await ok(api('POST', '/v1/contacts', { first_name: `${label} other`, email: uniqueEmail(label.toLowerCase()) }), 'contact');
+export async function seedSpace(
+  label: string,
+  workspaceId: string,
+  accountId: string,
+  key: string,
+  api: Client,
+  userId: string,
+  hookUrl: string,
+): Promise<Space> {
+  const contact = await ok(
+    api('POST', '/v1/contacts', { first_name: `${label} contact`, email: uniqueEmail(label.toLowerCase()) }),
+    'contact',
+  );
+  const other = await ok(
+    api('POST', '/v1/contacts', { first_name: `${label} other`, email: uniqueEmail(label.toLowerCase()) }),
+    'contact',
+  );
   const note = await ok(api('POST', `/v1/contacts/${contact.id}/notes`, { content: `${label} note` }), 'note');
   const pipeline = await ok(api('POST', '/v1/pipelines', { name: `${label} pipeline` }), 'pipeline');
   const stage = await ok(api('POST', `/v1/pipelines/${pipeline.id}/stages`, { name: `${label} stage` }), 'stage');
-  const deal = await ok(api('POST', '/v1/deals', { title: `${label} deal`, pipeline_id: pipeline.id, stage_id: stage.id, contact_id: contact.id, owner_id: userId }), 'deal');
+  const deal = await ok(
+    api('POST', '/v1/deals', {
+      title: `${label} deal`,
+      pipeline_id: pipeline.id,
+      stage_id: stage.id,
+      contact_id: contact.id,
+      owner_id: userId,
+    }),
+    'deal',
+  );
   await ok(api('POST', `/v1/deals/${deal.id}/contacts`, { contact_id: other.id, role: 'champion' }), 'deal contact');
-  const task = await ok(api('POST', '/v1/tasks', { title: `${label} task`, assignee_id: userId, related_to_type: 'contact', related_to_id: contact.id }), 'task');
-  const activity = await ok(api('POST', '/v1/activities', { type: 'call', subject: `${label} call`, contact_id: contact.id, deal_id: deal.id }), 'activity');
+  const task = await ok(
+    api('POST', '/v1/tasks', {
+      title: `${label} task`,
+      assignee_id: userId,
+      related_to_type: 'contact',
+      related_to_id: contact.id,
+    }),
+    'task',
+  );
+  const activity = await ok(
+    api('POST', '/v1/activities', { type: 'call', subject: `${label} call`, contact_id: contact.id, deal_id: deal.id }),
+    'activity',
+  );
   const webhook = await ok(api('POST', '/v1/webhooks', { url: hookUrl, events: ['contact.created'] }), 'webhook');
   const [sent] = await ok(api('POST', `/v1/webhooks/${webhook.id}/test`), 'webhook test');
   return {
@@ -286,7 +386,18 @@ export async function seedSpace(label: string, workspaceId: string, accountId: s
     key,
     api,
     otherContactId: other.id,
-    ids: { contact: contact.id, note: note.id, pipeline: pipeline.id, stage: stage.id, deal: deal.id, task: task.id, activity: activity.id, user: userId, webhook: webhook.id, delivery: sent.delivery_id },
+    ids: {
+      contact: contact.id,
+      note: note.id,
+      pipeline: pipeline.id,
+      stage: stage.id,
+      deal: deal.id,
+      task: task.id,
+      activity: activity.id,
+      user: userId,
+      webhook: webhook.id,
+      delivery: sent.delivery_id,
+    },
   };
 }
 
@@ -316,7 +427,9 @@ export async function seedWorld(app: TestApp, hook: Receiver): Promise<World> {
   };
 }
 
-/** The fuzz tests' app: a workspace and seeded space each for REST and GraphQL, and what the server logged as failed. */
+/**
+ * The fuzz tests' app: a workspace and seeded space each for REST and GraphQL, and what the server logged as failed.
+ */
 export interface FuzzSetup {
   app: TestApp;
   /** Error lines the server logged: shown with a failing case, they name its cause. */
@@ -335,12 +448,15 @@ export async function deadKeys(app: TestApp, workspace: TestWorkspace): Promise<
 
 /** The ids of `target` that `caller` must never reach (a sandbox shares its account's users). */
 export function foreignIds(caller: Space, target: Space): string[] {
-  const reachable = Object.entries(target.ids).filter(([kind]) => kind !== 'user' || caller.accountId !== target.accountId);
+  const reachable = Object.entries(target.ids).filter(
+    ([kind]) => kind !== 'user' || caller.accountId !== target.accountId,
+  );
   return [...reachable.map(([, id]) => id), target.otherContactId];
 }
 
 /** Whether a route or field can be addressed across `caller` and `target` (users are shared by a sandbox). */
-export const crossable = (kinds: IdKind[], caller: Space, target: Space) => !(kinds.includes('user') && caller.accountId === target.accountId);
+export const crossable = (kinds: IdKind[], caller: Space, target: Space) =>
+  !(kinds.includes('user') && caller.accountId === target.accountId);
 
 /** Another client of the app with a key. */
 export const apiOf = (world: World, key: string) => client(world.app.base, key);
@@ -358,7 +474,8 @@ export async function snapshot(world: World, workspaceId: string): Promise<strin
     `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('workspace_id', 'deal_id')`,
   );
   const tables = new Map<string, Set<string>>();
-  for (const c of columns) (tables.get(c.table_name) ?? tables.set(c.table_name, new Set()).get(c.table_name)!).add(c.column_name);
+  for (const c of columns)
+    (tables.get(c.table_name) ?? tables.set(c.table_name, new Set()).get(c.table_name)!).add(c.column_name);
   const rows: string[] = [];
   const dump = async (sql: string) => {
     const result = await prisma.$queryRawUnsafe<{ row: string }[]>(sql, workspaceId);
@@ -366,8 +483,12 @@ export async function snapshot(world: World, workspaceId: string): Promise<strin
   };
   await dump(`SELECT t::text AS row FROM workspaces t WHERE id = $1`);
   // API keys (of a live workspace), all but last_used_at: using a key updates it.
-  await dump(`SELECT 'api_keys: ' || (to_jsonb(t) - 'last_used_at')::text AS row FROM api_keys t WHERE workspace_id = $1`);
-  await dump(`SELECT 'idempotency_keys: ' || t::text AS row FROM idempotency_keys t WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = $1)`);
+  await dump(
+    `SELECT 'api_keys: ' || (to_jsonb(t) - 'last_used_at')::text AS row FROM api_keys t WHERE workspace_id = $1`,
+  );
+  await dump(
+    `SELECT 'idempotency_keys: ' || t::text AS row FROM idempotency_keys t WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = $1)`,
+  );
   // Deliveries that requests create: test sends, and redeliveries (a later row for an event and
   // subscription that already have one). The first row of each is the delivery worker's fan-out,
   // and attempts are the worker's too: on PostgreSQL another test file's worker may fan out and
@@ -380,9 +501,15 @@ export async function snapshot(world: World, workspaceId: string): Promise<strin
     // Dumped above, with the columns and rows that only the app's own bookkeeping and workers change left out.
     if (table === 'api_keys' || table === 'idempotency_keys' || table === 'webhook_deliveries') continue;
     const workerColumns = WORKER_COLUMNS[table];
-    const row = workerColumns ? `(to_jsonb(t) - ARRAY[${workerColumns.map((c) => `'${c}'`).join(', ')}])::text` : 't::text';
-    if (cols.has('workspace_id')) await dump(`SELECT '${table}: ' || ${row} AS row FROM "${table}" t WHERE workspace_id = $1`);
-    else await dump(`SELECT '${table}: ' || ${row} AS row FROM "${table}" t WHERE deal_id IN (SELECT id FROM deals WHERE workspace_id = $1)`);
+    const row = workerColumns
+      ? `(to_jsonb(t) - ARRAY[${workerColumns.map((c) => `'${c}'`).join(', ')}])::text`
+      : 't::text';
+    if (cols.has('workspace_id'))
+      await dump(`SELECT '${table}: ' || ${row} AS row FROM "${table}" t WHERE workspace_id = $1`);
+    else
+      await dump(
+        `SELECT '${table}: ' || ${row} AS row FROM "${table}" t WHERE deal_id IN (SELECT id FROM deals WHERE workspace_id = $1)`,
+      );
   }
   return rows;
 }

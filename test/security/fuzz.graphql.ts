@@ -5,7 +5,15 @@
 // in the server. Hostile Authorization headers: always a 401 with a coded GraphQL error.
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deadKeys, documentFor, rootFields, VALID_INPUT, type FuzzSetup, type RootField, type Space } from './fixtures.ts';
+import {
+  deadKeys,
+  documentFor,
+  rootFields,
+  VALID_INPUT,
+  type FuzzSetup,
+  type RootField,
+  type Space,
+} from './fixtures.ts';
 import {
   deepJson,
   encode,
@@ -40,7 +48,11 @@ const cut = (v: unknown): unknown => {
   if (typeof v === 'string') return v.slice(0, 200);
   if (Array.isArray(v)) return v.map(cut);
   // Keys too (hostile keys are hostile strings); defineProperty keeps a `__proto__` key a plain key.
-  if (v && typeof v === 'object') return Object.entries(v).reduce((o, [k, x]) => Object.defineProperty(o, k.slice(0, 200), { value: cut(x), enumerable: true }), {});
+  if (v && typeof v === 'object')
+    return Object.entries(v).reduce(
+      (o, [k, x]) => Object.defineProperty(o, k.slice(0, 200), { value: cut(x), enumerable: true }),
+      {},
+    );
   return v;
 };
 
@@ -50,12 +62,19 @@ const hostileDocument = (fieldNames: string[], small = false) =>
     small ? hostileString.map((d) => d.slice(0, 2000)) : hostileString,
     fc.constantFrom(...fieldNames).map((n) => `{ ${n} }`),
     fc.constantFrom(...fieldNames).map((n) => `mutation { ${n}(input: {}) { __typename } }`),
-    fc.integer({ min: 1, max: small ? 60 : 3000 }).map((n) => `{ ${'contacts { nodes { deals { contact { '.repeat(n)} id ${'} } } }'.repeat(n)} }`),
-    fc.integer({ min: 1, max: small ? 150 : 2000 }).map((n) => `{ ${Array.from({ length: n }, (_v, i) => `a${i}: contacts { total }`).join(' ')} }`),
+    fc
+      .integer({ min: 1, max: small ? 60 : 3000 })
+      .map((n) => `{ ${'contacts { nodes { deals { contact { '.repeat(n)} id ${'} } } }'.repeat(n)} }`),
+    fc
+      .integer({ min: 1, max: small ? 150 : 2000 })
+      .map((n) => `{ ${Array.from({ length: n }, (_v, i) => `a${i}: contacts { total }`).join(' ')} }`),
     // Lists of lists under aliases (the outside case that ran the heap out): refused by their cost.
-    fc.tuple(fc.integer({ min: 1, max: small ? 2 : 15 }), fc.constantFrom(1, 10, 100)).map(
-      ([aliases, limit]) => `{ ${Array.from({ length: aliases }, (_v, i) => `a${i}: contacts(limit: ${limit}) { nodes { deals(limit: ${limit}) { contacts { contact { deals(limit: ${limit}) { id title } } } } } }`).join(' ')} }`,
-    ),
+    fc
+      .tuple(fc.integer({ min: 1, max: small ? 2 : 15 }), fc.constantFrom(1, 10, 100))
+      .map(
+        ([aliases, limit]) =>
+          `{ ${Array.from({ length: aliases }, (_v, i) => `a${i}: contacts(limit: ${limit}) { nodes { deals(limit: ${limit}) { contacts { contact { deals(limit: ${limit}) { id title } } } } } }`).join(' ')} }`,
+      ),
     fc.constant('query Q { __schema { types { name fields { name } } } }'),
     fc.constant('subscription { events { id } }'),
     fc.constant('{ contact(id: "\\u0000") { id } }'),
@@ -68,7 +87,10 @@ function hostileVariables(f: RootField, space: Space): fc.Arbitrary<Record<strin
     f.field.args.map((a) => {
       const real = f.ids[a.name] ? space.ids[f.ids[a.name]] : a.name === 'input' ? valid : undefined;
       const mutatedInput = fc
-        .record({ key: fc.constantFrom(...Object.keys(valid), 'custom_fields', 'tags', '__proto__', 'id'), value: hostileValue })
+        .record({
+          key: fc.constantFrom(...Object.keys(valid), 'custom_fields', 'tags', '__proto__', 'id'),
+          value: hostileValue,
+        })
         .map(({ key, value }) => ({ ...valid, [key]: value }));
       return [
         a.name,
@@ -98,8 +120,16 @@ export function graphqlFuzzTests(setupOf: () => FuzzSetup): void {
       space = setup.graphql.space;
       base = setup.app.base;
       post = (key, body, contentType = 'application/json') =>
-        rawRequest(setup.app.base, 'POST', '/graphql', { authorization: `Bearer ${key}`, 'content-type': contentType, accept: 'application/json' }, body);
-      const keys = await Promise.all(Array.from({ length: 8 }, async (_v, i) => (await setup.graphql.workspace.addKey({ name: `fuzz ${i}` })).key));
+        rawRequest(
+          setup.app.base,
+          'POST',
+          '/graphql',
+          { authorization: `Bearer ${key}`, 'content-type': contentType, accept: 'application/json' },
+          body,
+        );
+      const keys = await Promise.all(
+        Array.from({ length: 8 }, async (_v, i) => (await setup.graphql.workspace.addKey({ name: `fuzz ${i}` })).key),
+      );
       keyOf = (i) => keys[i % keys.length];
     });
 
@@ -123,9 +153,18 @@ export function graphqlFuzzTests(setupOf: () => FuzzSetup): void {
       it(`${f.type} ${f.name} answers ${numRuns} hostile variables with data or coded errors`, async () => {
         const document = documentFor(f);
         const body = fc.oneof(
-          { weight: 6, arbitrary: hostileVariables(f, space).map((variables) => JSON.stringify({ query: document, variables })) },
-          { weight: 1, arbitrary: deepJson.map((v) => `{"query":${JSON.stringify(document)},"variables":{"input":${v}}}`) },
-          { weight: 1, arbitrary: pollutingJson.map((v) => `{"query":${JSON.stringify(document)},"variables":{"input":${v}}}`) },
+          {
+            weight: 6,
+            arbitrary: hostileVariables(f, space).map((variables) => JSON.stringify({ query: document, variables })),
+          },
+          {
+            weight: 1,
+            arbitrary: deepJson.map((v) => `{"query":${JSON.stringify(document)},"variables":{"input":${v}}}`),
+          },
+          {
+            weight: 1,
+            arbitrary: pollutingJson.map((v) => `{"query":${JSON.stringify(document)},"variables":{"input":${v}}}`),
+          },
         );
         await fc.assert(
           fc.asyncProperty(body, async (text) => {
@@ -141,17 +180,31 @@ export function graphqlFuzzTests(setupOf: () => FuzzSetup): void {
     it(`hostile documents and bodies get coded errors (${RUNS_OF_DOCUMENTS} runs, seed ${FUZZ_SEED})`, async () => {
       const document = hostileDocument(rootFields().map((f) => f.name));
       const body = fc.oneof(
-        { weight: 4, arbitrary: fc.record({ query: document, operationName: fc.option(hostileString) }).map((b) => JSON.stringify(b)) },
+        {
+          weight: 4,
+          arbitrary: fc
+            .record({ query: document, operationName: fc.option(hostileString) })
+            .map((b) => JSON.stringify(b)),
+        },
         { weight: 1, arbitrary: fc.jsonValue().map((v) => JSON.stringify(v)) },
         { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }) },
-        { weight: 1, arbitrary: fc.record({ query: fc.constant('{ contacts { total } }'), variables: hostileValue, extensions: hostileValue }).map((b) => JSON.stringify(b)) },
+        {
+          weight: 1,
+          arbitrary: fc
+            .record({ query: fc.constant('{ contacts { total } }'), variables: hostileValue, extensions: hostileValue })
+            .map((b) => JSON.stringify(b)),
+        },
       );
       await fc.assert(
-        fc.asyncProperty(body, fc.constantFrom('application/json', 'application/graphql', 'text/plain', 'application/x-www-form-urlencoded'), async (text, contentType) => {
-          const res = await post(keyOf(runs), text, contentType);
-          runs++;
-          check(res, `${contentType} ${text.slice(0, 400)}`);
-        }),
+        fc.asyncProperty(
+          body,
+          fc.constantFrom('application/json', 'application/graphql', 'text/plain', 'application/x-www-form-urlencoded'),
+          async (text, contentType) => {
+            const res = await post(keyOf(runs), text, contentType);
+            runs++;
+            check(res, `${contentType} ${text.slice(0, 400)}`);
+          },
+        ),
         { seed: FUZZ_SEED, numRuns: RUNS_OF_DOCUMENTS },
       );
     });
@@ -160,9 +213,31 @@ export function graphqlFuzzTests(setupOf: () => FuzzSetup): void {
       const fields = rootFields();
       const params = fc.oneof(
         // A field's document (mutations too: GET must refuse them) with hostile variables.
-        { weight: 4, arbitrary: fc.nat({ max: fields.length - 1 }).chain((i) => hostileVariables(fields[i], space).map((v) => ({ query: documentFor(fields[i]), variables: short(v) }))) },
+        {
+          weight: 4,
+          arbitrary: fc
+            .nat({ max: fields.length - 1 })
+            .chain((i) =>
+              hostileVariables(fields[i], space).map((v) => ({ query: documentFor(fields[i]), variables: short(v) })),
+            ),
+        },
         // Hostile documents; variables that are not JSON, or JSON of any shape.
-        { weight: 2, arbitrary: fc.record({ query: hostileDocument(fields.map((f) => f.name), true), variables: fc.option(fc.oneof(hostileString.map((v) => v.slice(0, 300)), hostileValue.map(short))), operationName: fc.option(hostileString.map((v) => v.slice(0, 100))) }) },
+        {
+          weight: 2,
+          arbitrary: fc.record({
+            query: hostileDocument(
+              fields.map((f) => f.name),
+              true,
+            ),
+            variables: fc.option(
+              fc.oneof(
+                hostileString.map((v) => v.slice(0, 300)),
+                hostileValue.map(short),
+              ),
+            ),
+            operationName: fc.option(hostileString.map((v) => v.slice(0, 100))),
+          }),
+        },
       );
       const request = fc.record({
         params,
@@ -175,7 +250,11 @@ export function graphqlFuzzTests(setupOf: () => FuzzSetup): void {
           const pairs = Object.entries(p).filter(([, v]) => v !== null && v !== undefined) as [string, string][];
           const query = [...pairs.map(([k, v]) => `${k}=${encode(v)}`), ...(extra ? [extra] : [])].join('&');
           const path = `/graphql?${query}`;
-          const h: Record<string, string> = { ...headers, authorization: `Bearer ${keyOf(getRuns)}`, 'x-fuzz': (headers['x-fuzz'] ?? '').slice(0, 4000) };
+          const h: Record<string, string> = {
+            ...headers,
+            authorization: `Bearer ${keyOf(getRuns)}`,
+            'x-fuzz': (headers['x-fuzz'] ?? '').slice(0, 4000),
+          };
           const res = await rawRequest(base, 'GET', path, h);
           getRuns++;
           const request = `GET ${path.slice(0, 400)} accept=${h.accept} content-type=${h['content-type']}`;
@@ -199,12 +278,24 @@ export function graphqlFuzzTests(setupOf: () => FuzzSetup): void {
     it(`POST /graphql with hostile headers gets coded errors (${RUNS_OF_HEADERS} runs, seed ${FUZZ_SEED})`, async () => {
       const fields = rootFields();
       const request = fc.record({
-        body: fc.nat({ max: fields.length - 1 }).chain((i) => hostileVariables(fields[i], space).map((variables) => JSON.stringify({ query: documentFor(fields[i]), variables }))),
+        body: fc
+          .nat({ max: fields.length - 1 })
+          .chain((i) =>
+            hostileVariables(fields[i], space).map((variables) =>
+              JSON.stringify({ query: documentFor(fields[i]), variables }),
+            ),
+          ),
         headers: hostileHeaders,
       });
       await fc.assert(
         fc.asyncProperty(request, async ({ body, headers }) => {
-          const res = await rawRequest(base, 'POST', '/graphql', { ...headers, authorization: `Bearer ${keyOf(headerRuns)}` }, body);
+          const res = await rawRequest(
+            base,
+            'POST',
+            '/graphql',
+            { ...headers, authorization: `Bearer ${keyOf(headerRuns)}` },
+            body,
+          );
           headerRuns++;
           check(res, `POST accept=${headers.accept} content-type=${headers['content-type']} ${body.slice(0, 300)}`);
         }),
@@ -222,8 +313,12 @@ export function graphqlFuzzTests(setupOf: () => FuzzSetup): void {
         const headers = { authorization, 'content-type': 'application/json', accept: 'application/json' };
         const res =
           method === 'GET'
-            ? await rawRequest(base, 'GET', `/graphql?query=${encodeURIComponent(document)}`, headers, undefined, { localAddress: from })
-            : await rawRequest(base, 'POST', '/graphql', headers, JSON.stringify({ query: document }), { localAddress: from });
+            ? await rawRequest(base, 'GET', `/graphql?query=${encodeURIComponent(document)}`, headers, undefined, {
+                localAddress: from,
+              })
+            : await rawRequest(base, 'POST', '/graphql', headers, JSON.stringify({ query: document }), {
+                localAddress: from,
+              });
         authRuns++;
         const body = check(res, `${method} with ${label} (${authorization.slice(0, 80)})`);
         // Without an address of its own (not Linux), a shared Redis bucket may already be spent.

@@ -47,7 +47,9 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
       const setup = setupOf();
       ({ app, serverErrors } = setup);
       space = setup.rest.space;
-      keys = await Promise.all(ROUTES.map(async (_r, i) => (await setup.rest.workspace.addKey({ name: `fuzz ${i}` })).key));
+      keys = await Promise.all(
+        ROUTES.map(async (_r, i) => (await setup.rest.workspace.addKey({ name: `fuzz ${i}` })).key),
+      );
     });
 
     const protoBefore = prototypeState();
@@ -69,7 +71,13 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
             let n = 0;
             const path = '/v1' + r.route.path.replace(/:\w+/g, () => ids[n++]) + (query ? `?${query}` : '');
             const sendBody = r.route.method === 'POST' || r.route.method === 'PUT' || withBody;
-            const res = await rawRequest(app.base, r.route.method, path, { ...headers, authorization: `Bearer ${keys[i]}` }, sendBody ? body : undefined);
+            const res = await rawRequest(
+              app.base,
+              r.route.method,
+              path,
+              { ...headers, authorization: `Bearer ${keys[i]}` },
+              sendBody ? body : undefined,
+            );
             runs++;
             const logged = serverErrors.splice(0);
             const what = `${r.route.method} ${path.slice(0, 300)} [${res.status}] ${res.text.slice(0, 500)} ${logged.join('\n')}`;
@@ -89,8 +97,18 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
       const from = await freshLoopback(app.base, 0);
       const send = async (r: (typeof ROUTES)[number], [label, authorization]: [string, string]) => {
         const path = '/v1' + r.route.path.replace(/:(\w+)/g, (_m, name: string) => space.ids[r.params[name]]);
-        const body = r.route.method === 'POST' || r.route.method === 'PUT' ? JSON.stringify(VALID_INPUT[r.field]?.(space) ?? {}) : undefined;
-        const res = await rawRequest(app.base, r.route.method, path, { authorization, 'content-type': 'application/json', accept: 'application/json' }, body, { localAddress: from });
+        const body =
+          r.route.method === 'POST' || r.route.method === 'PUT'
+            ? JSON.stringify(VALID_INPUT[r.field]?.(space) ?? {})
+            : undefined;
+        const res = await rawRequest(
+          app.base,
+          r.route.method,
+          path,
+          { authorization, 'content-type': 'application/json', accept: 'application/json' },
+          body,
+          { localAddress: from },
+        );
         authRuns++;
         const logged = serverErrors.splice(0);
         const what = `${label} (${authorization.slice(0, 80)}): ${r.route.method} ${path} [${res.status}] ${res.text.slice(0, 300)} ${logged.join('\n')}`;
@@ -106,7 +124,9 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
       for (const [i, r] of ROUTES.entries()) await send(r, fixed[i % fixed.length]);
       for (const value of fixed.slice(ROUTES.length)) await send(ROUTES[0], value);
       await fc.assert(
-        fc.asyncProperty(fc.nat({ max: ROUTES.length - 1 }), hostileAuthorization(fixed), async (i, value) => send(ROUTES[i], value)),
+        fc.asyncProperty(fc.nat({ max: ROUTES.length - 1 }), hostileAuthorization(fixed), async (i, value) =>
+          send(ROUTES[i], value),
+        ),
         { seed: FUZZ_SEED, numRuns: RUNS_OF_AUTHORIZATION },
       );
     });
@@ -115,7 +135,9 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       expect(prototypeState()).toEqual(protoBefore);
       expect(serverErrors).toEqual([]);
-      console.log(`REST fuzzing: ${runs} hostile requests over ${ROUTES.length} routes, ${authRuns} with hostile Authorization headers (seed ${FUZZ_SEED})`);
+      console.log(
+        `REST fuzzing: ${runs} hostile requests over ${ROUTES.length} routes, ${authRuns} with hostile Authorization headers (seed ${FUZZ_SEED})`,
+      );
     });
   });
 }

@@ -20,7 +20,10 @@ test.beforeAll(async ({ app, listen }) => {
   const target = async (label: string) => {
     const workspace = await app.workspace({ plan: 'enterprise' });
     const user = await workspace.addUser(label);
-    return { workspace, space: await seedSpace(label, workspace.id, workspace.id, workspace.key, workspace.api, user.id, hook.url) };
+    return {
+      workspace,
+      space: await seedSpace(label, workspace.id, workspace.id, workspace.key, workspace.api, user.id, hook.url),
+    };
   };
   const [rest, graphql] = await Promise.all([target('Rest'), target('Graphql')]);
   setup = { app, serverErrors, rest, graphql };
@@ -34,7 +37,9 @@ afterEach(async (ctx) => {
   expect((await fetch(`${setup.app.base}/healthz`)).status, what).toBe(200);
   const rest = await setup.rest.workspace.api('GET', '/v1/contacts?limit=1');
   expect(rest.status, `${what}: ${rest.text.slice(0, 300)}`).toBe(200);
-  const graphql = await setup.graphql.workspace.api('POST', '/graphql', { query: '{ contacts(limit: 1) { total nodes { id } } }' });
+  const graphql = await setup.graphql.workspace.api('POST', '/graphql', {
+    query: '{ contacts(limit: 1) { total nodes { id } } }',
+  });
   expect(graphql.body?.data?.contacts?.total, `${what}: ${graphql.text.slice(0, 300)}`).toBeGreaterThan(0);
   expect(process.memoryUsage().heapUsed / 2 ** 20, `${what}: heap used (MB)`).toBeLessThan(HEAP_MB);
 });

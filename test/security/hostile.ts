@@ -28,7 +28,9 @@ export function rawRequest(
     const req = http.request(base + path, { method, headers: allHeaders, localAddress: opts.localAddress }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString('utf8'), headers: res.headers }),
+      );
       res.on('error', reject);
     });
     req.on('error', reject);
@@ -102,7 +104,16 @@ export const hostileString: fc.Arbitrary<string> = fc.oneof(
 
 /** Object keys that attack prototypes, plus ordinary ones. */
 export const hostileKey: fc.Arbitrary<string> = fc.oneof(
-  fc.constantFrom('__proto__', 'constructor', 'prototype', '__defineGetter__', 'hasOwnProperty', 'valueOf', 'toJSON', 'then'),
+  fc.constantFrom(
+    '__proto__',
+    'constructor',
+    'prototype',
+    '__defineGetter__',
+    'hasOwnProperty',
+    'valueOf',
+    'toJSON',
+    'then',
+  ),
   hostileString,
 );
 
@@ -147,7 +158,9 @@ export const pollutingJson = fc.constantFrom(
 export function hostileBody(valid: Record<string, unknown>, fieldNames: string[]): fc.Arbitrary<string> {
   const keys = [...new Set([...Object.keys(valid), ...fieldNames])];
   const mutated = keys.length
-    ? fc.record({ key: fc.constantFrom(...keys), value: hostileValue }).map(({ key, value }) => JSON.stringify({ ...valid, [key]: value }))
+    ? fc
+        .record({ key: fc.constantFrom(...keys), value: hostileValue })
+        .map(({ key, value }) => JSON.stringify({ ...valid, [key]: value }))
     : fc.constant(JSON.stringify(valid));
   return fc.oneof(
     { weight: 8, arbitrary: mutated },
@@ -162,7 +175,13 @@ export function hostileBody(valid: Record<string, unknown>, fieldNames: string[]
 
 /** Header-safe text (Latin-1, no control characters): what an HTTP client can send at all. */
 const headerText = (maxLength: number) =>
-  fc.string({ unit: fc.integer({ min: 0x20, max: 0xff }).filter((c) => c !== 0x7f).map((c) => String.fromCharCode(c)), maxLength });
+  fc.string({
+    unit: fc
+      .integer({ min: 0x20, max: 0xff })
+      .filter((c) => c !== 0x7f)
+      .map((c) => String.fromCharCode(c)),
+    maxLength,
+  });
 
 /** Content types that lie about the body, and other odd headers within Node's header size limit. */
 export const hostileHeaders: fc.Arbitrary<Record<string, string>> = fc
@@ -196,24 +215,55 @@ export const hostileHeaders: fc.Arbitrary<Record<string, string>> = fc
 
 /** Percent-encodes any string; a lone surrogate becomes the bytes of one (not valid UTF-8). */
 export const encode = (s: string) =>
-  encodeURIComponent(s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')).replace(/%EF%BF%BD/g, '%ED%A0%80');
+  encodeURIComponent(
+    s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD'),
+  ).replace(/%EF%BF%BD/g, '%ED%A0%80');
 
 /** Query parameters, known and unknown, with hostile values; repeated keys too. */
 export function hostileQuery(known: string[]): fc.Arbitrary<string> {
-  const name = fc.oneof(fc.constantFrom(...known, 'limit', 'cursor', 'sort', 'fields', 'q'), hostileKey.map((k) => k.slice(0, 100)), fc.constantFrom('a[b]', 'limit[]', 'filter[status]'));
-  // Short enough that URL and headers stay within Node's 16 KiB limit (past it Node answers 431 itself).
-  const value = fc.oneof(hostileString.map((v) => v.slice(0, 300)), fc.constantFrom('0', '101', '-5', '1.5', '25', 'id,first_name', '-created_at', 'nope', '%', '%ZZ', '%00', '%E0%A4%A'));
-  return fc.array(fc.tuple(name, value), { maxLength: 5 }).map((pairs) =>
-    pairs.map(([k, v]) => `${encode(k)}=${/^%/.test(v) ? v : encode(v)}`).join('&'),
+  const name = fc.oneof(
+    fc.constantFrom(...known, 'limit', 'cursor', 'sort', 'fields', 'q'),
+    hostileKey.map((k) => k.slice(0, 100)),
+    fc.constantFrom('a[b]', 'limit[]', 'filter[status]'),
   );
+  // Short enough that URL and headers stay within Node's 16 KiB limit (past it Node answers 431 itself).
+  const value = fc.oneof(
+    hostileString.map((v) => v.slice(0, 300)),
+    fc.constantFrom(
+      '0',
+      '101',
+      '-5',
+      '1.5',
+      '25',
+      'id,first_name',
+      '-created_at',
+      'nope',
+      '%',
+      '%ZZ',
+      '%00',
+      '%E0%A4%A',
+    ),
+  );
+  return fc
+    .array(fc.tuple(name, value), { maxLength: 5 })
+    .map((pairs) => pairs.map(([k, v]) => `${encode(k)}=${/^%/.test(v) ? v : encode(v)}`).join('&'));
 }
 
 /** A path parameter: a real id mostly, else something hostile (encoded, or raw broken escapes). */
 export function hostileId(real: string): fc.Arbitrary<string> {
   return fc.oneof(
     { weight: 3, arbitrary: fc.constant(real) },
-    { weight: 2, arbitrary: hostileString.map((s) => s.slice(0, 300)).filter((s) => s.length > 0).map(encode) },
-    { weight: 1, arbitrary: fc.constantFrom('%ZZ', '%E0%A4%A', '%00', '..', '.', '%2F', '%252F', `${real}%00`, 'x'.repeat(3000)) },
+    {
+      weight: 2,
+      arbitrary: hostileString
+        .map((s) => s.slice(0, 300))
+        .filter((s) => s.length > 0)
+        .map(encode),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('%ZZ', '%E0%A4%A', '%00', '..', '.', '%2F', '%252F', `${real}%00`, 'x'.repeat(3000)),
+    },
   );
 }
 
@@ -336,4 +386,7 @@ export const hostileAuthorization = (fixed: [string, string][]): fc.Arbitrary<[s
   );
 
 /** Own properties of Object.prototype and Array.prototype: the same after the fuzz means nothing was polluted. */
-export const prototypeState = () => [Object.getOwnPropertyNames(Object.prototype).sort().join(), Object.getOwnPropertyNames(Array.prototype).sort().join()];
+export const prototypeState = () => [
+  Object.getOwnPropertyNames(Object.prototype).sort().join(),
+  Object.getOwnPropertyNames(Array.prototype).sort().join(),
+];

@@ -12,7 +12,15 @@ import { createApiKey, createWorkspace } from '../../src/admin/workspaces.ts';
 import { openDatabase } from '../../src/db/client.ts';
 import { applyMigrations } from '../../src/db/migrate.ts';
 import { client, type Client } from '../helpers/app.ts';
-import { freePort, freshStore, peakRssMb, runEntry, stopProcess, waitForHttp, type Child } from '../helpers/processes.ts';
+import {
+  freePort,
+  freshStore,
+  peakRssMb,
+  runEntry,
+  stopProcess,
+  waitForHttp,
+  type Child,
+} from '../helpers/processes.ts';
 import { rawRequest } from './hostile.ts';
 
 const PEAK_RSS_MB = 300;
@@ -41,7 +49,13 @@ beforeAll(async () => {
   try {
     await applyMigrations(db.adapter, { client: db.prisma });
     const ws = await createWorkspace(db.prisma, { name: 'Liveness', plan: 'standard' });
-    keys = await Promise.all(Array.from({ length: 6 }, async (_v, i) => (await createApiKey(db.prisma, { workspace: ws.id, name: `liveness ${i}`, scope: 'full' })).key));
+    keys = await Promise.all(
+      Array.from(
+        { length: 6 },
+        async (_v, i) =>
+          (await createApiKey(db.prisma, { workspace: ws.id, name: `liveness ${i}`, scope: 'full' })).key,
+      ),
+    );
   } finally {
     await db.close();
   }
@@ -64,7 +78,12 @@ beforeAll(async () => {
   contactId = contact.body.data.id;
   const pipeline = (await api()('GET', '/v1/pipelines')).body.data[0];
   for (let i = 0; i < DEALS; i++) {
-    const deal = await api()('POST', '/v1/deals', { title: `Deal ${i}`, pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id, contact_id: contactId });
+    const deal = await api()('POST', '/v1/deals', {
+      title: `Deal ${i}`,
+      pipeline_id: pipeline.id,
+      stage_id: pipeline.stages[0].id,
+      contact_id: contactId,
+    });
     expect(deal.status).toBe(201);
   }
   baselineMb = peakRssMb(service.proc.pid!);
@@ -75,15 +94,24 @@ afterAll(async () => {
   await drop?.();
 });
 
-/** Alive: the process runs, /healthz answers, a real query answers with the seeded data, and the peak RSS stayed under the bound. */
+/**
+ * Alive: the process runs, /healthz answers, a real query answers
+ * with the seeded data, and the peak RSS stayed under the bound.
+ */
 async function expectAlive(after: string) {
   expect(service.proc.exitCode, `${after}: the service exited: ${service.output().slice(-3000)}`).toBeNull();
   expect(service.proc.signalCode, `${after}: the service was killed: ${service.output().slice(-3000)}`).toBeNull();
   const health = await fetch(`${base}/healthz`);
   expect(health.status, after).toBe(200);
-  const r = await api()('POST', '/graphql', { query: 'query ($id: ID!) { contact(id: $id) { id deals(limit: 2) { id contacts { contact_id } } } }', variables: { id: contactId } });
+  const r = await api()('POST', '/graphql', {
+    query: 'query ($id: ID!) { contact(id: $id) { id deals(limit: 2) { id contacts { contact_id } } } }',
+    variables: { id: contactId },
+  });
   expect(r.body.data?.contact?.deals, `${after}: ${r.text.slice(0, 500)}`).toHaveLength(2);
-  expect(peakRssMb(service.proc.pid!), `${after}: peak RSS (after start and seeding: ${baselineMb.toFixed(0)} MB)`).toBeLessThan(Math.max(PEAK_RSS_MB, baselineMb + ADDED_RSS_MB));
+  expect(
+    peakRssMb(service.proc.pid!),
+    `${after}: peak RSS (after start and seeding: ${baselineMb.toFixed(0)} MB)`,
+  ).toBeLessThan(Math.max(PEAK_RSS_MB, baselineMb + ADDED_RSS_MB));
 }
 
 /** Sends a request that may be refused or cut; a connection the dying service drops is reported, not thrown. */
@@ -97,7 +125,15 @@ async function send(fn: () => Promise<{ status: number; text: string }>): Promis
 
 const gqlBody = (query: string, variables?: unknown) => JSON.stringify({ query, variables });
 const postGraphql = (body: string, key = keys[turn++ % keys.length]) =>
-  send(() => rawRequest(base, 'POST', '/graphql', { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' }, body));
+  send(() =>
+    rawRequest(
+      base,
+      'POST',
+      '/graphql',
+      { authorization: `Bearer ${key}`, 'content-type': 'application/json', accept: 'application/json' },
+      body,
+    ),
+  );
 
 /** 4 aliases of the example: about 108,000 objects over one contact with 30 deals. */
 const example = (id: string, aliases = 4, innermost = 100) =>
@@ -130,7 +166,8 @@ describe('one request cannot take the service down (production heap flags)', () 
   });
 
   it('15 aliases at depth 10 (the most of both) answer; a 16th alias and an 11th level are refused', async () => {
-    const deep = (alias: string) => `${alias}: contact(id: "${contactId}") { deals(limit: 1) { contact { deals(limit: 1) { contact { deals(limit: 1) { contact { deals(limit: 1) { contact { id } } } } } } } } }`;
+    const deep = (alias: string) =>
+      `${alias}: contact(id: "${contactId}") { deals(limit: 1) { contact { deals(limit: 1) { contact { deals(limit: 1) { contact { deals(limit: 1) { contact { id } } } } } } } } }`;
     const ok = await postGraphql(gqlBody(`{ ${Array.from({ length: 15 }, (_v, i) => deep(`a${i}`)).join(' ')} }`));
     expect(JSON.parse(ok.text).errors, ok.text.slice(0, 300)).toBeUndefined();
     const aliases = await postGraphql(gqlBody(`{ ${Array.from({ length: 16 }, (_v, i) => deep(`a${i}`)).join(' ')} }`));
@@ -149,7 +186,12 @@ describe('one request cannot take the service down (production heap flags)', () 
     expect(tooLarge.status).toBe(413);
     expect(JSON.parse(tooLarge.text).errors[0].extensions.code).toBe('payload_too_large');
     // The same on REST: a search of a 1 MiB query string cannot be sent (the URL is capped at 16 KiB), a bulk body can.
-    const rows = Array.from({ length: 100 }, (_v, i) => ({ first_name: 'B'.repeat(255), last_name: 'L'.repeat(255), email: `bulk.${i}.${Date.now()}@example.com`, tags: Array.from({ length: 50 }, (_w, j) => `t${j}`.padEnd(64, 'x')) }));
+    const rows = Array.from({ length: 100 }, (_v, i) => ({
+      first_name: 'B'.repeat(255),
+      last_name: 'L'.repeat(255),
+      email: `bulk.${i}.${Date.now()}@example.com`,
+      tags: Array.from({ length: 50 }, (_w, j) => `t${j}`.padEnd(64, 'x')),
+    }));
     const bulk = await api()('POST', '/v1/contacts/bulk', { contacts: rows });
     expect(bulk.status, bulk.text.slice(0, 300)).toBe(201);
     await expectAlive('1 MiB bodies');
@@ -159,7 +201,9 @@ describe('one request cannot take the service down (production heap flags)', () 
     const big = Array.from({ length: 200_000 }, () => 1);
     const unused = await postGraphql(gqlBody('query ($ids: [Int!]) { contacts(limit: 1) { total } }', { ids: big }));
     expect(unused.status).toBeLessThan(500);
-    const batch = await postGraphql(JSON.stringify(Array.from({ length: 500 }, () => ({ query: example(contactId, 1) }))));
+    const batch = await postGraphql(
+      JSON.stringify(Array.from({ length: 500 }, () => ({ query: example(contactId, 1) }))),
+    );
     expect(batch.status).toBeGreaterThanOrEqual(400);
     expect(batch.status).toBeLessThan(500);
     await expectAlive('big variables and batches');
@@ -167,9 +211,18 @@ describe('one request cannot take the service down (production heap flags)', () 
 
   it('headers or a URL over 16 KiB are a 431; a GET query string under it is read', async () => {
     const key = keys[turn++ % keys.length];
-    const get = await send(() => rawRequest(base, 'GET', `/graphql?query=${encodeURIComponent(`{ searchContacts(q: "${'y'.repeat(15_000)}", limit: 1) { total } }`)}`, { authorization: `Bearer ${key}`, accept: 'application/json' }));
+    const get = await send(() =>
+      rawRequest(
+        base,
+        'GET',
+        `/graphql?query=${encodeURIComponent(`{ searchContacts(q: "${'y'.repeat(15_000)}", limit: 1) { total } }`)}`,
+        { authorization: `Bearer ${key}`, accept: 'application/json' },
+      ),
+    );
     expect(get.status, get.text.slice(0, 300)).toBe(200);
-    const longUrl = await send(() => rawRequest(base, 'GET', `/graphql?query=${'z'.repeat(20_000)}`, { authorization: `Bearer ${key}` }));
+    const longUrl = await send(() =>
+      rawRequest(base, 'GET', `/graphql?query=${'z'.repeat(20_000)}`, { authorization: `Bearer ${key}` }),
+    );
     expect(longUrl.status).toBe(431);
     const bigHeader = await send(() => rawRequest(base, 'GET', '/healthz', { 'x-filler': 'h'.repeat(20_000) }));
     expect(bigHeader.status).toBe(431);
@@ -197,14 +250,18 @@ describe('one request cannot take the service down (production heap flags)', () 
       });
     const headers = trickle(`GET /healthz HTTP/1.1\r\nHost: x\r\n${'X-Slow: ' + 'a'.repeat(400)}\r\n\r\n`);
     const body = 'b'.repeat(400);
-    const slowBody = trickle(`POST /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys[0]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`, body);
+    const slowBody = trickle(
+      `POST /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys[0]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      body,
+    );
     const idle = new Promise<number>((resolve) => {
       const started = Date.now();
       const socket = net.connect(port, '127.0.0.1');
       socket.on('error', () => {});
       socket.on('close', () => resolve(Date.now() - started));
     });
-    // The first two would take 40 s or more to finish at this pace, the third never sends a byte; the server cuts each near its timeout.
+    // The first two would take 40 s or more to finish at this pace, the
+    // third never sends a byte; the server cuts each near its timeout.
     const [h, b, i] = await Promise.all([headers, slowBody, idle]);
     expect(h).toBeLessThan(HEADERS_TIMEOUT_MS + 10_000);
     expect(b).toBeLessThan(REQUEST_TIMEOUT_MS + 10_000);
@@ -214,6 +271,8 @@ describe('one request cannot take the service down (production heap flags)', () 
 
   it('after all of it, the peak RSS stayed under 300 MB', async () => {
     await expectAlive('the whole run');
-    console.log(`liveness: peak RSS ${peakRssMb(service.proc.pid!).toFixed(0)} MB (${baselineMb.toFixed(0)} MB after start and seeding) with ${startFlags().join(' ')}`);
+    console.log(
+      `liveness: peak RSS ${peakRssMb(service.proc.pid!).toFixed(0)} MB (${baselineMb.toFixed(0)} MB after start and seeding) with ${startFlags().join(' ')}`,
+    );
   });
 });

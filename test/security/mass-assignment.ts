@@ -9,7 +9,19 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { requestSchema } from '../../src/rest/openapi/request.ts';
 import { uniqueEmail } from '../helpers/app.ts';
 import { setPassword, signIn } from '../helpers/dashboard.ts';
-import { apiOf, documentFor, rootFields, ROUTES, snapshot, VALID_INPUT, variablesFor, pathFor, type RouteIds, type Space, type World } from './fixtures.ts';
+import {
+  apiOf,
+  documentFor,
+  rootFields,
+  ROUTES,
+  snapshot,
+  VALID_INPUT,
+  variablesFor,
+  pathFor,
+  type RouteIds,
+  type Space,
+  type World,
+} from './fixtures.ts';
 
 let world: World;
 
@@ -61,7 +73,8 @@ const found = (text: string) => MARKERS.filter((m) => text.includes(m));
 const settable = (operation: string, field: string) => field === 'secret' && operation === 'createWebhook';
 
 /** The protected fields an operation's body gets, at every level. */
-const protectedFields = (operation: string, b: Space) => Object.fromEntries(Object.entries(hostile(b)).filter(([k]) => !settable(operation, k)));
+const protectedFields = (operation: string, b: Space) =>
+  Object.fromEntries(Object.entries(hostile(b)).filter(([k]) => !settable(operation, k)));
 
 /**
  * A valid value for each nested object (or array of objects) of a request body, found in the
@@ -76,30 +89,55 @@ const NESTED: Record<string, { value: (s: Space) => unknown; alongside?: Record<
   custom_fields: { value: () => ({}) },
   stages: { value: () => [{ name: 'Nested stage', probability: 20 }] },
   // A reminder needs its task's due date.
-  reminder: { value: () => ({ type: 'email', before_minutes: 15 }), alongside: { due_date: '2099-01-02T03:04:05.000Z' } },
+  reminder: {
+    value: () => ({ type: 'email', before_minutes: 15 }),
+    alongside: { due_date: '2099-01-02T03:04:05.000Z' },
+  },
   retry_policy: { value: () => ({ max_retries: 2 }) },
   headers: null,
   filters: null,
 };
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; anyOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+};
 /** `X | null` is `anyOf: [X, null]` in the body schema: X. */
 const unwrap = (p: JsonSchema | undefined): JsonSchema | undefined => p?.anyOf?.find((x) => x.type !== 'null') ?? p;
 
 /** `valid` with the protected fields added to it and, recursively, to every nested object the schema gives it. */
-function withProtected(schema: JsonSchema, valid: Record<string, unknown>, operation: string, space: Space, b: Space): Record<string, unknown> {
+function withProtected(
+  schema: JsonSchema,
+  valid: Record<string, unknown>,
+  operation: string,
+  space: Space,
+  b: Space,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...protectedFields(operation, b), ...valid };
   for (const [name, raw] of Object.entries(schema.properties ?? {})) {
     const p = unwrap(raw)!;
     const item = unwrap(p.items);
-    const kind = p.type === 'array' && item?.type === 'object' ? 'array' : p.type === 'object' ? (p.properties ? 'object' : 'map') : null;
+    const kind =
+      p.type === 'array' && item?.type === 'object'
+        ? 'array'
+        : p.type === 'object'
+          ? p.properties
+            ? 'object'
+            : 'map'
+          : null;
     if (!kind) continue;
-    expect(NESTED, `say in NESTED what a valid "${name}" (${operation}) is, or null if its entries are the client's own data`).toHaveProperty([name]);
+    expect(
+      NESTED,
+      `say in NESTED what a valid "${name}" (${operation}) is, or null if its entries are the client's own data`,
+    ).toHaveProperty([name]);
     const nested = NESTED[name];
     if (!nested) continue;
     const value = valid[name] ?? nested.value(space);
     for (const [k, v] of Object.entries(nested.alongside ?? {})) if (!(k in valid)) out[k] = v;
-    if (kind === 'array') out[name] = (value as Record<string, unknown>[]).map((v) => withProtected(item!, v, operation, space, b));
+    if (kind === 'array')
+      out[name] = (value as Record<string, unknown>[]).map((v) => withProtected(item!, v, operation, space, b));
     else if (kind === 'object') out[name] = withProtected(p, value as Record<string, unknown>, operation, space, b);
     else out[name] = { ...protectedFields(operation, b), ...(value as object) };
   }
@@ -120,11 +158,18 @@ function nestedCount(value: unknown, depth = 0): number {
 
 /** Merges and deal contacts use up their contacts: each call gets two new ones. */
 async function freshContacts(space: Space): Promise<Space> {
-  const make = async () => (await space.api('POST', '/v1/contacts', { first_name: 'Fresh', email: uniqueEmail('fresh') })).body.data.id as string;
+  const make = async () =>
+    (await space.api('POST', '/v1/contacts', { first_name: 'Fresh', email: uniqueEmail('fresh') })).body.data
+      .id as string;
   return { ...space, ids: { ...space.ids, contact: await make() }, otherContactId: await make() };
 }
 
-const apiKeys = () => world.app.db.prisma.apiKey.findMany({ where: { workspaceId: { in: [world.A.workspaceId, world.B.workspaceId] } }, select: { id: true, scope: true, permissions: true, sandbox: true, workspaceId: true, hash: true, revokedAt: true }, orderBy: { id: 'asc' } });
+const apiKeys = () =>
+  world.app.db.prisma.apiKey.findMany({
+    where: { workspaceId: { in: [world.A.workspaceId, world.B.workspaceId] } },
+    select: { id: true, scope: true, permissions: true, sandbox: true, workspaceId: true, hash: true, revokedAt: true },
+    orderBy: { id: 'asc' },
+  });
 
 export function massAssignmentTests(worldOf: () => World): void {
   describe('mass assignment', () => {
@@ -175,30 +220,48 @@ export function massAssignmentTests(worldOf: () => World): void {
       const rowsA = (await snapshot(world, A.workspaceId)).join('\n');
       expect(found(rowsA), 'a marker was stored in workspace A').toEqual([]);
       // Secrets are stored sealed, where markers cannot be seen: an update's `secret` must not have replaced one.
-      for (const sub of await world.app.db.prisma.webhookSubscription.findMany({ where: { workspaceId: A.workspaceId } })) {
-        expect(world.app.webhooks.box.open(sub.secretEncrypted), `webhook ${sub.id}: its secret was set by a body`).not.toContain(MARK);
+      for (const sub of await world.app.db.prisma.webhookSubscription.findMany({
+        where: { workspaceId: A.workspaceId },
+      })) {
+        expect(
+          world.app.webhooks.box.open(sub.secretEncrypted),
+          `webhook ${sub.id}: its secret was set by a body`,
+        ).not.toContain(MARK);
       }
       expect(await snapshot(world, B.workspaceId), 'workspace B changed').toEqual(beforeB);
       expect(await apiKeys(), 'an API key changed').toEqual(keysBefore);
-      console.log(`mass assignment: ${checked} routes and mutations × ${Object.keys(hostile(B)).length} protected fields, also inside ${nested} nested objects`);
+      console.log(
+        `mass assignment: ${checked} routes and mutations × ${Object.keys(hostile(B)).length} protected fields, also inside ${nested} nested objects`,
+      );
     }, 120_000);
 
     it('a webhook never shows its secret after creation, whatever the body asked for', async () => {
-      const created = await world.A.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['contact.created'], secret: `${MARK}_own_secret_123` });
+      const created = await world.A.api('POST', '/v1/webhooks', {
+        url: 'http://127.0.0.1:9/hook',
+        events: ['contact.created'],
+        secret: `${MARK}_own_secret_123`,
+      });
       expect(created.status).toBe(201);
       expect(created.body.data.secret).toBe(`${MARK}_own_secret_123`);
       for (const path of [`/v1/webhooks/${created.body.data.id}`, '/v1/webhooks?limit=100']) {
         const res = await world.A.api('GET', path);
         expect(res.text).not.toContain(`${MARK}_own_secret`);
       }
-      const updated = await world.A.api('PUT', `/v1/webhooks/${created.body.data.id}`, { description: 'no secret here' });
+      const updated = await world.A.api('PUT', `/v1/webhooks/${created.body.data.id}`, {
+        description: 'no secret here',
+      });
       expect(updated.text).not.toContain(`${MARK}_own_secret`);
       // An update cannot choose the secret: a `secret` in its body is ignored (docs/webhooks.md);
       // only `rotate_secret: true` replaces it, with a generated one.
-      const chosen = await world.A.api('PUT', `/v1/webhooks/${created.body.data.id}`, { description: 'chosen secret', secret: `${MARK}_put_secret_456` });
+      const chosen = await world.A.api('PUT', `/v1/webhooks/${created.body.data.id}`, {
+        description: 'chosen secret',
+        secret: `${MARK}_put_secret_456`,
+      });
       expect(chosen.status).toBe(200);
       expect(chosen.text).not.toContain(`${MARK}_put_secret`);
-      const row = await world.app.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: created.body.data.id } });
+      const row = await world.app.db.prisma.webhookSubscription.findUniqueOrThrow({
+        where: { id: created.body.data.id },
+      });
       expect(world.app.webhooks.box.open(row.secretEncrypted)).toBe(`${MARK}_own_secret_123`);
     });
 
@@ -228,19 +291,27 @@ export function massAssignmentTests(worldOf: () => World): void {
         userId: userB.id,
         scopes: ['full'],
       };
-      const CREATE = 'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { id name prefix scope permissions environment created_at last_used_at revoked_at } } }';
+      const CREATE =
+        'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { id name prefix scope permissions environment created_at last_used_at revoked_at } } }';
       /** Valid inputs and the permissions each key must get: exactly those of a custom scope, none for the others. */
       const valid: { input: Record<string, unknown>; permissions: string[] }[] = [
-        { input: { name: 'Mass custom key', scope: 'custom', permissions: ['contacts:read'] }, permissions: ['contacts:read'] },
+        {
+          input: { name: 'Mass custom key', scope: 'custom', permissions: ['contacts:read'] },
+          permissions: ['contacts:read'],
+        },
         { input: { name: 'Mass read-only key', scope: 'read_only' }, permissions: [] },
-        { input: { name: 'Mass read-only key with permissions', scope: 'read_only', permissions: ['webhooks:write'] }, permissions: [] },
+        {
+          input: { name: 'Mass read-only key with permissions', scope: 'read_only', permissions: ['webhooks:write'] },
+          permissions: [],
+        },
       ];
       const keysOfB = async () => (await apiKeys()).filter((k) => k.workspaceId === B.workspaceId);
       const keysOfBBefore = await keysOfB();
       let refused = 0;
       let created = 0;
       for (const { input, permissions } of valid) {
-        // None (the valid input must work), all at once, then each alone (a strict input may name only the first unknown field).
+        // None (the valid input must work), all at once, then each
+        // alone (a strict input may name only the first unknown field).
         const variants = [{}, serverOwned, ...Object.entries(serverOwned).map(([k, v]) => ({ [k]: v }))];
         for (const extra of variants) {
           const keysA = await world.app.db.prisma.apiKey.count({ where: { workspaceId: A.workspaceId } });
@@ -258,19 +329,38 @@ export function massAssignmentTests(worldOf: () => World): void {
           created++;
           const { key, api_key } = r.data.createApiKey;
           expect(found(JSON.stringify(r)), what).toEqual([]);
-          expect(api_key, what).toMatchObject({ name: input.name, scope: input.scope, permissions, environment: 'production', last_used_at: null, revoked_at: null });
+          expect(api_key, what).toMatchObject({
+            name: input.name,
+            scope: input.scope,
+            permissions,
+            environment: 'production',
+            last_used_at: null,
+            revoked_at: null,
+          });
           const row = await world.app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: api_key.id } });
-          expect(row, what).toMatchObject({ workspaceId: A.workspaceId, userId: user.id, sandbox: false, scope: input.scope, permissions, revokedAt: null, lastUsedAt: null });
+          expect(row, what).toMatchObject({
+            workspaceId: A.workspaceId,
+            userId: user.id,
+            sandbox: false,
+            scope: input.scope,
+            permissions,
+            revokedAt: null,
+            lastUsedAt: null,
+          });
           expect(found(JSON.stringify(row)), what).toEqual([]);
           expect(Date.now() - row.createdAt.getTime(), what).toBeLessThan(600_000);
-          expect(await world.app.db.prisma.apiKey.count({ where: { workspaceId: A.workspaceId } }), what).toBe(keysA + 1);
+          expect(await world.app.db.prisma.apiKey.count({ where: { workspaceId: A.workspaceId } }), what).toBe(
+            keysA + 1,
+          );
           // It works on A's data, as the session's workspace.
           const contact = await apiOf(world, key)('GET', `/v1/contacts/${A.ids.contact}`);
           expect(contact.status, what).toBe(200);
         }
       }
       expect(await keysOfB(), "B's keys changed").toEqual(keysOfBBefore);
-      console.log(`mass assignment, createApiKey: ${refused + created} inputs (${valid.length} valid ones alone; of ${refused + created - valid.length} with server-owned fields, ${refused} refused, ${created - valid.length} created with them ignored)`);
+      console.log(
+        `mass assignment, createApiKey: ${refused + created} inputs (${valid.length} valid ones alone; of ${refused + created - valid.length} with server-owned fields, ${refused} refused, ${created - valid.length} created with them ignored)`,
+      );
     });
   });
 }

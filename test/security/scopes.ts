@@ -2,7 +2,15 @@
 // every write and changes nothing; a custom key without a resource's permission gets 403 from
 // every route, root field and nested field that returns or changes that resource, and every
 // subscription field refuses it or sends it none of that resource's events.
-import { getNamedType, GraphQLNonNull, GraphQLObjectType, GraphQLSchema, GraphQLString, isObjectType, type GraphQLField } from 'graphql';
+import {
+  getNamedType,
+  GraphQLNonNull,
+  GraphQLObjectType,
+  GraphQLSchema,
+  GraphQLString,
+  isObjectType,
+  type GraphQLField,
+} from 'graphql';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RESOURCES, type Resource } from '../../src/auth/scopes.ts';
 import { schema } from '../../src/schema/index.ts';
@@ -29,9 +37,14 @@ import {
 
 let world: World;
 
-const key = async (scope: string, permissions: string[] = []) => (await world.wsA.addKey({ name: `${scope} ${permissions.join(',')}`, scope, permissions })).key;
+const key = async (scope: string, permissions: string[] = []) =>
+  (await world.wsA.addKey({ name: `${scope} ${permissions.join(',')}`, scope, permissions })).key;
 /** A custom key with every permission but those of `resource`. */
-const keyWithout = (resource: Resource) => key('custom', RESOURCES.filter((r) => r !== resource).map((r) => `${r}:write`));
+const keyWithout = (resource: Resource) =>
+  key(
+    'custom',
+    RESOURCES.filter((r) => r !== resource).map((r) => `${r}:write`),
+  );
 
 /** The permission of each root field: that of the route that runs it. */
 function fieldPermissions(): Map<string, ReturnType<typeof permissionOf>> {
@@ -66,7 +79,9 @@ export function scopeTests(worldOf: () => World): void {
       }
       for (const f of rootFields().filter((f) => f.type === 'mutation' && !DASHBOARD_ONLY.has(f.name))) {
         const result = await world.gql(asSpace(readOnly), documentFor(f), variablesFor(f, world.A));
-        expect(result.errors?.[0]?.extensions?.code, `read-only ${f.name}: ${JSON.stringify(result)}`).toBe('forbidden');
+        expect(result.errors?.[0]?.extensions?.code, `read-only ${f.name}: ${JSON.stringify(result)}`).toBe(
+          'forbidden',
+        );
         checked++;
       }
       expect(await snapshot(world, world.A.workspaceId)).toEqual(before);
@@ -95,7 +110,10 @@ export function scopeTests(worldOf: () => World): void {
           expect(permissions.has(f.name), `say which permission ${f.name} needs (no route runs it)`).toBe(true);
           if (permissions.get(f.name)?.resource !== resource) continue;
           const result = await world.gql(asSpace(k), documentFor(f), variablesFor(f, world.A));
-          expect(result.errors?.[0]?.extensions?.code, `without ${resource}: ${f.name}: ${JSON.stringify(result)}`).toBe('forbidden');
+          expect(
+            result.errors?.[0]?.extensions?.code,
+            `without ${resource}: ${f.name}: ${JSON.stringify(result)}`,
+          ).toBe('forbidden');
           denied++;
         }
       }
@@ -120,14 +138,24 @@ export function scopeTests(worldOf: () => World): void {
     });
 
     /** Valid inputs of the dashboard-only mutations: the refusal must come from the key, not the input. */
-    const DASHBOARD_INPUT: Record<string, unknown> = { createApiKey: { name: 'x', scope: 'full' }, createCustomField: { key: 'k', type: 'text' } };
+    const DASHBOARD_INPUT: Record<string, unknown> = {
+      createApiKey: { name: 'x', scope: 'full' },
+      createCustomField: { key: 'k', type: 'text' },
+    };
 
     it('dashboard-only fields refuse every API key', async () => {
       const full = world.A;
       for (const f of rootFields().filter((f) => DASHBOARD_ONLY.has(f.name))) {
-        const vars = Object.fromEntries(f.field.args.map((a) => [a.name, String(a.type).endsWith('!') ? (a.name === 'input' ? DASHBOARD_INPUT[f.name] : 'x') : null]));
+        const vars = Object.fromEntries(
+          f.field.args.map((a) => [
+            a.name,
+            String(a.type).endsWith('!') ? (a.name === 'input' ? DASHBOARD_INPUT[f.name] : 'x') : null,
+          ]),
+        );
         const result = await world.gql(full, documentFor(f), vars);
-        expect(['forbidden', 'unauthorized'], `${f.name}: ${JSON.stringify(result)}`).toContain(result.errors?.[0]?.extensions?.code);
+        expect(['forbidden', 'unauthorized'], `${f.name}: ${JSON.stringify(result)}`).toContain(
+          result.errors?.[0]?.extensions?.code,
+        );
       }
     });
 
@@ -185,8 +213,16 @@ export function scopeTests(worldOf: () => World): void {
       };
       let checked = 0;
       for (const type of Object.values(schema.getTypeMap())) {
-        if (!isObjectType(type) || type.name.startsWith('__') || ['Query', 'Mutation', 'Subscription'].includes(type.name) || type.name.endsWith('Page')) continue;
-        expect(TYPE_RESOURCE, `say in TYPE_RESOURCE which read permission type ${type.name} needs`).toHaveProperty(type.name);
+        if (
+          !isObjectType(type) ||
+          type.name.startsWith('__') ||
+          ['Query', 'Mutation', 'Subscription'].includes(type.name) ||
+          type.name.endsWith('Page')
+        )
+          continue;
+        expect(TYPE_RESOURCE, `say in TYPE_RESOURCE which read permission type ${type.name} needs`).toHaveProperty(
+          type.name,
+        );
         const parent = resourceOf(type);
         const reach = rootFor(type);
         if (!parent || !reach) continue;
@@ -196,14 +232,23 @@ export function scopeTests(worldOf: () => World): void {
           const needed = resourceOf(child);
           if (!needed || needed === parent) continue;
           const inner = `${field.name} { __typename }`;
-          const doc = documentFor(reach.root).replace(/\{ (nodes \{ )?__typename( id)? \}( \})? \}$/, reach.nodes ? `{ nodes { ${inner} } } }` : `{ ${inner} } }`);
+          const doc = documentFor(reach.root).replace(
+            /\{ (nodes \{ )?__typename( id)? \}( \})? \}$/,
+            reach.nodes ? `{ nodes { ${inner} } } }` : `{ ${inner} } }`,
+          );
           const variables = variablesFor(reach.root, world.A);
           const without = await key('custom', [`${parent}:read`]);
           const denied = await world.gql(asSpace(without), doc, variables);
-          expect(denied.errors?.map((e) => e.extensions?.code) ?? [], `${type.name}.${field.name} with ${parent}:read only: ${JSON.stringify(denied)}`).toContain('forbidden');
+          expect(
+            denied.errors?.map((e) => e.extensions?.code) ?? [],
+            `${type.name}.${field.name} with ${parent}:read only: ${JSON.stringify(denied)}`,
+          ).toContain('forbidden');
           const withIt = await key('custom', [`${parent}:read`, `${needed}:read`]);
           const ok = await world.gql(asSpace(withIt), doc, variables);
-          expect(ok.errors, `${type.name}.${field.name} with ${parent}:read and ${needed}:read: ${JSON.stringify(ok)}`).toBeUndefined();
+          expect(
+            ok.errors,
+            `${type.name}.${field.name} with ${parent}:read and ${needed}:read: ${JSON.stringify(ok)}`,
+          ).toBeUndefined();
           checked++;
         }
       }
@@ -214,7 +259,10 @@ export function scopeTests(worldOf: () => World): void {
     it('the service refuses to start with an object type of no resource, or a guarded field that could not be left null', () => {
       const build = (typeName: string, nullable: boolean) => {
         const Contact = new GraphQLObjectType({ name: typeName, fields: { id: { type: GraphQLString } } });
-        const Deal = new GraphQLObjectType({ name: 'Deal', fields: { id: { type: GraphQLString }, contact: { type: nullable ? Contact : new GraphQLNonNull(Contact) } } });
+        const Deal = new GraphQLObjectType({
+          name: 'Deal',
+          fields: { id: { type: GraphQLString }, contact: { type: nullable ? Contact : new GraphQLNonNull(Contact) } },
+        });
         return new GraphQLSchema({ query: new GraphQLObjectType({ name: 'Query', fields: { deal: { type: Deal } } }) });
       };
       expect(() => enforceReadAccess(build('Unclassified', true))).toThrow(/Unclassified belongs to no resource/);
@@ -230,7 +278,12 @@ export function scopeTests(worldOf: () => World): void {
       contactChanged: EMITTED_EVENTS.filter((e) => e.startsWith('contact.')),
       dealChanged: EMITTED_EVENTS.filter((e) => e.startsWith('deal.')),
     };
-    const EVENT_RESOURCE: Record<string, Resource> = { contact: 'contacts', deal: 'deals', task: 'tasks', activity: 'activities' };
+    const EVENT_RESOURCE: Record<string, Resource> = {
+      contact: 'contacts',
+      deal: 'deals',
+      task: 'tasks',
+      activity: 'activities',
+    };
     const resourceOfEvent = (event: string) => {
       const resource = EVENT_RESOURCE[event.split('.')[0]];
       expect(resource, `say in EVENT_RESOURCE which read permission ${event} needs`).toBeDefined();
@@ -264,7 +317,11 @@ export function scopeTests(worldOf: () => World): void {
           const denied = events.filter((e) => resourceOfEvent(e) === resource);
           const allowed = events.filter((e) => resourceOfEvent(e) !== resource);
           const what = `${field.name} without ${resource}:read`;
-          const sub = subscribe(world.app.base, { authorization: `Bearer ${await keyWithout(resource)}` }, `subscription { ${field.name} { ${subscriptionSelection(field)} } }`);
+          const sub = subscribe(
+            world.app.base,
+            { authorization: `Bearer ${await keyWithout(resource)}` },
+            `subscription { ${field.name} { ${subscriptionSelection(field)} } }`,
+          );
           try {
             if (allowed.length) {
               // It reports other resources too: once it listens (an allowed event arrives), the
@@ -274,7 +331,10 @@ export function scopeTests(worldOf: () => World): void {
                 () => false,
               );
               if (!listening) {
-                expect(sub.errors.map((e) => e?.extensions?.code), `${what}: ${JSON.stringify(sub.errors)}`).toContain('forbidden');
+                expect(
+                  sub.errors.map((e) => e?.extensions?.code),
+                  `${what}: ${JSON.stringify(sub.errors)}`,
+                ).toContain('forbidden');
                 refused++;
                 continue;
               }
@@ -284,17 +344,24 @@ export function scopeTests(worldOf: () => World): void {
               await world.app.bus.publish(sentinel);
               await sub.waitFor((d) => JSON.stringify(d).includes(sentinel.id));
               const got = JSON.stringify(sub.received);
-              expect(published.filter((e) => got.includes(e.id)).map((e) => e.event), `${what}: received`).toEqual([]);
+              expect(
+                published.filter((e) => got.includes(e.id)).map((e) => e.event),
+                `${what}: received`,
+              ).toEqual([]);
               silent++;
             } else {
               // It reports only this resource: refused, or (if it ever listens) sent nothing.
               await Promise.race([sub.ended, sleep(2_000)]);
               if (sub.errors.length) {
-                expect(sub.errors.map((e) => e?.extensions?.code), `${what}: ${JSON.stringify(sub.errors)}`).toContain('forbidden');
+                expect(
+                  sub.errors.map((e) => e?.extensions?.code),
+                  `${what}: ${JSON.stringify(sub.errors)}`,
+                ).toContain('forbidden');
                 refused++;
                 continue;
               }
-              for (const until = Date.now() + 500; Date.now() < until; await sleep(25)) for (const e of denied) await world.app.bus.publish(eventOf(e));
+              for (const until = Date.now() + 500; Date.now() < until; await sleep(25))
+                for (const e of denied) await world.app.bus.publish(eventOf(e));
               await sleep(100);
               expect(sub.received, `${what}: received`).toEqual([]);
               silent++;
@@ -304,7 +371,9 @@ export function scopeTests(worldOf: () => World): void {
           }
         }
       }
-      console.log(`scopes, subscriptions: ${refused + silent} field × resource checks (${refused} refused, ${silent} listening but sent none of the resource's events)`);
+      console.log(
+        `scopes, subscriptions: ${refused + silent} field × resource checks (${refused} refused, ${silent} listening but sent none of the resource's events)`,
+      );
       expect(refused + silent).toBeGreaterThan(0);
     }, 60_000);
   });

@@ -18,7 +18,9 @@ test.beforeAll(async ({ app: started, listen }) => {
   hook = await listen();
 });
 
-/** The forms a secret could be found in: as given, base64, base64url and hex of its bytes; a whsec_ key's own bytes too. */
+/**
+ * The forms a secret could be found in: as given, base64, base64url and hex of its bytes; a whsec_ key's own bytes too.
+ */
 function forms(secret: string): string[] {
   const bytes = Buffer.from(secret, 'utf8');
   const out = [secret, bytes.toString('base64').replace(/=+$/, ''), bytes.toString('base64url'), bytes.toString('hex')];
@@ -56,7 +58,11 @@ async function physicalDump(): Promise<{ name: string; bytes: Buffer } | null> {
   }
   const [{ schema }] = await app.db.prisma.$queryRawUnsafe<{ schema: string }[]>('SELECT current_schema() AS schema');
   try {
-    const { stdout } = await promisify(execFile)('pg_dump', ['--data-only', `--schema=${schema}`, process.env.DATABASE_URL!], { maxBuffer: 256 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)(
+      'pg_dump',
+      ['--data-only', `--schema=${schema}`, process.env.DATABASE_URL!],
+      { maxBuffer: 256 * 1024 * 1024 },
+    );
     return { name: 'pg_dump', bytes: Buffer.from(stdout) };
   } catch (err) {
     if ((err as { code?: string }).code === 'ENOENT') return null;
@@ -75,19 +81,40 @@ describe('secrets at rest', () => {
       (await ws.addKey({ name: 'expiring', expiresAt: new Date(Date.now() + 86_400_000).toISOString() })).key,
     ];
     const secrets: string[] = [];
-    // Created with a chosen secret, through REST with an Idempotency-Key (its answer, which holds the secret, is kept for replays)...
+    // Created with a chosen secret, through REST with an Idempotency-Key
+    // (its answer, which holds the secret, is kept for replays)...
     const chosen = `chosen-secret-${Date.now()}-abcdefghijklmnop`;
-    const created = await ws.api('POST', '/v1/webhooks', { url: hook.url, events: ['contact.created'], secret: chosen }, { 'idempotency-key': 'create-webhook-1' });
+    const created = await ws.api(
+      'POST',
+      '/v1/webhooks',
+      { url: hook.url, events: ['contact.created'], secret: chosen },
+      { 'idempotency-key': 'create-webhook-1' },
+    );
     expect(created.status, created.text).toBe(201);
-    const replay = await ws.api('POST', '/v1/webhooks', { url: hook.url, events: ['contact.created'], secret: chosen }, { 'idempotency-key': 'create-webhook-1' });
+    const replay = await ws.api(
+      'POST',
+      '/v1/webhooks',
+      { url: hook.url, events: ['contact.created'], secret: chosen },
+      { 'idempotency-key': 'create-webhook-1' },
+    );
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body.data.secret).toBe(chosen);
     secrets.push(chosen);
     // ... with a generated one, through GraphQL ...
-    const generated = await gql(app.base, ws.key, 'mutation($input: WebhookCreateInput!) { createWebhook(input: $input) { id secret } }', { input: { url: hook.url, events: ['contact.created'] } });
+    const generated = await gql(
+      app.base,
+      ws.key,
+      'mutation($input: WebhookCreateInput!) { createWebhook(input: $input) { id secret } }',
+      { input: { url: hook.url, events: ['contact.created'] } },
+    );
     secrets.push(generated.data.createWebhook.secret);
     // ... and a secret rotated by an update, again with an Idempotency-Key.
-    const updated = await ws.api('PUT', `/v1/webhooks/${created.body.data.id}`, { rotate_secret: true }, { 'idempotency-key': 'rotate-webhook-1' });
+    const updated = await ws.api(
+      'PUT',
+      `/v1/webhooks/${created.body.data.id}`,
+      { rotate_secret: true },
+      { 'idempotency-key': 'rotate-webhook-1' },
+    );
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body.data.secret).toMatch(/^whsec_/);
     secrets.push(updated.body.data.secret);
@@ -108,11 +135,15 @@ describe('secrets at rest', () => {
       expect(dump.bytes.includes(keys[1].slice(0, 13)), dump.name).toBe(true);
       for (const secret of [...keys, ...secrets]) {
         for (const form of forms(secret)) {
-          expect(dump.bytes.includes(form), `${dump.name} holds ${secret.slice(0, 14)}… as ${form.slice(0, 20)}…`).toBe(false);
+          expect(dump.bytes.includes(form), `${dump.name} holds ${secret.slice(0, 14)}… as ${form.slice(0, 20)}…`).toBe(
+            false,
+          );
           searched++;
         }
       }
     }
-    console.log(`secrets at rest: ${keys.length} keys and ${secrets.length} webhook secrets, ${searched} forms searched in ${dumps.map((d) => d.name).join(' and ')}`);
+    console.log(
+      `secrets at rest: ${keys.length} keys and ${secrets.length} webhook secrets, ${searched} forms searched in ${dumps.map((d) => d.name).join(' and ')}`,
+    );
   }, 90_000);
 });

@@ -30,11 +30,28 @@ let world: World;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** A change each subscription field reports (`mark` makes it recognisable), and the event name of its readiness probe. */
-const TRIGGER: Record<string, { probe: string; entity: 'contact' | 'deal'; change: (s: Space, mark: string) => Promise<{ status: number }> }> = {
-  events: { probe: 'contact.updated', entity: 'contact', change: (s, mark) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: mark }) },
-  contactChanged: { probe: 'contact.updated', entity: 'contact', change: (s, mark) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: mark }) },
-  dealChanged: { probe: 'deal.updated', entity: 'deal', change: (s, mark) => s.api('PUT', `/v1/deals/${s.ids.deal}`, { title: mark }) },
+/**
+ * A change each subscription field reports (`mark` makes it recognisable), and the event name of its readiness probe.
+ */
+const TRIGGER: Record<
+  string,
+  { probe: string; entity: 'contact' | 'deal'; change: (s: Space, mark: string) => Promise<{ status: number }> }
+> = {
+  events: {
+    probe: 'contact.updated',
+    entity: 'contact',
+    change: (s, mark) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: mark }),
+  },
+  contactChanged: {
+    probe: 'contact.updated',
+    entity: 'contact',
+    change: (s, mark) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: mark }),
+  },
+  dealChanged: {
+    probe: 'deal.updated',
+    entity: 'deal',
+    change: (s, mark) => s.api('PUT', `/v1/deals/${s.ids.deal}`, { title: mark }),
+  },
 };
 
 /** The kind of record each ID argument of a subscription field names. */
@@ -47,8 +64,14 @@ const SUBSCRIPTION_OTHER_ARGS: Record<string, unknown> = {
   'events.types': ['contact.updated', 'deal.updated'],
 };
 
-/** A subscription document with every argument of the field, and their values naming `target`'s records; fails on an unclassified argument. */
-function subscriptionWithArgs(field: GraphQLField<unknown, unknown>, target: Space): { query: string; variables: Record<string, unknown> } {
+/**
+ * A subscription document with every argument of the field, and their
+ * values naming `target`'s records; fails on an unclassified argument.
+ */
+function subscriptionWithArgs(
+  field: GraphQLField<unknown, unknown>,
+  target: Space,
+): { query: string; variables: Record<string, unknown> } {
   const variables: Record<string, unknown> = {};
   for (const a of field.args) {
     const key = `${field.name}.${a.name}`;
@@ -62,7 +85,10 @@ function subscriptionWithArgs(field: GraphQLField<unknown, unknown>, target: Spa
   }
   const defs = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
   const args = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
-  return { query: `subscription${defs ? `(${defs})` : ''} { ${field.name}${args ? `(${args})` : ''} { ${subscriptionSelection(field)} } }`, variables };
+  return {
+    query: `subscription${defs ? `(${defs})` : ''} { ${field.name}${args ? `(${args})` : ''} { ${subscriptionSelection(field)} } }`,
+    variables,
+  };
 }
 
 /** Caller → target: another workspace, and production ↔ sandbox of the same one. */
@@ -87,7 +113,8 @@ const foreignFilters = (t: Space) =>
     related_to_id: t.ids.contact,
   }).toString();
 
-const leaks = (text: string, caller: Space, target: Space) => foreignIds(caller, target).filter((id) => text.includes(id));
+const leaks = (text: string, caller: Space, target: Space) =>
+  foreignIds(caller, target).filter((id) => text.includes(id));
 
 export function tenantIsolationTests(worldOf: () => World): void {
   describe('tenant isolation', () => {
@@ -125,7 +152,9 @@ export function tenantIsolationTests(worldOf: () => World): void {
         }
         expect(await snapshot(world, target.workspaceId), `${target.label} changed`).toEqual(before);
       }
-      console.log(`tenant isolation, REST ids: ${checked} route × tenant checks (${ownBody} of them with the caller's own valid body, where the target's names its records)`);
+      console.log(
+        `tenant isolation, REST ids: ${checked} route × tenant checks (${ownBody} of them with the caller's own valid body, where the target's names its records)`,
+      );
     }, 120_000);
 
     it("REST: lists and searches never show another tenant's records, whatever the filters", async () => {
@@ -178,14 +207,19 @@ export function tenantIsolationTests(worldOf: () => World): void {
           // then, for several ids, each one alone foreign beside the caller's own others and input.
           const variants: [string, Record<string, unknown>][] = [['target', variablesFor(f, target)]];
           const idArgs = Object.keys(f.ids);
-          if (idArgs.length && f.field.args.some((a) => a.name === 'input') && VALID_INPUT[f.name]) variants.push(['own', variablesFor(f, target, caller)]);
-          if (idArgs.length > 1) for (const arg of idArgs) variants.push(['own', { ...variablesFor(f, caller), [arg]: target.ids[f.ids[arg]] }]);
+          if (idArgs.length && f.field.args.some((a) => a.name === 'input') && VALID_INPUT[f.name])
+            variants.push(['own', variablesFor(f, target, caller)]);
+          if (idArgs.length > 1)
+            for (const arg of idArgs)
+              variants.push(['own', { ...variablesFor(f, caller), [arg]: target.ids[f.ids[arg]] }]);
           for (const [whose, variables] of variants) {
             const filterArg = f.field.args.find((a) => a.name === 'filter');
             if (filterArg) {
               // Typed filters take only their own fields: every id filter the list has names the target's records.
               const fields = (getNamedType(filterArg.type) as GraphQLInputObjectType).getFields();
-              variables.filter = Object.fromEntries([...new URLSearchParams(foreignFilters(target))].filter(([k]) => k in fields));
+              variables.filter = Object.fromEntries(
+                [...new URLSearchParams(foreignFilters(target))].filter(([k]) => k in fields),
+              );
             }
             if (f.field.args.some((a) => a.name === 'q')) variables.q = `${target.label} contact`;
             const result = await world.gql(caller, documentFor(f), variables);
@@ -203,7 +237,9 @@ export function tenantIsolationTests(worldOf: () => World): void {
         }
         expect(await snapshot(world, target.workspaceId), `${target.label} changed`).toEqual(before);
       }
-      console.log(`tenant isolation, GraphQL: ${checked} field × tenant checks (${ownInput} of them with the target's ids and the caller's own valid input)`);
+      console.log(
+        `tenant isolation, GraphQL: ${checked} field × tenant checks (${ownInput} of them with the target's ids and the caller's own valid input)`,
+      );
     }, 120_000);
 
     it("GraphQL subscriptions: a key receives only its own tenant's events", async () => {
@@ -214,12 +250,28 @@ export function tenantIsolationTests(worldOf: () => World): void {
         for (const field of subscriptionFields()) {
           const trigger = TRIGGER[field.name];
           expect(trigger, `say in TRIGGER which change subscription ${field.name} reports`).toBeDefined();
-          const subs = spaces.map((s) => subscribe(world.app.base, { authorization: `Bearer ${s.key}` }, `subscription { ${field.name} { ${subscriptionSelection(field)} } }`));
+          const subs = spaces.map((s) =>
+            subscribe(
+              world.app.base,
+              { authorization: `Bearer ${s.key}` },
+              `subscription { ${field.name} { ${subscriptionSelection(field)} } }`,
+            ),
+          );
           try {
             await Promise.all(
-              subs.map((sub, i) => sub.ready(world.app.bus, { event: trigger.probe, workspaceId: spaces[i].workspaceId, entityType: trigger.entity, entityId: spaces[i].ids[trigger.entity], sequence: 1, data: {} })),
+              subs.map((sub, i) =>
+                sub.ready(world.app.bus, {
+                  event: trigger.probe,
+                  workspaceId: spaces[i].workspaceId,
+                  entityType: trigger.entity,
+                  entityId: spaces[i].ids[trigger.entity],
+                  sequence: 1,
+                  data: {},
+                }),
+              ),
             );
-            // One change per tenant; each waits until its own subscriber has it, so a misrouted copy would arrive before the next.
+            // One change per tenant; each waits until its own subscriber
+            // has it, so a misrouted copy would arrive before the next.
             for (const [i, s] of spaces.entries()) {
               const mark = `Own ${field.name} ${s.label} ${Date.now()}`;
               expect((await trigger.change(s, mark)).status).toBe(200);
@@ -227,7 +279,8 @@ export function tenantIsolationTests(worldOf: () => World): void {
             }
             for (const [i, s] of spaces.entries()) {
               const text = JSON.stringify(subs[i].received);
-              for (const other of spaces.filter((o) => o !== s)) expect(leaks(text, s, other), `${s.label} received ${other.label}'s ${field.name}`).toEqual([]);
+              for (const other of spaces.filter((o) => o !== s))
+                expect(leaks(text, s, other), `${s.label} received ${other.label}'s ${field.name}`).toEqual([]);
               checked++;
             }
           } finally {
@@ -263,7 +316,10 @@ export function tenantIsolationTests(worldOf: () => World): void {
               entityType: trigger.entity,
               entityId: target.ids[trigger.entity],
               sequence: 1,
-              data: { contact: { id: target.ids.contact }, deal: { id: target.ids.deal, pipeline_id: target.ids.pipeline } },
+              data: {
+                contact: { id: target.ids.contact },
+                deal: { id: target.ids.deal, pipeline_id: target.ids.pipeline },
+              },
             });
             try {
               const listening = await mine.ready(world.app.bus, probe(caller.workspaceId)).then(
@@ -271,7 +327,10 @@ export function tenantIsolationTests(worldOf: () => World): void {
                 (err) => {
                   // Refusing such a subscription is fine too, with a coded error that is not internal.
                   if (!mine.errors.length) throw err;
-                  for (const e of mine.errors) expect(e?.extensions?.code ?? e?.code, `${what}: ${JSON.stringify(mine.errors)}`).not.toBe('internal_error');
+                  for (const e of mine.errors)
+                    expect(e?.extensions?.code ?? e?.code, `${what}: ${JSON.stringify(mine.errors)}`).not.toBe(
+                      'internal_error',
+                    );
                   return false;
                 },
               );
@@ -291,7 +350,9 @@ export function tenantIsolationTests(worldOf: () => World): void {
       } finally {
         await feed.stop();
       }
-      console.log(`tenant isolation, subscriptions with foreign arguments: ${checked} field × tenant checks (${refused} refused outright)`);
+      console.log(
+        `tenant isolation, subscriptions with foreign arguments: ${checked} field × tenant checks (${refused} refused outright)`,
+      );
     }, 120_000);
   });
 }
