@@ -1,9 +1,9 @@
 // GraphQL list pages: `{ nodes, total, limit, has_more, next_cursor }` (the REST list meta).
 import type { ObjectRef } from '@pothos/core';
-import { builder } from '../builder.ts';
+import { builder, type BuilderTypes } from '../builder.ts';
 import type { Page } from './pagination.ts';
 
-export function pageType<T>(name: string, node: ObjectRef<any, T>) {
+export function pageType<T>(name: string, node: ObjectRef<BuilderTypes, T>) {
   return builder.objectRef<Page<T>>(name).implement({
     description: `A page of ${node.name}. Pass next_cursor as cursor to get the next one.`,
     fields: (t) => ({

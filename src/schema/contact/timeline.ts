@@ -8,7 +8,18 @@ import { findPage, type SortSpec } from '../common/pagination.ts';
 import { findContact } from './contact.queries.ts';
 import { sortArg } from '../common/sort.ts';
 
-type Data = Record<string, any>;
+/** The parts of events' data the summaries read (src/events/catalogue/ has each event's whole shape). */
+interface Data {
+  changes?: string[];
+  status?: string;
+  previous_status?: string;
+  tags?: string[];
+  merged_contact?: { email?: string | null };
+  deal?: { title?: string; stage_name?: string };
+  role?: string | null;
+  activity?: { type?: string; subject?: string | null };
+  task?: { title?: string };
+}
 
 const SUMMARIES: Record<string, (d: Data) => string> = {
   'contact.created': () => 'Contact created',

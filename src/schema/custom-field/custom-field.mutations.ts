@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CUSTOM_FIELD_TYPES } from './custom-field.rules.ts';
 import { insertCustomField, MAX_CUSTOM_FIELDS } from './custom-field.write.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
