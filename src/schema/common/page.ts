@@ -10,7 +10,8 @@ export function pageType<T>(name: string, node: ObjectRef<BuilderTypes, T>) {
       nodes: t.field({ type: [node], description: "This page's rows, in the list's order", resolve: (p) => p.nodes }),
       total: t.int({
         description:
-          'Rows matching the filters, on all pages. Contacts and deals: exact up to 10,000, above that possibly up to a minute old.',
+          'Rows matching the filters, on all pages. ' +
+          'Contacts and deals: exact up to 10,000, above that possibly up to a minute old.',
         resolve: (p) => p.total(),
       }),
       limit: t.exposeInt('limit', { description: 'The page size asked for (default 25)' }),

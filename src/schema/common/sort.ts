@@ -17,7 +17,8 @@ export function sortEnum(name: string, spec: SortSpec): SortEnum {
     values[`${field}_desc`] = { value: `-${field}`, description: `By ${field}, descending` };
   }
   const ref = builder.enumType(name, {
-    description: `How a list is sorted: the first value decides, later ones break ties. Default: ${describe(spec.default)}.`,
+    description:
+      'How a list is sorted: the first value decides, later ones break ties. ' + `Default: ${describe(spec.default)}.`,
     values,
   }) as unknown as SortEnum;
   enums.set(name, ref);

@@ -173,7 +173,7 @@ function objectType(name: string, json: JsonSchema): TypeRef {
               type: f.type,
               description: f.description,
               required: list ? { list: nonNull, items: true } : nonNull,
-              // biome-ignore lint/suspicious/noExplicitAny: Pothos types options by `type`, here only known at run time.
+              // biome-ignore lint/suspicious/noExplicitAny: Pothos types options by `type`, known at run time only.
             } as any),
           ];
         }),

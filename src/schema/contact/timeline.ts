@@ -54,14 +54,16 @@ export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement
     id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries of the event carry' }),
     type: t.exposeString('type', {
       description:
-        'The event name, e.g. contact.status_changed (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists them)',
+        'The event name, e.g. contact.status_changed ' +
+        '(a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists them)',
     }),
     occurred_at: t.expose('createdAt', { type: 'DateTime', description: 'When the event happened' }),
     // Both hold the record the event is about: null where the key may not read it (read-access.ts).
     summary: t.string({
       nullable: true,
       description:
-        'One line for people, e.g. Status changed from lead to customer; null when the key may not read the record the event is about',
+        'One line for people, e.g. Status changed from lead to customer; ' +
+        'null when the key may not read the record the event is about',
       resolve: summarize,
     }),
     data: t.field({
@@ -87,7 +89,8 @@ builder.queryField('contactTimeline', (t) =>
   t.field({
     type: TimelinePage,
     description:
-      'What happened to a contact, newest first: entries about deals, tasks and activities only for keys that may read those.',
+      'What happened to a contact, newest first: ' +
+      'entries about deals, tasks and activities only for keys that may read those.',
     args: {
       contactId: t.arg.id({ required: true }),
       limit: t.arg.int(),
