@@ -57,7 +57,7 @@ export function setAsideUnfitRows(
   return { body: { ...body, [field]: fitted }, unfit, rows };
 }
 
-interface BulkAnswer {
+export interface BulkAnswer {
   errors: { index: number; email: unknown; error: { code: string; message: string; details?: ErrorDetails } }[];
 }
 

@@ -30,13 +30,20 @@ import { ResponseSchemas } from './openapi/response.ts';
 import { webhooksSection } from './openapi/webhooks.ts';
 import { routes, type RestRoute } from './routes.ts';
 
-const INTRO = `Contacts, deals in pipelines, tasks, activities and webhooks. Every path also answers under \`/api/v1\`.
-
-- **Authentication**: \`Authorization: Bearer crm_live_…\` (or \`crm_test_…\` for the sandbox). Keys carry a scope; an operation it does not allow is a 403.
-- **Envelopes**: \`{ success: true, data, meta }\`, or \`{ success: false, error: { code, message, details }, meta }\`.
-- **Lists** are pages: \`meta.total\`, \`limit\` (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}), \`has_more\`, \`next_cursor\`; pass \`?cursor=<next_cursor>\` for the next page. For contacts and deals \`total\` is exact up to ${EXACT_UP_TO.toLocaleString('en')} matches and may be up to a minute old above that.
-- **Rate limits** per key and minute; every answer carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Reset\`, and a 429 \`Retry-After\`.
-- A known path with a method it does not take answers 405 with an \`Allow\` header.`;
+const INTRO = [
+  'Contacts, deals in pipelines, tasks, activities and webhooks. Every path also answers under `/api/v1`.',
+  '',
+  '- **Authentication**: `Authorization: Bearer crm_live_…` (or `crm_test_…` for the sandbox). ' +
+    'Keys carry a scope; an operation it does not allow is a 403.',
+  '- **Envelopes**: `{ success: true, data, meta }`, or `{ success: false, error: { code, message, details }, meta }`.',
+  `- **Lists** are pages: \`meta.total\`, \`limit\` (1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}), \`has_more\`, ` +
+    '`next_cursor`; pass `?cursor=<next_cursor>` for the next page. ' +
+    `For contacts and deals \`total\` is exact up to ${EXACT_UP_TO.toLocaleString('en')} matches ` +
+    'and may be up to a minute old above that.',
+  '- **Rate limits** per key and minute; every answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, ' +
+    '`X-RateLimit-Reset`, and a 429 `Retry-After`.',
+  '- A known path with a method it does not take answers 405 with an `Allow` header.',
+].join('\n');
 
 /** Paging variables an operation may declare; their help text unless the field's argument has its own. */
 const PAGE_PARAMETERS: Record<string, { schema: JsonSchema; help: string }> = {
@@ -105,9 +112,11 @@ function pageParameters(op: Operation, route: RestRoute, fieldNames: string[]): 
       const arg = op.rootField.args.find((a) => a.name === name);
       const sortEnum = name === 'sort' && arg ? getNamedType(arg.type) : undefined;
       // GraphQL sorts by enum values (created_at_desc); REST by the field names they stand for (-created_at).
+      const sortFields = (values: readonly { value: unknown }[]) =>
+        [...new Set(values.map((v) => String(v.value).replace(/^-/, '')))].join(', ');
       const description =
         sortEnum && isEnumType(sortEnum)
-          ? `Comma-separated fields, a leading - for descending: ${[...new Set(sortEnum.getValues().map((v) => String(v.value).replace(/^-/, '')))].join(', ')}.`
+          ? `Comma-separated fields, a leading - for descending: ${sortFields(sortEnum.getValues())}.`
           : (arg?.description ?? help);
       return { name, in: 'query', required: false, description, schema };
     });
@@ -168,8 +177,9 @@ const IDEMPOTENCY_KEY: Parameter = {
   in: 'header',
   required: false,
   description:
-    'Up to 255 characters. Within 24 h the same key and body replay the first answer (with Idempotent-Replayed: true) ' +
-    'and change nothing; the same key with another body is a 422; while the first request runs, a 409.',
+    'Up to 255 characters. Within 24 h the same key and body replay the first answer ' +
+    '(with Idempotent-Replayed: true) and change nothing; the same key with another body is a 422; ' +
+    'while the first request runs, a 409.',
   schema: { type: 'string', maxLength: 255 },
 };
 

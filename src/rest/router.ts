@@ -30,7 +30,7 @@ import { sendData } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
 import { sendError, toAppError } from './errors.ts';
 import { restVariables } from './variables.ts';
-import { answerUnfitRows, rowTypeOf, setAsideUnfitRows } from './bulk-rows.ts';
+import { answerUnfitRows, rowTypeOf, setAsideUnfitRows, type BulkAnswer } from './bulk-rows.ts';
 import { operationCost } from '../graphql/cost.ts';
 import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
 import { ANSWER_WRITE_DEADLINE_MS } from '../graphql/answer-admission.ts';
@@ -131,6 +131,15 @@ function decodeParam(name: string, raw: string): string {
   } catch {
     throw validationError({ [name]: [NOT_UTF8_MESSAGE] });
   }
+}
+
+/** A list route's answer: one page of records, with the page's cursor fields (`total` only when asked for). */
+interface PageAnswer {
+  nodes: Record<string, unknown>[];
+  total?: number;
+  limit: number;
+  has_more: boolean;
+  next_cursor: string | null;
 }
 
 function pickFields(value: Record<string, unknown>, fields: string[]): Record<string, unknown> {
@@ -261,8 +270,9 @@ export function restApi(opts: RestOptions): {
       // Fields left null for data the key may not read are no failure: the answer carries a warning.
       const failure = result.errors?.find((e) => !(e.originalError instanceof Redacted));
       if (failure) throw toAppError(failure);
-      const value = (result.data as Record<string, any>)[route.field];
-      if (aside) answerUnfitRows(value, aside);
+      // The field's object as the operation's selection shaped it: a record, a page (`list`) or a bulk answer.
+      const value = (result.data as Record<string, Record<string, unknown>>)[route.field];
+      if (aside) answerUnfitRows(value as unknown as BulkAnswer, aside);
       const bytes = jsonBytes(value);
       if (bytes > maxResponseBytes) {
         throw new AppError(
@@ -273,14 +283,16 @@ export function restApi(opts: RestOptions): {
       if (!reservation.growTo(bytes)) throw answers.busy();
       const extra: Record<string, unknown> = {};
       if (ctx.warnings.length) extra.warnings = ctx.warnings;
-      const status = typeof route.status === 'function' ? route.status(value) : (route.status ?? 200);
+      const status =
+        typeof route.status === 'function' ? route.status(value as { failed: number }) : (route.status ?? 200);
       if (route.list) {
-        const nodes = fields ? value.nodes.map((n: Record<string, unknown>) => pickFields(n, fields)) : value.nodes;
+        const page = value as unknown as PageAnswer;
+        const nodes = fields ? page.nodes.map((n) => pickFields(n, fields)) : page.nodes;
         return sendData(res, status, nodes, {
-          total: value.total,
-          limit: value.limit,
-          has_more: value.has_more,
-          next_cursor: value.next_cursor,
+          total: page.total,
+          limit: page.limit,
+          has_more: page.has_more,
+          next_cursor: page.next_cursor,
           ...extra,
         });
       }

@@ -34,6 +34,9 @@ export const builder = new SchemaBuilder<{
   },
 });
 
+/** The schema's types as Pothos sees them (context, scalars, Prisma models), for helpers that take refs. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer Types> ? Types : never;
+
 builder.addScalarType('DateTime', DateTimeResolver);
 for (const scalar of OPEN_SHAPES) builder.addScalarType(scalar.name as 'EventData', scalar);
 

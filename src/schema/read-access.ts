@@ -23,6 +23,7 @@ import { AppError } from '../errors.ts';
 import type { Context } from './context.ts';
 
 /** The read permissions the data of a field needs, fixed or from the value it is read from. */
+// biome-ignore lint/suspicious/noExplicitAny: each entry types the parent as its own type's source value.
 type Needs = readonly Resource[] | ((parent: any) => readonly Resource[]);
 
 /**

@@ -2,7 +2,7 @@
 import { errorFrom } from './errors.ts';
 import { currentCsrfToken, sessionEnded } from './session.ts';
 
-export async function gql<T = any>(query: string, variables?: Record<string, unknown>): Promise<T> {
+export async function gql<T = unknown>(query: string, variables?: Record<string, unknown>): Promise<T> {
   const res = await fetch('/graphql', {
     method: 'POST',
     credentials: 'same-origin',

@@ -31,7 +31,12 @@ interface Delivery {
 }
 
 const FIELDS =
-  'id event status test attempts response_code response_time_ms response_body error next_attempt_at created_at attempt_history { attempt kind attempted_at response_code response_time_ms error }';
+  'id event status test attempts response_code response_time_ms response_body error next_attempt_at created_at ' +
+  'attempt_history { attempt kind attempted_at response_code response_time_ms error }';
+
+/** The table's caption: how many deliveries there are, and how many of them the page shows. */
+const deliveriesCaption = (total: number, shown: number) =>
+  `${total} deliveries${total > shown ? `, the latest ${shown} shown` : ''}`;
 
 /** The attempt count; with more than one attempt, each one's time, kind, answer and duration on demand. */
 function Attempts({ d }: { d: Delivery }) {
@@ -58,7 +63,8 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
   const log = useQuery(
     () =>
       gql<{ webhookLogs: { nodes: Delivery[]; total: number } }>(
-        `query ($id: ID!, $filter: WebhookDeliveryFilter) { webhookLogs(webhookId: $id, filter: $filter, limit: 50) { total nodes { ${FIELDS} } } }`,
+        'query ($id: ID!, $filter: WebhookDeliveryFilter) { ' +
+          `webhookLogs(webhookId: $id, filter: $filter, limit: 50) { total nodes { ${FIELDS} } } }`,
         { id: webhookId, filter: status ? { status } : {} },
       ).then((d) => d.webhookLogs),
     [webhookId, status, version],
@@ -99,11 +105,7 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
       </div>
       <ErrorMessage error={error ?? log.error} />
       <table class="log">
-        <caption>
-          {log.data
-            ? `${log.data.total} deliveries${log.data.total > log.data.nodes.length ? `, the latest ${log.data.nodes.length} shown` : ''}`
-            : 'Deliveries'}
-        </caption>
+        <caption>{log.data ? deliveriesCaption(log.data.total, log.data.nodes.length) : 'Deliveries'}</caption>
         <thead>
           <tr>
             <th scope="col">Created</th>

@@ -32,14 +32,16 @@ const MAX_DEALS = 1000;
 
 export async function loadBoard(pipelineId: string): Promise<Board> {
   const { pipelineStages } = await gql<{ pipelineStages: { nodes: Stage[] } }>(
-    'query ($id: ID!) { pipelineStages(pipelineId: $id, limit: 100) { nodes { id name position probability deal_count total_value } } }',
+    'query ($id: ID!) { pipelineStages(pipelineId: $id, limit: 100) { ' +
+      'nodes { id name position probability deal_count total_value } } }',
     { id: pipelineId },
   );
   const deals: BoardDeal[] = [];
   let cursor: string | null = null;
   do {
     const page: { deals: { nodes: BoardDeal[]; next_cursor: string | null } } = await gql(
-      `query ($filter: DealFilter, $cursor: String) { deals(filter: $filter, limit: ${PAGE}, cursor: $cursor, sort: [updated_at_desc]) {
+      `query ($filter: DealFilter, $cursor: String) {
+        deals(filter: $filter, limit: ${PAGE}, cursor: $cursor, sort: [updated_at_desc]) {
         next_cursor nodes { id title value currency status stage_id contact { first_name last_name } } } }`,
       { filter: { pipeline_id: pipelineId }, cursor },
     );

@@ -18,7 +18,8 @@ interface Header {
 const HEADERS: Record<string, Header> = {
   'X-Request-Id': {
     description:
-      "The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one; on an idempotent replay, the first call's, as the replayed body holds it.",
+      'The request id, also in `meta.request_id`: the one the client sent, when it sent a usable one; ' +
+      "on an idempotent replay, the first call's, as the replayed body holds it.",
     required: true,
     schema: { type: 'string' },
   },
@@ -41,7 +42,8 @@ const HEADERS: Record<string, Header> = {
   'Retry-After': { description: 'Seconds to wait before sending again.', required: true, schema: { type: 'integer' } },
   'Idempotent-Replayed': {
     description:
-      'Only on a replay: this answer is the stored first answer to the same `Idempotency-Key` and body, and nothing was changed again.',
+      'Only on a replay: this answer is the stored first answer to the same `Idempotency-Key` and body, ' +
+      'and nothing was changed again.',
     required: false,
     schema: { type: 'string', const: 'true' },
   },

@@ -22,7 +22,8 @@ function deliveryHeaders(event: string): Parameter[] {
   return [
     header(
       'X-Service-Signature',
-      'Hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the subscription secret exactly as the API returned it. Compute it over the raw, unparsed body and compare in constant time.',
+      'Hex HMAC-SHA256 of the raw body, keyed with the UTF-8 bytes of the subscription secret exactly as the API ' +
+        'returned it. Compute it over the raw, unparsed body and compare in constant time.',
       { type: 'string', pattern: '^[0-9a-f]{64}$' },
     ),
     header('X-Service-Event', 'The event name.', { type: 'string', const: event }),
@@ -38,7 +39,9 @@ function deliveryHeaders(event: string): Parameter[] {
     }),
     header(
       'webhook-signature',
-      "Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, keyed with the base64-decoded part after `whsec_` of the secret (or the secret's UTF-8 bytes when it has no such prefix). Verifiable with the `standardwebhooks` libraries.",
+      'Standard Webhooks: `v1,` and the base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<raw body>`, ' +
+        "keyed with the base64-decoded part after `whsec_` of the secret (or the secret's UTF-8 bytes when it has " +
+        'no such prefix). Verifiable with the `standardwebhooks` libraries.',
       { type: 'string', pattern: '^v1,[A-Za-z0-9+/]+={0,2}$' },
     ),
   ];
@@ -51,8 +54,9 @@ function body(event: string): JsonSchema {
   return {
     required: true,
     description:
-      'Envelope A (`payload_format: event`, the default) or envelope B (`payload_format: record`), as the subscription says. ' +
-      'With `content_type: form` the same JSON is the `payload` field of a form; the signatures cover the raw form body.',
+      'Envelope A (`payload_format: event`, the default) or envelope B (`payload_format: record`), ' +
+      'as the subscription says. With `content_type: form` the same JSON is the `payload` field of a form; ' +
+      'the signatures cover the raw form body.',
     content: {
       'application/json': { schema: either },
       'application/x-www-form-urlencoded': {
@@ -78,8 +82,8 @@ function operation(event: string, description: string) {
     operationId: componentName(event, 'event').replace(/^Webhook/, 'receive'),
     summary: event,
     description:
-      `${description}\n\nSent with the subscription's \`http_method\` (POST unless set to PUT or PATCH), at least once: ` +
-      'drop repeated event ids, and keep the highest `sequence` per record to drop older deliveries.',
+      `${description}\n\nSent with the subscription's \`http_method\` (POST unless set to PUT or PATCH), ` +
+      'at least once: drop repeated event ids, and keep the highest `sequence` per record to drop older deliveries.',
     tags: ['Webhooks'],
     // Deliveries are authenticated by their signature headers, not by an API key.
     security: [],
@@ -88,8 +92,10 @@ function operation(event: string, description: string) {
     responses: {
       '2XX': {
         description:
-          "Any 2xx within the subscription's timeout (default 30 s) acknowledges the delivery; answer first, work afterwards. " +
-          "Anything else, a timeout, a connection error or a redirect (not followed) is retried on the subscription's schedule; a 429 waits for its Retry-After.",
+          "Any 2xx within the subscription's timeout (default 30 s) acknowledges the delivery; " +
+          'answer first, work afterwards. ' +
+          'Anything else, a timeout, a connection error or a redirect (not followed) is retried ' +
+          "on the subscription's schedule; a 429 waits for its Retry-After.",
       },
     },
   };

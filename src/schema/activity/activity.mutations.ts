@@ -44,7 +44,8 @@ async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
   const contactId = input.contact_id && known.has(input.contact_id) ? input.contact_id : null;
   if (input.contact_id && !contactId) {
     ctx.warnings.push(
-      `contact_id "${input.contact_id}" does not name a contact of this workspace; the activity was logged without a contact`,
+      `contact_id "${input.contact_id}" does not name a contact of this workspace; ` +
+        'the activity was logged without a contact',
     );
   }
   const unknownAttendees = attendees.filter((a) => !known.has(a));

@@ -24,7 +24,8 @@ builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: CreatedApiKey,
     description:
-      "Creates a key for the session's workspace and environment, owned by the signed-in user. The key is returned only here.",
+      "Creates a key for the session's workspace and environment, owned by the signed-in user. " +
+      'The key is returned only here.',
     args: { input: t.arg({ type: ApiKeyCreateInput, required: true }) },
     resolve: async (_root, args, ctx) => {
       const user = assertSignedInUser(ctx);

@@ -8,7 +8,9 @@ export const API_KEYS_SHOWN = 200;
 builder.queryFields((t) => ({
   apiKeys: t.prismaField({
     type: [ApiKeyType],
-    description: `Keys of the workspace for the session's environment (production or sandbox), newest first, revoked ones included, at most ${API_KEYS_SHOWN}. Signed-in users only.`,
+    description:
+      "Keys of the workspace for the session's environment (production or sandbox), newest first, " +
+      `revoked ones included, at most ${API_KEYS_SHOWN}. Signed-in users only.`,
     resolve: (query, _root, _args, ctx) => {
       assertSignedInUser(ctx);
       return ctx.prisma.apiKey.findMany({

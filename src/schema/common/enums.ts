@@ -89,7 +89,8 @@ export const DeliveryStatus = closedSet(
 export const ActorType = closedSet(
   'ActorType',
   ACTOR_TYPES,
-  'Who caused a change: an API key, a user signed in to the dashboard, or the service itself (such as the task scheduler).',
+  'Who caused a change: an API key, a user signed in to the dashboard, ' +
+    'or the service itself (such as the task scheduler).',
 );
 export const ErrorCode = closedSet(
   'ErrorCode',

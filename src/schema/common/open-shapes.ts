@@ -33,8 +33,10 @@ const customFieldValue: JsonSchema = { type: ['string', 'number', 'boolean'] };
 
 export const CustomFieldValues = openShape(
   'CustomFieldValues',
-  "Custom field values by field key (the keys of the workspace's custom field definitions). Each value has its definition's type: " +
-    'a string for text and select fields, a YYYY-MM-DD string for date fields, a number for number fields, true or false for boolean fields. ' +
+  "Custom field values by field key (the keys of the workspace's custom field definitions). " +
+    "Each value has its definition's type: " +
+    'a string for text and select fields, a YYYY-MM-DD string for date fields, a number for number fields, ' +
+    'true or false for boolean fields. ' +
     'A field without a value is absent; setting a key to null removes it.',
   { type: 'object', additionalProperties: customFieldValue },
 );
@@ -48,7 +50,8 @@ export const WebhookHeaders = openShape(
 export const WebhookFilters = openShape(
   'WebhookFilters',
   'Which events of the subscribed names are delivered: record field name → wanted value, or a list of values. ' +
-    'A scalar field must equal the value or one of the listed values; a list field (such as tags) must hold every listed value. All keys must match; ' +
+    'A scalar field must equal the value or one of the listed values; ' +
+    'a list field (such as tags) must hold every listed value. All keys must match; ' +
     'null or an empty object delivers every event of the subscribed names.',
   {
     type: 'object',
@@ -64,8 +67,10 @@ export const WebhookFilters = openShape(
 
 export const EventData = openShape(
   'EventData',
-  'The data object of an event, as webhook deliveries carry it: the record the event is about (contact, deal, task, activity or note) ' +
-    'and what the event adds, such as changes or previous_status. Its keys depend on the event name; docs/webhooks.md lists them per event.',
+  'The data object of an event, as webhook deliveries carry it: ' +
+    'the record the event is about (contact, deal, task, activity or note) ' +
+    'and what the event adds, such as changes or previous_status. ' +
+    'Its keys depend on the event name; docs/webhooks.md lists them per event.',
   { type: 'object', additionalProperties: true },
 );
 

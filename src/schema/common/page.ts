@@ -1,16 +1,17 @@
 // GraphQL list pages: `{ nodes, total, limit, has_more, next_cursor }` (the REST list meta).
 import type { ObjectRef } from '@pothos/core';
-import { builder } from '../builder.ts';
+import { builder, type BuilderTypes } from '../builder.ts';
 import type { Page } from './pagination.ts';
 
-export function pageType<T>(name: string, node: ObjectRef<any, T>) {
+export function pageType<T>(name: string, node: ObjectRef<BuilderTypes, T>) {
   return builder.objectRef<Page<T>>(name).implement({
     description: `A page of ${node.name}. Pass next_cursor as cursor to get the next one.`,
     fields: (t) => ({
       nodes: t.field({ type: [node], description: "This page's rows, in the list's order", resolve: (p) => p.nodes }),
       total: t.int({
         description:
-          'Rows matching the filters, on all pages. Contacts and deals: exact up to 10,000, above that possibly up to a minute old.',
+          'Rows matching the filters, on all pages. ' +
+          'Contacts and deals: exact up to 10,000, above that possibly up to a minute old.',
         resolve: (p) => p.total(),
       }),
       limit: t.exposeInt('limit', { description: 'The page size asked for (default 25)' }),

@@ -54,7 +54,7 @@ export function parseLimit(limit: number | null | undefined): number {
 /** Sort keys from `-created_at,first_name` (REST) or the values of a sort enum list (GraphQL). */
 export function parseSort(sort: string | readonly string[] | null | undefined, spec: SortSpec): SortKey[] {
   const given = Array.isArray(sort) ? sort.join(',') : (sort as string | null | undefined);
-  const text = given && given.trim() ? given : spec.default;
+  const text = given?.trim() ? given : spec.default;
   const keys: SortKey[] = [];
   for (const part of text
     .split(',')

@@ -1,7 +1,7 @@
 // Sorting as GraphQL enums: one per list, two values per sortable field (`created_at_asc`,
 // `created_at_desc`), taken in order as a list. Their values are the REST spelling
 // (`created_at`, `-created_at`), so both surfaces share parseSort.
-import type { ArgumentRef, EnumRef, SchemaTypes } from '@pothos/core';
+import type { ArgBuilder, ArgumentRef, EnumRef, SchemaTypes } from '@pothos/core';
 import { builder } from '../builder.ts';
 import type { SortSpec } from './pagination.ts';
 
@@ -17,7 +17,8 @@ export function sortEnum(name: string, spec: SortSpec): SortEnum {
     values[`${field}_desc`] = { value: `-${field}`, description: `By ${field}, descending` };
   }
   const ref = builder.enumType(name, {
-    description: `How a list is sorted: the first value decides, later ones break ties. Default: ${describe(spec.default)}.`,
+    description:
+      'How a list is sorted: the first value decides, later ones break ties. ' + `Default: ${describe(spec.default)}.`,
     values,
   }) as unknown as SortEnum;
   enums.set(name, ref);
@@ -36,7 +37,7 @@ const describe = (rest: string) => sortEnumNames(rest).join(', ');
 
 /** The `sort` argument of a list: `[<Name>!]`, in order; the list's default when omitted or empty. */
 export function sortArg<Types extends SchemaTypes>(
-  t: { arg: (options: any) => unknown },
+  t: { arg: ArgBuilder<Types> },
   name: string,
   spec: SortSpec,
   description?: string,

@@ -14,11 +14,23 @@ import { builder } from '../builder.ts';
 import { enumNamed } from './enums.ts';
 import { inputNames, looseRows, scalarNames } from './graphql-names.ts';
 
-type JsonSchema = { [keyword: string]: any };
+/** The keywords of zod's JSON Schema the conversion reads; the others (and `x-graphql`) are left unknown. */
+interface JsonSchema {
+  type?: string | string[];
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  anyOf?: JsonSchema[];
+  enum?: unknown[];
+  format?: string;
+  [keyword: string]: unknown;
+}
 
 const MARK = 'x-graphql';
 
 function jsonSchemaOf(schema: z.ZodType): JsonSchema {
+  // zod's type allows `true`/`false` and tuples where a schema goes; zod writes neither for input objects.
   return z.toJSONSchema(schema, {
     target: 'draft-2020-12',
     io: 'input',
@@ -35,13 +47,14 @@ function jsonSchemaOf(schema: z.ZodType): JsonSchema {
       const scalar = scalarNames.get(zodSchema);
       if (scalar) jsonSchema[MARK] = { scalar };
     },
-  });
+  }) as JsonSchema;
 }
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 const built = new Map<string, unknown>();
 
 /** A type reference as Pothos takes it: a name, a ref, or a one-element list of one. */
+// biome-ignore lint/suspicious/noExplicitAny: built at start from zod, so no static type; resolvers parse with zod.
 type TypeRef = any;
 
 interface Converted {
@@ -160,6 +173,7 @@ function objectType(name: string, json: JsonSchema): TypeRef {
               type: f.type,
               description: f.description,
               required: list ? { list: nonNull, items: true } : nonNull,
+              // biome-ignore lint/suspicious/noExplicitAny: Pothos types options by `type`, known at run time only.
             } as any),
           ];
         }),

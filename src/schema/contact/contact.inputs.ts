@@ -63,7 +63,8 @@ export const BULK_MAX = 100;
 const bulkRow = checkedPerRow(
   z.unknown(),
   'ContactBulkRow',
-  'One contact of a bulk create: the fields of ContactCreateInput, checked row by row (first_name and email are required there).',
+  'One contact of a bulk create: the fields of ContactCreateInput, checked row by row ' +
+    '(first_name and email are required there).',
   contactCreateInput,
 );
 documentedAs.set(bulkRow, contactCreateInput);

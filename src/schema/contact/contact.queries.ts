@@ -123,7 +123,8 @@ builder.queryFields((t) => ({
         nextCursor: hasMore ? offsetCursor('contact_search', offset + limit) : null,
         total: async () => {
           const [{ n }] = await ctx.prisma.$queryRaw<{ n: number }[]>`
-            SELECT count(*)::int AS n FROM contacts WHERE workspace_id = ${ws} AND search_vector @@ to_tsquery('simple', ${query})`;
+            SELECT count(*)::int AS n FROM contacts
+            WHERE workspace_id = ${ws} AND search_vector @@ to_tsquery('simple', ${query})`;
           return n;
         },
       };

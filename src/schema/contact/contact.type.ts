@@ -41,7 +41,8 @@ export const ContactType = builder.prismaObject('Contact', {
     deals: t.relation('deals', {
       nullable: true,
       description:
-        'Deals whose primary contact this is, newest first; null when the key may not read deals. contactDeals also lists deals it is linked to in another role.',
+        'Deals whose primary contact this is, newest first; null when the key may not read deals. ' +
+        'contactDeals also lists deals it is linked to in another role.',
       args: { limit: t.arg.int({ description: 'At most this many, 1 to 100 (default 25).' }) },
       // Needs deals:read, as GET /v1/contacts/:id/deals does (src/schema/read-access.ts).
       query: (args) => ({ take: parseLimit(args.limit), orderBy: [{ createdAt: 'desc' }, { id: 'desc' }] }),

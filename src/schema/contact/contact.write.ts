@@ -59,11 +59,12 @@ export async function createContact(
     updatedAt: now,
   };
   const contactRow = Prisma.sql`contact AS (
-      INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source, tags,
-        assigned_to, engagement_score, custom_fields, address, created_at, updated_at)
-      VALUES (${c.id}, ${c.workspaceId}, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company}, ${c.jobTitle}, ${c.status},
-        ${c.source}, ${c.tags}::text[], ${c.assignedToId}, ${c.engagementScore}, ${JSON.stringify(c.customFields)}::jsonb,
-        ${c.address === null ? null : JSON.stringify(c.address)}::jsonb, ${now}, ${now}))`;
+      INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source,
+        tags, assigned_to, engagement_score, custom_fields, address, created_at, updated_at)
+      VALUES (${c.id}, ${c.workspaceId}, ${c.firstName}, ${c.lastName}, ${c.email}, ${c.phone}, ${c.company},
+        ${c.jobTitle}, ${c.status}, ${c.source}, ${c.tags}::text[], ${c.assignedToId}, ${c.engagementScore},
+        ${JSON.stringify(c.customFields)}::jsonb, ${c.address === null ? null : JSON.stringify(c.address)}::jsonb,
+        ${now}, ${now}))`;
   // A data-modifying WITH runs exactly once whether or not the outer statement reads it.
   const event = insertEventSql(
     { ...contactCreated.build(c), workspaceId: c.workspaceId, contactId: c.id, actor: actorOf(ctx) },

@@ -8,7 +8,18 @@ import { findPage, type SortSpec } from '../common/pagination.ts';
 import { findContact } from './contact.queries.ts';
 import { sortArg } from '../common/sort.ts';
 
-type Data = Record<string, any>;
+/** The parts of events' data the summaries read (src/events/catalogue/ has each event's whole shape). */
+interface Data {
+  changes?: string[];
+  status?: string;
+  previous_status?: string;
+  tags?: string[];
+  merged_contact?: { email?: string | null };
+  deal?: { title?: string; stage_name?: string };
+  role?: string | null;
+  activity?: { type?: string; subject?: string | null };
+  task?: { title?: string };
+}
 
 const SUMMARIES: Record<string, (d: Data) => string> = {
   'contact.created': () => 'Contact created',
@@ -43,14 +54,16 @@ export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement
     id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries of the event carry' }),
     type: t.exposeString('type', {
       description:
-        'The event name, e.g. contact.status_changed (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists them)',
+        'The event name, e.g. contact.status_changed ' +
+        '(a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists them)',
     }),
     occurred_at: t.expose('createdAt', { type: 'DateTime', description: 'When the event happened' }),
     // Both hold the record the event is about: null where the key may not read it (read-access.ts).
     summary: t.string({
       nullable: true,
       description:
-        'One line for people, e.g. Status changed from lead to customer; null when the key may not read the record the event is about',
+        'One line for people, e.g. Status changed from lead to customer; ' +
+        'null when the key may not read the record the event is about',
       resolve: summarize,
     }),
     data: t.field({
@@ -76,7 +89,8 @@ builder.queryField('contactTimeline', (t) =>
   t.field({
     type: TimelinePage,
     description:
-      'What happened to a contact, newest first: entries about deals, tasks and activities only for keys that may read those.',
+      'What happened to a contact, newest first: ' +
+      'entries about deals, tasks and activities only for keys that may read those.',
     args: {
       contactId: t.arg.id({ required: true }),
       limit: t.arg.int(),

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { CUSTOM_FIELD_TYPES } from './custom-field.rules.ts';
 import { insertCustomField, MAX_CUSTOM_FIELDS } from './custom-field.write.ts';
-import { AppError, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
@@ -29,7 +29,9 @@ const CustomFieldCreateInput = zodInput(
 builder.mutationFields((t) => ({
   createCustomField: t.prismaField({
     type: CustomFieldType,
-    description: `Defines a custom field for contacts and deals of the workspace (at most ${MAX_CUSTOM_FIELDS}). Signed-in users in the production environment only.`,
+    description:
+      `Defines a custom field for contacts and deals of the workspace (at most ${MAX_CUSTOM_FIELDS}). ` +
+      'Signed-in users in the production environment only.',
     args: { input: t.arg({ type: CustomFieldCreateInput, required: true }) },
     resolve: async (_query, _root, args, ctx) => {
       assertSignedInUser(ctx);
@@ -66,10 +68,10 @@ builder.mutationFields((t) => ({
       const ids = workspaces.map((w) => w.id);
       // Values of an undefined key would never be checked again, and writes keep them: drop them with the definition.
       await ctx.prisma.$transaction([
-        ctx.prisma
-          .$executeRaw`UPDATE contacts SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
-        ctx.prisma
-          .$executeRaw`UPDATE deals SET custom_fields = custom_fields - ${def.key} WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
+        ctx.prisma.$executeRaw`UPDATE contacts SET custom_fields = custom_fields - ${def.key}
+          WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
+        ctx.prisma.$executeRaw`UPDATE deals SET custom_fields = custom_fields - ${def.key}
+          WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
         ctx.prisma.customFieldDefinition.delete({ where: { id: def.id } }),
       ]);
       definitionsLoader(ctx).clearAll();

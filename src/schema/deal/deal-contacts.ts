@@ -88,7 +88,8 @@ builder.mutationFields((t) => ({
   removeDealContact: t.field({
     type: DeleteResult,
     description:
-      "Removes a contact from a deal; removing the primary contact clears the deal's contact_id. `id` in the result is the contact id.",
+      "Removes a contact from a deal; removing the primary contact clears the deal's contact_id. " +
+      '`id` in the result is the contact id.',
     args: { dealId: t.arg.id({ required: true }), contactId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');

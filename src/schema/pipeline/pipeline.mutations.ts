@@ -80,7 +80,8 @@ builder.mutationFields((t) => ({
   deletePipeline: t.field({
     type: DeleteResult,
     description:
-      'Deletes an empty pipeline with its stages. Deleting the default makes the oldest remaining pipeline the default.',
+      'Deletes an empty pipeline with its stages. ' +
+      'Deleting the default makes the oldest remaining pipeline the default.',
     args: { id: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');

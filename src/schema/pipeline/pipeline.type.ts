@@ -57,7 +57,8 @@ export const StageTotalsType = builder.objectRef<StageWithTotals>('StageWithTota
     total_value: t.exposeFloat('totalValue', {
       nullable: true,
       description:
-        'Sum of deal values as stored, whatever their currency; no value counts as 0. Null when the key may not read deals',
+        'Sum of deal values as stored, whatever their currency; no value counts as 0. ' +
+        'Null when the key may not read deals',
     }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),

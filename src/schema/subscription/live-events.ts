@@ -30,7 +30,8 @@ export function recordIn(e: PublishedEvent, key: string): Record<string, unknown
 
 /** The `sequence` field of live events: the same number webhook deliveries carry. */
 export const SEQUENCE_FIELD =
-  "The event's place among the events of its record: 1, 2, 3… per record in commit order, as webhook deliveries carry it. " +
+  "The event's place among the events of its record: 1, 2, 3… per record in commit order, " +
+  'as webhook deliveries carry it. ' +
   'Keep the highest seen per record; an event with a lower one is older.';
 
 export const LiveEventType = builder.objectRef<PublishedEvent>('LiveEvent').implement({
@@ -39,7 +40,8 @@ export const LiveEventType = builder.objectRef<PublishedEvent>('LiveEvent').impl
     id: t.exposeID('id', { description: 'Event id; the same as webhook deliveries carry' }),
     event: t.exposeString('event', {
       description:
-        'The event name, e.g. contact.created (a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists the names)',
+        'The event name, e.g. contact.created ' +
+        '(a string: GraphQL enum values cannot hold dots; docs/webhooks.md lists the names)',
     }),
     timestamp: t.expose('timestamp', { type: 'DateTime', description: 'When the event happened' }),
     sequence: t.exposeInt('sequence', { nullable: false, description: SEQUENCE_FIELD }),

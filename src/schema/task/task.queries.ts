@@ -34,7 +34,8 @@ builder.queryFields((t) => ({
         t,
         'TaskSort',
         TASK_SORT,
-        'Sort order, first value first; priority sorts by urgency (low < medium < high < urgent). Default created_at_desc.',
+        'Sort order, first value first; priority sorts by urgency (low < medium < high < urgent). ' +
+          'Default created_at_desc.',
       ),
       limit: t.arg.int(),
       cursor: t.arg.string(),

@@ -19,7 +19,8 @@ const RelatedTo = builder.objectRef<{ type: string; id: string; name: string | n
     name: t.exposeString('name', {
       nullable: true,
       description:
-        'Contact full name or deal title; null for projects, for records deleted since, and when the key may not read the record',
+        'Contact full name or deal title; null for projects, for records deleted since, ' +
+        'and when the key may not read the record',
     }),
   }),
 });

@@ -31,7 +31,8 @@ builder.mutationField('updateNotificationPreferences', (t) =>
       if (Object.keys(input).length === 0) return user;
       // Merged in the database, so concurrent changes to different channels both survive.
       await ctx.prisma.$executeRaw`
-        UPDATE users SET notification_preferences = notification_preferences || ${JSON.stringify(input)}::jsonb, updated_at = now()
+        UPDATE users
+        SET notification_preferences = notification_preferences || ${JSON.stringify(input)}::jsonb, updated_at = now()
         WHERE id = ${user.id}`;
       return findUser(ctx.prisma, ctx, user.id);
     },

@@ -9,7 +9,8 @@ import { DeliveryType } from './webhook.type.ts';
 
 export const DeliveryAttemptKind = builder.enumType('DeliveryAttemptKind', {
   description:
-    "Why an attempt was made: the delivery's first, a retry after a failed attempt, the first attempt of a redelivery, or a test send.",
+    "Why an attempt was made: the delivery's first, a retry after a failed attempt, " +
+    'the first attempt of a redelivery, or a test send.',
   values: Object.fromEntries(ATTEMPT_KINDS.map((v) => [v, { value: v }])) as { [K in AttemptKind]: { value: K } },
 });
 
@@ -20,7 +21,8 @@ export const DeliveryAttemptType = builder.prismaObject('WebhookDeliveryAttempt'
     attempt: t.exposeInt('attempt', {
       nullable: false,
       description:
-        "The attempt's number within its delivery: 1 is the first. A missing number was an attempt whose outcome was lost (the worker stopped mid-attempt).",
+        "The attempt's number within its delivery: 1 is the first. " +
+        'A missing number was an attempt whose outcome was lost (the worker stopped mid-attempt).',
     }),
     kind: t.field({
       type: DeliveryAttemptKind,
@@ -56,7 +58,9 @@ builder.prismaObjectField(DeliveryType, 'attempt_history', (t) =>
   t.relation('attemptHistory', {
     nullable: false,
     description:
-      "Every recorded attempt of this log entry, oldest first: at most 1 + the retry policy's max_retries (+ 1 ending a run of lost attempts). The entry's own response_code, error and timing repeat the last one.",
+      'Every recorded attempt of this log entry, oldest first: ' +
+      "at most 1 + the retry policy's max_retries (+ 1 ending a run of lost attempts). " +
+      "The entry's own response_code, error and timing repeat the last one.",
     query: { orderBy: { attempt: 'asc' } },
   }),
 );

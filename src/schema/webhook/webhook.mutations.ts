@@ -142,7 +142,8 @@ builder.mutationFields((t) => ({
   testWebhook: t.field({
     type: [WebhookTestResult],
     description:
-      'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true. Counts one test send per event against the workspace and destination host caps (rate_limited when spent).',
+      'Sends one sample payload per subscribed event now, signed like real deliveries; logged with test: true. ' +
+      'Counts one test send per event against the workspace and destination host caps (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
@@ -155,7 +156,8 @@ builder.mutationFields((t) => ({
   redeliverWebhook: t.field({
     type: DeliveryType,
     description:
-      'Queues a delivered or failed event again: same event id, a new attempt and log entry. Capped per workspace (rate_limited when spent).',
+      'Queues a delivered or failed event again: same event id, a new attempt and log entry. ' +
+      'Capped per workspace (rate_limited when spent).',
     args: { id: t.arg.id({ required: true }), logId: t.arg.id({ required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
@@ -176,7 +178,8 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
   if (!ctx.webhooks.box.canOpen(sub.secretEncrypted)) {
     throw new AppError(
       'unprocessable_entity',
-      "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)",
+      "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; " +
+        'start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)',
     );
   }
   await assertOutboundRoom(ctx, 'redeliver', sub, 1);

@@ -104,7 +104,8 @@ export const DeliveryType = builder.prismaObject('WebhookDelivery', {
     response_body: t.exposeString('responseBody', {
       nullable: true,
       description:
-        'First 1000 characters of the last answer; null when there was none or the key may not read what the event holds',
+        'First 1000 characters of the last answer; ' +
+        'null when there was none or the key may not read what the event holds',
     }),
     request_body: t.exposeString('requestBody', {
       nullable: true,
