@@ -4,7 +4,8 @@
 // deliveries over the time from the first arrival to the last. `--workers 2` adds a worker
 // process (src/worker.ts, as `npm run worker`), PostgreSQL only, and reports the combined rate.
 // Every delivery must arrive exactly once: the run fails on a duplicate or a failed delivery.
-//   npx tsx bench/deliveries.ts [events=3000] [--workers 1|2] [--json] [--cpu-prof file]   (PostgreSQL when DATABASE_URL is set)
+//   npx tsx bench/deliveries.ts [events=3000] [--workers 1|2] [--json] [--cpu-prof file]
+// (PostgreSQL when DATABASE_URL is set)
 // --cpu-prof writes a CPU profile of this process while it delivers (open it in Chrome DevTools).
 import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -198,9 +199,8 @@ async function runBenchmark(): Promise<void> {
       },
       { timeout: 600_000 },
     );
-    say(
-      `${total} events in the outbox; ${workers === 2 ? 'worker in this process + 1 worker process' : 'worker in this process'} (${db.kind})`,
-    );
+    const runners = workers === 2 ? 'worker in this process + 1 worker process' : 'worker in this process';
+    say(`${total} events in the outbox; ${runners} (${db.kind})`);
 
     const worker = new DeliveryWorker({
       prisma: db.prisma,
@@ -239,9 +239,8 @@ async function runBenchmark(): Promise<void> {
     const seconds = Math.max(s.last - s.first, 1) / 1000;
     const perSecond = Math.round(s.distinct / seconds);
     say(`${s.distinct} deliveries, each once, in ${seconds.toFixed(2)} s = ${perSecond} deliveries/s`);
-    say(
-      `CPU of this process while delivering: ${((cpu.user + cpu.system) / 1000 / s.distinct).toFixed(3)} ms per delivery`,
-    );
+    const cpuPerDelivery = ((cpu.user + cpu.system) / 1000 / s.distinct).toFixed(3);
+    say(`CPU of this process while delivering: ${cpuPerDelivery} ms per delivery`);
     if (json)
       console.log(
         JSON.stringify({

@@ -145,7 +145,9 @@ export function printTable(
   const line = (cells: string[]) =>
     `| ${cells.map((c, i) => (i >= 2 && i <= 7 ? c.padStart(widths[i]) : c.padEnd(widths[i]))).join(' | ')} |`;
   console.log(
-    `\n${info.database}, ${info.load.connections} connections, ${info.load.seconds} s per case; ratio = req/s against the Express + Prisma case of the same kind; CPU ms/req = the server process's CPU time per request\n`,
+    `\n${info.database}, ${info.load.connections} connections, ${info.load.seconds} s per case; ` +
+      'ratio = req/s against the Express + Prisma case of the same kind; ' +
+      "CPU ms/req = the server process's CPU time per request\n",
   );
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);

@@ -1,8 +1,8 @@
 // `npm run bench`: seeds its own data, measures the service against two plain baselines in one
 // run and prints one table with the goals' ratios. PostgreSQL when DATABASE_URL is set (in a
 // database of its own, dropped at the end), else the embedded database in a temporary directory.
-//   npm run bench -- [--seconds 6] [--rounds 3] [--warmup 1] [--connections 50] [--large] [--no-deliveries] [--only name,name]
-//                          [--compare <other checkout>] [--profile <dir>]
+//   npm run bench -- [--seconds 6] [--rounds 3] [--warmup 1] [--connections 50] [--large] [--no-deliveries]
+//                    [--only name,name] [--compare <other checkout>] [--profile <dir>]
 // --large adds a run at 1,000,000 contacts (PostgreSQL only).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -96,9 +96,11 @@ function keyRotation(keys: string[]) {
 }
 
 const CONTACT_FIELDS =
-  'id first_name last_name email phone company job_title status source tags assigned_to engagement_score custom_fields address { street city state zip country } created_at updated_at';
+  'id first_name last_name email phone company job_title status source tags assigned_to engagement_score ' +
+  'custom_fields address { street city state zip country } created_at updated_at';
 const DEAL_FIELDS =
-  'id title pipeline_id stage_id stage_name value currency probability owner_id contact_id expected_close_date status custom_fields tags won_reason lost_reason competitor closed_at created_at updated_at';
+  'id title pipeline_id stage_id stage_name value currency probability owner_id contact_id expected_close_date ' +
+  'status custom_fields tags won_reason lost_reason competitor closed_at created_at updated_at';
 const PAGE = 'total limit has_more next_cursor';
 
 /** Numbers the contacts the write cases create: emails must stay unique in their workspace across cases. */
@@ -132,7 +134,8 @@ function serviceCases(s: Seeded): Case[] {
     get('REST GET /v1/deals?limit=100', () => '/v1/deals?limit=100'),
     gql(
       'GraphQL deals(limit: 100) + contact, stage',
-      `{ deals(limit: 100) { nodes { ${DEAL_FIELDS} contact { id first_name last_name email } stage { id name probability } } ${PAGE} } }`,
+      `{ deals(limit: 100) { nodes { ${DEAL_FIELDS} contact { id first_name last_name email } ` +
+        `stage { id name probability } } ${PAGE} } }`,
     ),
     get('REST contacts ?status=customer', () => '/v1/contacts?status=customer&limit=100'),
     get(
@@ -224,7 +227,8 @@ async function quietDatabase(url: string): Promise<{ wait: () => Promise<void>; 
   const wait = async () => {
     for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
       const { rows } = await client.query(
-        "SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND pid <> pg_backend_pid() AND now() - query_start > interval '1 second'",
+        'SELECT count(*)::int AS busy FROM pg_stat_activity WHERE datname = current_database() ' +
+          "AND state = 'active' AND pid <> pg_backend_pid() AND now() - query_start > interval '1 second'",
       );
       if (rows[0].busy === 0) return;
     }
@@ -251,7 +255,8 @@ async function measureTogether(wanted: Server[]): Promise<Array<{ results: Measu
     const quiet = pgUrl ? await quietDatabase(wanted[0].env.DATABASE_URL) : null;
     const results = await measureInRounds(targets, { ...load, settle: quiet?.wait }, (m) =>
       say(
-        `   ${m.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`,
+        `   ${m.name}: ${Math.round(m.rps)} req/s, p50 ${m.p50} ms, p99 ${m.p99} ms, ` +
+          `${m.cpuPerRequest} ms CPU/request${m.failures ? `, ${m.failures} failures` : ''}`,
       ),
     );
     await quiet?.close();
@@ -291,7 +296,8 @@ let rssMax = 0;
 // The service runs as `npm start` runs it: compiled (scripts/build-server.mjs), without a TypeScript loader.
 await promisify(execFile)(process.execPath, ['scripts/build-server.mjs', '--if-stale']);
 say(
-  `bench: ${pgUrl ? 'PostgreSQL' : 'PGlite'}, ${load.connections} connections, ${load.seconds} s per case (+${load.warmupSeconds} s warm-up), ${os.cpus().length} CPUs`,
+  `bench: ${pgUrl ? 'PostgreSQL' : 'PGlite'}, ${load.connections} connections, ` +
+    `${load.seconds} s per case (+${load.warmupSeconds} s warm-up), ${os.cpus().length} CPUs`,
 );
 for (const size of sizes) {
   const database = await freshDatabase(size);

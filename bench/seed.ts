@@ -103,13 +103,16 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
   const ids = { user: `usr_${tag}_`, contact: `con_${tag}_`, deal: `deal_${tag}_` };
 
   await run(`INSERT INTO users (id, workspace_id, name, email, updated_at)
-    SELECT '${ids.user}' || g, '${ws}', 'Owner ' || g, 'owner' || g || '@example.com', now() FROM generate_series(1, 10) g`);
+    SELECT '${ids.user}' || g, '${ws}', 'Owner ' || g, 'owner' || g || '@example.com', now()
+    FROM generate_series(1, 10) g`);
   // Created one second apart, newest last, as an import of older records would be.
-  await run(`INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source, tags,
-      assigned_to, engagement_score, custom_fields, address, created_at, updated_at)
+  const searchEvery = Math.floor(contacts / SEARCH_MATCHES);
+  await run(`INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status,
+      source, tags, assigned_to, engagement_score, custom_fields, address, created_at, updated_at)
     SELECT '${ids.contact}' || lpad(g::text, 8, '0'), '${ws}',
-      CASE WHEN g % ${Math.floor(contacts / SEARCH_MATCHES)} = 0 THEN 'Grace' ELSE (${sqlArray(FIRST)})[1 + g % ${FIRST.length}] END,
-      CASE WHEN g % ${Math.floor(contacts / SEARCH_MATCHES)} = 0 THEN 'Hopper' ELSE (${sqlArray(LAST)})[1 + (g / ${FIRST.length}) % ${LAST.length}] END,
+      CASE WHEN g % ${searchEvery} = 0 THEN 'Grace' ELSE (${sqlArray(FIRST)})[1 + g % ${FIRST.length}] END,
+      CASE WHEN g % ${searchEvery} = 0 THEN 'Hopper'
+        ELSE (${sqlArray(LAST)})[1 + (g / ${FIRST.length}) % ${LAST.length}] END,
       'person' || g || '@example.com', '+1555' || lpad(g::text, 7, '0'), 'Company ' || (g % 997), 'Engineer',
       (${sqlArray(STATUSES)})[1 + g % ${STATUSES.length}], (${sqlArray(SOURCES)})[1 + g % ${SOURCES.length}],
       ARRAY['tag' || (g % 50), 'group' || (g % 7)], '${ids.user}' || (1 + g % 10), g % 100,
@@ -117,11 +120,12 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
       timestamptz '2024-01-01' + g * interval '1 second', timestamptz '2024-01-01' + g * interval '1 second'
     FROM generate_series(1, ${contacts}) g`);
   const stages = await db.prisma.stage.findMany({ where: { workspaceId: ws }, orderBy: { position: 'asc' } });
-  await run(`INSERT INTO deals (id, workspace_id, title, pipeline_id, stage_id, value, currency, probability, owner_id, contact_id,
-      expected_close_date, status, created_at, updated_at)
+  await run(`INSERT INTO deals (id, workspace_id, title, pipeline_id, stage_id, value, currency, probability, owner_id,
+      contact_id, expected_close_date, status, created_at, updated_at)
     SELECT '${ids.deal}' || lpad(g::text, 8, '0'), '${ws}', 'Deal ' || g, '${stages[0].pipelineId}',
       (${sqlArray(stages.map((s) => s.id))})[1 + g % ${stages.length}], (g % 1000) * 100, 'USD', 10 * (g % 10),
-      '${ids.user}' || (1 + g % 10), '${ids.contact}' || lpad((g * ${dealEvery})::text, 8, '0'), date '2025-01-01' + (g % 365), 'open',
+      '${ids.user}' || (1 + g % 10), '${ids.contact}' || lpad((g * ${dealEvery})::text, 8, '0'),
+      date '2025-01-01' + (g % 365), 'open',
       timestamptz '2024-01-01' + g * interval '10 second', timestamptz '2024-01-01' + g * interval '10 second'
     FROM generate_series(1, ${Math.floor(contacts / dealEvery)}) g`);
   // Vacuumed now rather than by autovacuum in the middle of a measurement.

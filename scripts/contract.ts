@@ -54,7 +54,8 @@ function differences(before: string, after: string): string[] {
   const show = (lines: string[], sign: string) =>
     lines.slice(first, first + 3).map((l) => `      ${sign} ${l.length > 160 ? l.slice(0, 160) + '…' : l}`);
   return [
-    `    ${only(inB, inA)} line(s) only in the generated file, ${only(inA, inB)} only in the checked-in one; first difference at line ${first + 1}:`,
+    `    ${only(inB, inA)} line(s) only in the generated file, ${only(inA, inB)} only in the checked-in one; ` +
+      `first difference at line ${first + 1}:`,
     ...show(a, '-'),
     ...show(b, '+'),
   ];

@@ -32,7 +32,8 @@ function origin(name: string, v: string | undefined): string | null {
   }
   if (url.protocol !== 'https:' || url.username || url.password || url.search || url.hash || url.pathname !== '/') {
     throw new Error(
-      `${name} must be an https:// origin with no path, query or credentials, such as https://crm.example.com, got "${v}"`,
+      `${name} must be an https:// origin with no path, query or credentials, such as https://crm.example.com, ` +
+        `got "${v}"`,
     );
   }
   return url.origin;

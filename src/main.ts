@@ -117,7 +117,8 @@ async function start() {
     logger.info(`CRM service on https://${config.host}:${config.port} (plain HTTP on ${plainPort} redirects)`);
   } else {
     logger.info(
-      `CRM service on http://${config.host}:${config.port} (plain HTTP; set TLS_CERT_FILE/TLS_KEY_FILE or run behind a TLS proxy with TRUST_PROXY) ` +
+      `CRM service on http://${config.host}:${config.port} ` +
+        '(plain HTTP; set TLS_CERT_FILE/TLS_KEY_FILE or run behind a TLS proxy with TRUST_PROXY) ' +
         `using ${db.kind === 'pglite' ? `the embedded database in ${config.dataDir}` : 'PostgreSQL'}`,
     );
   }

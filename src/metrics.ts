@@ -46,7 +46,9 @@ export class Metrics {
   });
   readonly webhookDeliveries = new Counter({
     name: 'crm_webhook_deliveries_total',
-    help: 'Webhook delivery attempts recorded by this process, by outcome: delivered, retrying (failed, will be retried) or failed (given up)',
+    help:
+      'Webhook delivery attempts recorded by this process, by outcome: ' +
+      'delivered, retrying (failed, will be retried) or failed (given up)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
@@ -71,7 +73,9 @@ export class Metrics {
         .finally(() => (sampling = null)));
     new Gauge({
       name: 'crm_webhook_delivery_queue_depth',
-      help: 'Pending webhook deliveries of active subscriptions (due now or waiting for a retry); NaN when the database did not answer',
+      help:
+        'Pending webhook deliveries of active subscriptions (due now or waiting for a retry); ' +
+        'NaN when the database did not answer',
       registers: [this.registry],
       async collect() {
         this.set((await sample()).depth);
@@ -79,7 +83,9 @@ export class Metrics {
     });
     new Gauge({
       name: 'crm_webhook_delivery_oldest_pending_age_seconds',
-      help: 'Age of the oldest pending webhook delivery of an active subscription; NaN when the database did not answer',
+      help:
+        'Age of the oldest pending webhook delivery of an active subscription; ' +
+        'NaN when the database did not answer',
       registers: [this.registry],
       async collect() {
         this.set((await sample()).oldestAgeSeconds);

@@ -22,7 +22,8 @@ if (env.databaseUrl) {
   close = () => db.close();
 }
 
-const COLUMNS = `id, first_name AS "firstName", last_name AS "lastName", email, phone, company, job_title AS "jobTitle", status, source, tags,
+const COLUMNS = `id, first_name AS "firstName", last_name AS "lastName", email, phone, company, job_title AS "jobTitle",
+  status, source, tags,
   assigned_to AS "assignedToId", engagement_score AS "engagementScore", custom_fields AS "customFields", address,
   created_at AS "createdAt", updated_at AS "updatedAt"`;
 const contactKeys = parseSort(undefined, CONTACT_SORT);

@@ -124,9 +124,8 @@ async function main(): Promise<void> {
       .toPromise(),
   ).moveDealStage;
   if (moved.stage_id !== second.id) throw new Error(`the deal is in ${moved.stage_name}, not ${second.name}`);
-  console.log(
-    `deal ${deal.title}: ${moved.stage_history.map((h) => `${h.from_stage_name ?? 'start'} → ${h.to_stage_name}`).join(', ')}`,
-  );
+  const moves = moved.stage_history.map((h) => `${h.from_stage_name ?? 'start'} → ${h.to_stage_name}`);
+  console.log(`deal ${deal.title}: ${moves.join(', ')}`);
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await main();

@@ -60,7 +60,8 @@ async function checkPostgres(url: string): Promise<void> {
     await client.query('SELECT 1');
   } catch (err) {
     throw new StartupError(
-      `Cannot use PostgreSQL at ${where} (DATABASE_URL): ${(err as Error).message || (err as NodeJS.ErrnoException).code}`,
+      `Cannot use PostgreSQL at ${where} (DATABASE_URL): ` +
+        `${(err as Error).message || (err as NodeJS.ErrnoException).code}`,
       { cause: err },
     );
   } finally {
@@ -124,7 +125,8 @@ async function openPglite(
     unlock();
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new StartupError(
-      `The embedded database in ${dir} cannot be opened (${reason}): restore the directory from a backup, or move it away to start empty`,
+      `The embedded database in ${dir} cannot be opened (${reason}): ` +
+        'restore the directory from a backup, or move it away to start empty',
       { cause: err },
     );
   }

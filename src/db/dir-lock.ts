@@ -22,7 +22,8 @@ export class DatabaseBusyError extends StartupError {
       ? ` by process ${holder.pid}${holder.host === os.hostname() ? '' : ` on host ${holder.host}`}`
       : '';
     super(
-      `The embedded database in ${dir} is in use${by}: the server is running. Stop it, or use PostgreSQL (DATABASE_URL).`,
+      `The embedded database in ${dir} is in use${by}: the server is running. ` +
+        'Stop it, or use PostgreSQL (DATABASE_URL).',
     );
     this.name = 'DatabaseBusyError';
   }

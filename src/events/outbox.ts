@@ -55,7 +55,8 @@ export function insertEventSql(e: NewEvent, ...before: Prisma.Sql[]): { id: stri
         ON CONFLICT (entity_type, entity_id) DO UPDATE SET last = record_sequences.last + 1
         RETURNING last)
       INSERT INTO events (id, workspace_id, type, entity_type, entity_id, sequence, contact_id, data, actor)
-      SELECT ${id}, ${e.workspaceId}, ${e.type}, ${e.entityType}, ${e.entityId}, last, ${e.contactId ?? null}, ${JSON.stringify(e.data)}::jsonb, ${actor}::jsonb
+      SELECT ${id}, ${e.workspaceId}, ${e.type}, ${e.entityType}, ${e.entityId}, last, ${e.contactId ?? null},
+        ${JSON.stringify(e.data)}::jsonb, ${actor}::jsonb
       FROM next_sequence`,
   };
 }

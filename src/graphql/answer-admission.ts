@@ -5,7 +5,7 @@
 // A client that goes away abandons its operation. Subscriptions hold no reservation: each event
 // is bounded by the response budget and a socket's unread output by its own limit.
 import type { ServerResponse } from 'node:http';
-import { AnswerPool, Busy, estimateOf, type Reservation } from '../http/answer-pool.ts';
+import { type AnswerPool, Busy, estimateOf, type Reservation } from '../http/answer-pool.ts';
 import { abandon, AnswerPoolFull, holdReservation, stopped } from './response-budget.ts';
 
 /**

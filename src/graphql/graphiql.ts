@@ -38,10 +38,11 @@ const OPTIONS = {
 };
 
 // The editor's workers by the label Monaco asks for, then GraphiQL itself.
+const WORKER_FILE = "({ json: '/json.worker.js', graphql: '/graphql.worker.js' }[label] || '/editor.worker.js')";
 const INIT = `self.MonacoEnvironment = {
   globalAPI: false,
   getWorkerUrl: function (_moduleId, label) {
-    return ${JSON.stringify(BASE)} + ({ json: '/json.worker.js', graphql: '/graphql.worker.js' }[label] || '/editor.worker.js');
+    return ${JSON.stringify(BASE)} + ${WORKER_FILE};
   },
 };
 YogaGraphiQL.renderYogaGraphiQL(document.querySelector('#root'), ${JSON.stringify(OPTIONS)});

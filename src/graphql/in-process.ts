@@ -20,8 +20,7 @@ const inProcess = (context: unknown): boolean => (context as Partial<InProcessCo
  * hook needs to: such a surface parses and validates its fixed documents once at start, and runs
  * no subscriptions.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- yoga's own bound on a plugin's context
-export function graphqlOnly<C extends Record<string, any>>(plugin: Plugin<C>): Plugin<C> {
+export function graphqlOnly<C extends object>(plugin: Plugin<C>): Plugin<C> {
   const { onExecute } = plugin;
   if (!onExecute) return plugin;
   return { ...plugin, onExecute: (payload) => (inProcess(payload.args.contextValue) ? undefined : onExecute(payload)) };

@@ -123,7 +123,8 @@ const refuseExpensive =
       return void setResultAndStopExecution({
         errors: [
           refusal(
-            `Query cost limit of ${limit} exceeded, found ${cost.cost}: lists multiply the cost of what they select by their limit ` +
+            `Query cost limit of ${limit} exceeded, found ${cost.cost}: ` +
+              'lists multiply the cost of what they select by their limit ' +
               `(${MAX_LIMIT} when none is given); ask for smaller pages or fewer nested lists`,
           ),
         ],

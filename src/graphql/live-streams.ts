@@ -55,7 +55,8 @@ export function liveStreamsPlugin(watch: CredentialWatch): Plugin<Context> {
       if (watch.count('stream', caller) >= MAX_SUBSCRIPTIONS_PER_CREDENTIAL) {
         const refusal = new AppError(
           'rate_limited',
-          `At most ${MAX_SUBSCRIPTIONS_PER_CREDENTIAL} subscriptions may be open at once with one key or sign-in; end one first`,
+          `At most ${MAX_SUBSCRIPTIONS_PER_CREDENTIAL} subscriptions may be open at once with one key or sign-in; ` +
+            'end one first',
         );
         setResultAndStopExecution({ errors: [toGraphQLError(refusal)] });
         return;

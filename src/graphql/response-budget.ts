@@ -42,7 +42,8 @@ class ResponseTooLarge extends GraphQLError {
 /** The error that cuts an answer the answer pool has no room for. */
 export class AnswerPoolFull extends GraphQLError {
   constructor(
-    message = `The server is busy with large answers; retry in ${ANSWER_RETRY_AFTER_SECONDS} s, or ask for smaller pages`,
+    message = `The server is busy with large answers; retry in ${ANSWER_RETRY_AFTER_SECONDS} s, ` +
+      'or ask for smaller pages',
   ) {
     super(message, {
       extensions: {

@@ -13,8 +13,11 @@ export interface RedirectPolicy {
   allowedHosts: string[] | null;
 }
 
-const HOST =
-  /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?)(:\d{1,5})?$/;
+// A Host header: a bracketed IPv6 address (net.isIP checks it in target) or a DNS name (labels of
+// 1 to 63 letters, digits and inner hyphens, an optional trailing dot), then an optional port.
+const IPV6 = String.raw`\[[0-9a-fA-F:.]+\]`;
+const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST = new RegExp(String.raw`^(${IPV6}|${LABEL}(?:\.${LABEL})*\.?)(:\d{1,5})?$`);
 
 /** The https origin a plain-HTTP request may be sent to, or null when its Host may not be used. */
 function target(req: Request, policy: RedirectPolicy, port: string): string | null {

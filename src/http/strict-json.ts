@@ -5,7 +5,7 @@
 //   12345678901234567890 loses its last digits): the field is refused, naming it.
 // JSON.parse still does the parsing (iterative, so any nesting is safe to read); lossless-json
 // then checks the text of the bodies that pass the depth limit.
-import { getUnsafeNumberReason, parse as parseLossless, UnsafeNumberReason } from 'lossless-json';
+import { getUnsafeNumberReason, parse as parseLossless, type UnsafeNumberReason } from 'lossless-json';
 import { AppError, validationError } from '../errors.ts';
 import { MAX_JSON_DEPTH, nestedDeeperThan } from './json-depth.ts';
 

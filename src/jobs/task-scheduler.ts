@@ -81,7 +81,8 @@ function reminderBatch(prisma: Db, now: Date): Promise<ClaimedReminder[]> {
         WHERE reminder_at <= ${now} AND reminder_sent_at IS NULL AND assignee_id IS NOT NULL AND status IN (${OPEN})
         ORDER BY reminder_at LIMIT ${BATCH}
         FOR UPDATE SKIP LOCKED)
-      RETURNING t.id, t.workspace_id, t.title, t.due_date, t.reminder_type, t.assignee_id, u.active, u.notification_preferences`,
+      RETURNING t.id, t.workspace_id, t.title, t.due_date, t.reminder_type, t.assignee_id,
+        u.active, u.notification_preferences`,
   );
 }
 

@@ -23,10 +23,13 @@ export const MOST_ATTEMPTS_KEPT = 1 + 10 + 1;
 export function insertAttemptsFrom(cte: string): Prisma.Sql {
   const r = Prisma.raw(cte);
   return Prisma.sql`
-    INSERT INTO webhook_delivery_attempts (delivery_id, attempt, kind, attempted_at, delivered, response_code, response_time_ms, error)
+    INSERT INTO webhook_delivery_attempts
+      (delivery_id, attempt, kind, attempted_at, delivered, response_code, response_time_ms, error)
     SELECT r.id, r.attempts,
-      CASE WHEN r.test THEN 'test' WHEN r.attempts > 1 THEN 'retry' WHEN r.redelivery THEN 'redelivery' ELSE 'first' END,
-      COALESCE(r.last_attempt_at, now()), r.status = 'delivered', r.response_code, COALESCE(r.response_time_ms, 0), r.error
+      CASE WHEN r.test THEN 'test' WHEN r.attempts > 1 THEN 'retry' WHEN r.redelivery THEN 'redelivery'
+        ELSE 'first' END,
+      COALESCE(r.last_attempt_at, now()), r.status = 'delivered', r.response_code,
+      COALESCE(r.response_time_ms, 0), r.error
     FROM ${r} r
     -- An attempt is recorded once, by the claim that made it (the update checks the attempt
     -- count); should one be there already, the delivery's outcome still is written.

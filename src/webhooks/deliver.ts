@@ -33,7 +33,8 @@ export function deliveryBody(
 export class UnreadableSecretError extends Error {
   constructor(subscriptionId: string, options?: { cause?: unknown }) {
     super(
-      `the signing secret of webhook ${subscriptionId} cannot be decrypted with this instance's ENCRYPTION_KEY; nothing was sent`,
+      `the signing secret of webhook ${subscriptionId} cannot be decrypted with this instance's ENCRYPTION_KEY; ` +
+        'nothing was sent',
       options,
     );
     this.name = 'UnreadableSecretError';

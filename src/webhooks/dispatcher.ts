@@ -60,7 +60,8 @@ export async function dispatchEvents(prisma: Db): Promise<number> {
       WITH fanned AS (
         INSERT INTO webhook_deliveries (id, workspace_id, subscription_id, event_id, event, next_attempt_at, updated_at)
         SELECT v.id, v.workspace_id, v.subscription_id, v.event_id, v.event, ${now}, ${now}
-        FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb) AS v(id text, workspace_id text, subscription_id text, event_id text, event text)
+        FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
+          AS v(id text, workspace_id text, subscription_id text, event_id text, event text)
       )
       UPDATE events SET dispatched_at = ${now}
       WHERE id = ANY(${events.map((e) => e.id)}::text[])`;

@@ -28,7 +28,8 @@ export function createOwnerNotifier(opts: {
         url: sub.url,
         consecutiveFailures: sub.consecutiveFailures,
       },
-      'webhook subscription disabled after repeated delivery failures; reactivate it with PUT /v1/webhooks/:id {"active": true}',
+      'webhook subscription disabled after repeated delivery failures; ' +
+        'reactivate it with PUT /v1/webhooks/:id {"active": true}',
     );
     if (!transport) return;
     // Users belong to the live workspace; a sandbox subscription's owners are the same people.

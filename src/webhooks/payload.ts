@@ -10,7 +10,7 @@ export interface EventForDelivery {
   sequence: number;
   workspaceId: string;
   createdAt: Date;
-  data: Record<string, any>;
+  data: Record<string, unknown>;
 }
 
 /** The full record an event is about (envelope B's `data`), as its catalogue definition makes it. */

@@ -6,7 +6,7 @@
 // C0 controls except tab, line feed and carriage return; DEL; C1 controls.
 const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f]/g;
 
-const escape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+const visibleEscape = (c: string) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
 // A surrogate without its other half (JavaScript strings may hold one, UTF-8 cannot).
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
@@ -22,7 +22,7 @@ export function storableText(text: string, limit = Infinity): string {
     const end = /[\ud800-\udbff]/.test(cut[limit - 1]) ? limit - 1 : limit;
     cut = cut.slice(0, end);
   }
-  return cut.replace(LONE_SURROGATE, '\ufffd').replace(CONTROL, escape);
+  return cut.replace(LONE_SURROGATE, '\ufffd').replace(CONTROL, visibleEscape);
 }
 
 /** storableText for values that may be absent. */

@@ -255,7 +255,10 @@ export class DeliveryWorker {
       // Every attempt this delivery was allowed has been claimed and none left an outcome (a
       // worker died each time, or its outcome could not be written): sending again could wedge
       // the same way forever, so the delivery ends here, as failed.
-      const error = `no outcome was recorded for the last attempt (the claim ran out after ${sub.timeoutSeconds + LEASE_MARGIN_SECONDS} s); no attempts left`;
+      const claimSeconds = sub.timeoutSeconds + LEASE_MARGIN_SECONDS;
+      const error =
+        `no outcome was recorded for the last attempt (the claim ran out after ${claimSeconds} s); ` +
+        'no attempts left';
       outcome = { claim, sub, requestBody: null, result: notSent(error), attempted: true };
     } else if (body instanceof Error) {
       this.opts.logger.error(

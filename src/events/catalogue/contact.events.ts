@@ -113,7 +113,8 @@ export const contactMerged = defineEvent({
   name: 'contact.merged',
   entityType: 'contact',
   description:
-    'A contact was merged into another: `contact` is the primary after the merge, `merged_contact` the secondary as it was before it was deleted.',
+    'A contact was merged into another: `contact` is the primary after the merge, ' +
+    '`merged_contact` the secondary as it was before it was deleted.',
   data: z.object({
     contact: ContactRecordSchema,
     merged_contact: ContactRecordSchema.describe('The secondary contact as it was; it no longer exists'),

@@ -26,7 +26,8 @@ export const dealUpdated = defineEvent({
   name: 'deal.updated',
   entityType: 'deal',
   description:
-    'Fields of a deal changed (stage moves, wins and losses included); `changes` names them and `previous` holds their values before.',
+    'Fields of a deal changed (stage moves, wins and losses included); ' +
+    '`changes` names them and `previous` holds their values before.',
   data: z.object({
     deal: DealRecordSchema,
     changes: changedFields(DealRecordSchema),

@@ -19,7 +19,7 @@ export interface BuiltEvent {
   data: EventData;
 }
 
-export interface EventDefinition<I = any> {
+export interface EventDefinition<I = unknown> {
   name: EventName;
   /** The kind of record the event is about; `data[entityType]` is that record. */
   entityType: EntityType;

@@ -18,7 +18,8 @@ export type PayloadFormat = 'event' | 'record';
 
 export const SEQUENCE_DESCRIPTION =
   "The event's place among the events of its record: 1, 2, 3… per record, in the order the changes were committed. " +
-  'Keep the highest sequence seen per record; a delivery with a lower one is older than what you have. 0 on test sends.';
+  'Keep the highest sequence seen per record; a delivery with a lower one is older than what you have. ' +
+  '0 on test sends.';
 
 const sequence = z.int().min(0).describe(SEQUENCE_DESCRIPTION);
 

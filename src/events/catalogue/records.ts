@@ -17,7 +17,8 @@ export const ActorSchema = z
     type: z
       .enum(['api_key', 'user', 'system'])
       .describe(
-        'api_key: a key without a user; user: a user, through a key or the dashboard; system: the service itself (e.g. the task scheduler)',
+        'api_key: a key without a user; user: a user, through a key or the dashboard; ' +
+          'system: the service itself (e.g. the task scheduler)',
       ),
     id: text,
     name: text,
