@@ -103,7 +103,7 @@ describe('GraphiQL', () => {
     await context.close();
   });
 
-  it('the page needs no key, its files are served from the installed package, and it is off when GRAPHIQL is', async () => {
+  it('the page needs no key, its files come from the installed package, and it is off when GRAPHIQL is', async () => {
     const page = await fetch(`${app.base}/graphql`, { headers: { accept: 'text/html' } });
     expect(page.status).toBe(200);
     const html = await page.text();

@@ -43,7 +43,7 @@ function fetchWithKey(key: string, method: string, path: string, body?: unknown)
 }
 
 describe('API keys page', () => {
-  it('creates a custom key shown once, which works with fetch against /v1 within its permissions until revoked', async () => {
+  it('creates a custom key shown once that works with fetch on /v1 within its permissions until revoked', async () => {
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.getByLabel('Name').fill('Reporting');
     await page.getByLabel('Custom').check();

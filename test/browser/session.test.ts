@@ -106,7 +106,7 @@ describe('dashboard session in the browser', () => {
     await context.close();
   });
 
-  it('renders every page without a script error, a Content-Security-Policy violation, a request to another host, or horizontal scrolling at 1366×768', async () => {
+  it('renders each page at 1366×768: no script error, CSP violation, off-host request or sideways scroll', async () => {
     const context = await newContext(browser, app.base);
     const page = await context.newPage();
     const problems: string[] = [];

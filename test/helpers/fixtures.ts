@@ -38,6 +38,7 @@ export const test = base
     return feed;
   })
   /** Starts a further app with other options (behind a proxy, strict webhook URLs, ...); closed after the file. */
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures used from this pattern and requires one
   .extend('startApp', { scope: 'file' }, ({}, { onCleanup }) => {
     const started: TestApp[] = [];
     onCleanup(async () => {
@@ -50,6 +51,7 @@ export const test = base
     };
   })
   /** Starts a local webhook receiver answering with `behaviour`; every one is closed after the file. */
+  // biome-ignore lint/correctness/noEmptyPattern: vitest reads the fixtures used from this pattern and requires one
   .extend('listen', { scope: 'file' }, ({}, { onCleanup }) => {
     const started: Receiver[] = [];
     onCleanup(async () => {

@@ -156,7 +156,9 @@ describe('PostgreSQL restarted during 500 writes', () => {
       produced: produced.size,
       delivered: delivered.size,
       duplicates: rc.hits.length - delivered.size,
-      details: `writes ${WRITES}: accepted ${accepted.length}, refused ${refused.length} (503 + Retry-After), events also of ${beforeIds.length + 1} writes around it and ${committedRefused} refused after commit`,
+      details:
+        `writes ${WRITES}: accepted ${accepted.length}, refused ${refused.length} (503 + Retry-After), ` +
+        `events also of ${beforeIds.length + 1} writes around it and ${committedRefused} refused after commit`,
     });
   });
 });

@@ -93,7 +93,8 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     expect(accepted).toBeLessThanOrEqual(STANDARD_PER_MINUTE * windows);
     expect(accepted).toBeGreaterThan(0);
     console.log(
-      `several instances: rate limit ${accepted} of ${statuses.length} accepted across 2 instances in ${elapsed} ms (limit ${STANDARD_PER_MINUTE}/min)`,
+      `several instances: rate limit ${accepted} of ${statuses.length} accepted across 2 instances ` +
+        `in ${elapsed} ms (limit ${STANDARD_PER_MINUTE}/min)`,
     );
   });
 
@@ -169,8 +170,10 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
       admin.disconnect();
     }
     console.log(
-      `several instances: ${LIVE} contacts made on both instances, each received once by the subscription on either instance ` +
-        `(${subs.map((s) => s.received.length).join(' + ')} results), ${onChannel.length} events on the Redis channel, one feed lease holder`,
+      `several instances: ${LIVE} contacts made on both instances, ` +
+        'each received once by the subscription on either instance ' +
+        `(${subs.map((s) => s.received.length).join(' + ')} results), ` +
+        `${onChannel.length} events on the Redis channel, one feed lease holder`,
     );
   });
 
@@ -225,7 +228,9 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
       produced: EVENTS,
       delivered: new Set(ours().map((h) => h.json.id)).size,
       duplicates: ours().length - new Set(ours().map((h) => h.json.id)).size,
-      details: `worker 1 sent ${sentBy[0]}, worker 2 sent ${sentBy[1]}, every delivery claimed once (attempts = 1); live events: ${LIVE} contacts each received once on both instances via Redis`,
+      details:
+        `worker 1 sent ${sentBy[0]}, worker 2 sent ${sentBy[1]}, every delivery claimed once (attempts = 1); ` +
+        `live events: ${LIVE} contacts each received once on both instances via Redis`,
     });
   });
 });

@@ -155,7 +155,7 @@ function expectBusy(r: { status: number; text: string; headers?: Record<string, 
 }
 
 describe('large answers cannot take the service down (production heap flags)', () => {
-  it('a page of notes that escapes to 60 MB of JSON is refused by its exact size: 3 at once over GraphQL, 8 at once over REST', async () => {
+  it('notes escaping to 60 MB of JSON are refused by their exact size: 3 at once on GraphQL, 8 on REST', async () => {
     const [graphql, rest] = await Promise.all([
       Promise.all(Array.from({ length: 3 }, () => postGraphql(notesQuery(escaped)))),
       Promise.all(Array.from({ length: 8 }, () => getRest(`/v1/contacts/${escaped}/notes?limit=${NOTES}`))),
@@ -181,7 +181,7 @@ describe('large answers cannot take the service down (production heap flags)', (
     await expectAlive('escaped pages');
   }, 120_000);
 
-  it('40 answers of 10 MB at once from one key, over GraphQL and REST: each is answered in full or refused with 503 and Retry-After', async () => {
+  it('40 answers of 10 MB at once from one key, GraphQL and REST: each in full or a 503 with Retry-After', async () => {
     const key = nextKey();
     const results = await Promise.all(
       Array.from({ length: 40 }, (_v, i) =>
@@ -220,7 +220,7 @@ describe('large answers cannot take the service down (production heap flags)', (
     return s;
   }
 
-  it('40 operations of 10 MB answers on one WebSocket: a client that reads gets each answer in full or a retryable refusal', async () => {
+  it('40 operations of 10 MB answers on one WebSocket: a reader gets each in full or a retryable refusal', async () => {
     const s = await socket();
     const outcomes = new Map<string, string>();
     const done = new Promise<void>((resolve, reject) => {

@@ -471,7 +471,8 @@ const WORKER_COLUMNS: Record<string, string[]> = {
 export async function snapshot(world: World, workspaceId: string): Promise<string[]> {
   const prisma = world.app.db.prisma;
   const columns = await prisma.$queryRawUnsafe<{ table_name: string; column_name: string }[]>(
-    `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema() AND column_name IN ('workspace_id', 'deal_id')`,
+    `SELECT table_name, column_name FROM information_schema.columns
+     WHERE table_schema = current_schema() AND column_name IN ('workspace_id', 'deal_id')`,
   );
   const tables = new Map<string, Set<string>>();
   for (const c of columns)
@@ -487,15 +488,22 @@ export async function snapshot(world: World, workspaceId: string): Promise<strin
     `SELECT 'api_keys: ' || (to_jsonb(t) - 'last_used_at')::text AS row FROM api_keys t WHERE workspace_id = $1`,
   );
   await dump(
-    `SELECT 'idempotency_keys: ' || t::text AS row FROM idempotency_keys t WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = $1)`,
+    `SELECT 'idempotency_keys: ' || t::text AS row FROM idempotency_keys t
+     WHERE api_key_id IN (SELECT id FROM api_keys WHERE workspace_id = $1)`,
   );
   // Deliveries that requests create: test sends, and redeliveries (a later row for an event and
   // subscription that already have one). The first row of each is the delivery worker's fan-out,
   // and attempts are the worker's too: on PostgreSQL another test file's worker may fan out and
   // deliver these workspaces' events at any time, so those rows and columns are left out.
   await dump(`
-    SELECT 'webhook_deliveries: ' || jsonb_build_object('id', id, 'subscription_id', subscription_id, 'event_id', event_id, 'event', event, 'test', test, 'created_at', created_at)::text AS row
-    FROM (SELECT d.*, row_number() OVER (PARTITION BY subscription_id, event_id ORDER BY created_at, id) AS n FROM webhook_deliveries d WHERE workspace_id = $1) t
+    SELECT 'webhook_deliveries: ' || jsonb_build_object(
+      'id', id, 'subscription_id', subscription_id, 'event_id', event_id,
+      'event', event, 'test', test, 'created_at', created_at
+    )::text AS row
+    FROM (
+      SELECT d.*, row_number() OVER (PARTITION BY subscription_id, event_id ORDER BY created_at, id) AS n
+      FROM webhook_deliveries d WHERE workspace_id = $1
+    ) t
     WHERE test OR (event_id IS NOT NULL AND n > 1)`);
   for (const [table, cols] of [...tables].sort()) {
     // Dumped above, with the columns and rows that only the app's own bookkeeping and workers change left out.
@@ -508,7 +516,8 @@ export async function snapshot(world: World, workspaceId: string): Promise<strin
       await dump(`SELECT '${table}: ' || ${row} AS row FROM "${table}" t WHERE workspace_id = $1`);
     else
       await dump(
-        `SELECT '${table}: ' || ${row} AS row FROM "${table}" t WHERE deal_id IN (SELECT id FROM deals WHERE workspace_id = $1)`,
+        `SELECT '${table}: ' || ${row} AS row FROM "${table}" t
+         WHERE deal_id IN (SELECT id FROM deals WHERE workspace_id = $1)`,
       );
   }
   return rows;

@@ -56,7 +56,7 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
     let runs = 0;
 
     for (const [i, r] of ROUTES.entries()) {
-      it(`${r.route.method} ${r.route.path} answers hostile requests with a 4xx or success, in the envelope`, async () => {
+      it(`${r.route.method} ${r.route.path}: hostile requests get a 4xx or success, in the envelope`, async () => {
         const valid = VALID_INPUT[r.field]?.(space) ?? {};
         const names = Object.keys(r.params);
         const request = fc.record({
@@ -80,7 +80,9 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
             );
             runs++;
             const logged = serverErrors.splice(0);
-            const what = `${r.route.method} ${path.slice(0, 300)} [${res.status}] ${res.text.slice(0, 500)} ${logged.join('\n')}`;
+            const what =
+              `${r.route.method} ${path.slice(0, 300)} [${res.status}] ` +
+              `${res.text.slice(0, 500)} ${logged.join('\n')}`;
             expectRestEnvelope(res, what);
             expect(logged, `${what}: the server logged an error`).toEqual([]);
           }),
@@ -90,7 +92,7 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
     }
 
     let authRuns = 0;
-    it(`every route answers hostile Authorization headers with a 401 in the envelope (${RUNS_OF_AUTHORIZATION} generated, seed ${FUZZ_SEED})`, async () => {
+    it(`hostile Authorization headers: a 401 envelope on each route (${RUNS_OF_AUTHORIZATION} generated)`, async () => {
       const setup = setupOf();
       const fixed = hostileAuthorizations(setup.rest.workspace.key, await deadKeys(setup.app, setup.graphql.workspace));
       // Refused requests draw from a per-IP budget (100 a minute): these come from an address of their own.
@@ -111,7 +113,9 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
         );
         authRuns++;
         const logged = serverErrors.splice(0);
-        const what = `${label} (${authorization.slice(0, 80)}): ${r.route.method} ${path} [${res.status}] ${res.text.slice(0, 300)} ${logged.join('\n')}`;
+        const what =
+          `${label} (${authorization.slice(0, 80)}): ${r.route.method} ${path} [${res.status}] ` +
+          `${res.text.slice(0, 300)} ${logged.join('\n')}`;
         const answer = expectRestEnvelope(res, what);
         // Without an address of its own (not Linux), a shared Redis bucket may already be spent.
         if (from || res.status !== 429) {
@@ -136,7 +140,8 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
       expect(prototypeState()).toEqual(protoBefore);
       expect(serverErrors).toEqual([]);
       console.log(
-        `REST fuzzing: ${runs} hostile requests over ${ROUTES.length} routes, ${authRuns} with hostile Authorization headers (seed ${FUZZ_SEED})`,
+        `REST fuzzing: ${runs} hostile requests over ${ROUTES.length} routes, ` +
+          `${authRuns} with hostile Authorization headers (seed ${FUZZ_SEED})`,
       );
     });
   });

@@ -136,8 +136,12 @@ const postGraphql = (body: string, key = keys[turn++ % keys.length]) =>
   );
 
 /** 4 aliases of the example: about 108,000 objects over one contact with 30 deals. */
-const example = (id: string, aliases = 4, innermost = 100) =>
-  `{ ${Array.from({ length: aliases }, (_v, i) => `a${i}: contact(id: "${id}") { deals(limit: 100) { contacts { contact { deals(limit: 100) { contacts { contact { deals(limit: ${innermost}) { id title } } } } } } } }`).join(' ')} }`;
+const example = (id: string, aliases = 4, innermost = 100) => {
+  const alias = (i: number) =>
+    `a${i}: contact(id: "${id}") { deals(limit: 100) { contacts { contact { deals(limit: 100) { ` +
+    `contacts { contact { deals(limit: ${innermost}) { id title } } } } } } } }`;
+  return `{ ${Array.from({ length: aliases }, (_v, i) => alias(i)).join(' ')} }`;
+};
 
 describe('one request cannot take the service down (production heap flags)', () => {
   it('runs with the heap flags of npm start', () => {
@@ -157,7 +161,10 @@ describe('one request cannot take the service down (production heap flags)', () 
 
   it('the costliest nesting it accepts answers in full', async () => {
     // Per alias 1 + 30 × (1 + 25 × (1 + 1 + 2 × 1)) = 3,031; six of them 18,186, under 20,000.
-    const query = `{ ${Array.from({ length: 6 }, (_v, i) => `a${i}: contact(id: "${contactId}") { deals(limit: ${DEALS}) { contacts { contact { deals(limit: 2) { id } } } } }`).join(' ')} }`;
+    const alias = (i: number) =>
+      `a${i}: contact(id: "${contactId}") { deals(limit: ${DEALS}) { ` +
+      'contacts { contact { deals(limit: 2) { id } } } } }';
+    const query = `{ ${Array.from({ length: 6 }, (_v, i) => alias(i)).join(' ')} }`;
     const r = await postGraphql(gqlBody(query));
     const body = JSON.parse(r.text);
     expect(body.errors, r.text.slice(0, 300)).toBeUndefined();
@@ -167,7 +174,8 @@ describe('one request cannot take the service down (production heap flags)', () 
 
   it('15 aliases at depth 10 (the most of both) answer; a 16th alias and an 11th level are refused', async () => {
     const deep = (alias: string) =>
-      `${alias}: contact(id: "${contactId}") { deals(limit: 1) { contact { deals(limit: 1) { contact { deals(limit: 1) { contact { deals(limit: 1) { contact { id } } } } } } } } }`;
+      `${alias}: contact(id: "${contactId}") { deals(limit: 1) { contact { deals(limit: 1) { contact { ` +
+      'deals(limit: 1) { contact { deals(limit: 1) { contact { id } } } } } } } } }';
     const ok = await postGraphql(gqlBody(`{ ${Array.from({ length: 15 }, (_v, i) => deep(`a${i}`)).join(' ')} }`));
     expect(JSON.parse(ok.text).errors, ok.text.slice(0, 300)).toBeUndefined();
     const aliases = await postGraphql(gqlBody(`{ ${Array.from({ length: 16 }, (_v, i) => deep(`a${i}`)).join(' ')} }`));
@@ -251,7 +259,8 @@ describe('one request cannot take the service down (production heap flags)', () 
     const headers = trickle(`GET /healthz HTTP/1.1\r\nHost: x\r\n${'X-Slow: ' + 'a'.repeat(400)}\r\n\r\n`);
     const body = 'b'.repeat(400);
     const slowBody = trickle(
-      `POST /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys[0]}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
+      `POST /v1/contacts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${keys[0]}\r\n` +
+        `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`,
       body,
     );
     const idle = new Promise<number>((resolve) => {
@@ -272,7 +281,8 @@ describe('one request cannot take the service down (production heap flags)', () 
   it('after all of it, the peak RSS stayed under 300 MB', async () => {
     await expectAlive('the whole run');
     console.log(
-      `liveness: peak RSS ${peakRssMb(service.proc.pid!).toFixed(0)} MB (${baselineMb.toFixed(0)} MB after start and seeding) with ${startFlags().join(' ')}`,
+      `liveness: peak RSS ${peakRssMb(service.proc.pid!).toFixed(0)} MB ` +
+        `(${baselineMb.toFixed(0)} MB after start and seeding) with ${startFlags().join(' ')}`,
     );
   });
 });

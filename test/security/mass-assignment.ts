@@ -231,7 +231,8 @@ export function massAssignmentTests(worldOf: () => World): void {
       expect(await snapshot(world, B.workspaceId), 'workspace B changed').toEqual(beforeB);
       expect(await apiKeys(), 'an API key changed').toEqual(keysBefore);
       console.log(
-        `mass assignment: ${checked} routes and mutations × ${Object.keys(hostile(B)).length} protected fields, also inside ${nested} nested objects`,
+        `mass assignment: ${checked} routes and mutations × ${Object.keys(hostile(B)).length} protected fields, ` +
+          `also inside ${nested} nested objects`,
       );
     }, 120_000);
 
@@ -265,7 +266,7 @@ export function massAssignmentTests(worldOf: () => World): void {
       expect(world.app.webhooks.box.open(row.secretEncrypted)).toBe(`${MARK}_own_secret_123`);
     });
 
-    it('createApiKey (signed-in dashboard user) refuses or ignores server-owned fields: the key is the session workspace’s, with exactly the asked scope', async () => {
+    it('createApiKey (dashboard) refuses or drops server-owned fields: session workspace, scope as asked', async () => {
       const { A, B, wsA } = world;
       const email = uniqueEmail('dashboard');
       const user = await wsA.addUser('Dashboard user', email);
@@ -292,7 +293,8 @@ export function massAssignmentTests(worldOf: () => World): void {
         scopes: ['full'],
       };
       const CREATE =
-        'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { id name prefix scope permissions environment created_at last_used_at revoked_at } } }';
+        'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { ' +
+        'id name prefix scope permissions environment created_at last_used_at revoked_at } } }';
       /** Valid inputs and the permissions each key must get: exactly those of a custom scope, none for the others. */
       const valid: { input: Record<string, unknown>; permissions: string[] }[] = [
         {
@@ -359,7 +361,9 @@ export function massAssignmentTests(worldOf: () => World): void {
       }
       expect(await keysOfB(), "B's keys changed").toEqual(keysOfBBefore);
       console.log(
-        `mass assignment, createApiKey: ${refused + created} inputs (${valid.length} valid ones alone; of ${refused + created - valid.length} with server-owned fields, ${refused} refused, ${created - valid.length} created with them ignored)`,
+        `mass assignment, createApiKey: ${refused + created} inputs (${valid.length} valid ones alone; ` +
+          `of ${refused + created - valid.length} with server-owned fields, ${refused} refused, ` +
+          `${created - valid.length} created with them ignored)`,
       );
     });
   });

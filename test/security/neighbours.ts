@@ -214,7 +214,7 @@ export function neighbourTests(worldOf: () => World): void {
       L = await seedMarked();
     }, 60_000);
 
-    it('every GET route and query field, with all it can select, shows a resource’s data only to keys that may read it', async () => {
+    it('every GET route and query field, fully selected, shows a resource only to keys that may read it', async () => {
       const full = [...(await scanRest(ws.key)).values(), ...(await scanGraphql(ws.key)).values()].join('\n');
       for (const [resource, values] of Object.entries(markers()))
         for (const v of values) expect(full, `full key sees ${resource} value ${v}`).toContain(v);
@@ -235,11 +235,12 @@ export function neighbourTests(worldOf: () => World): void {
           for (const v of markers()[other]) expect(all, `without ${resource}:read, ${other} value ${v}`).toContain(v);
       }
       console.log(
-        `scopes through neighbours: ${scanned} route/field answers × resource scanned for ${Object.values(markers()).flat().length} marked values`,
+        `scopes through neighbours: ${scanned} route/field answers × resource scanned ` +
+          `for ${Object.values(markers()).flat().length} marked values`,
       );
     }, 120_000);
 
-    it('deals:read only: a deal’s contacts keep their ids and roles, names and e-mails are null, with a warning (REST and GraphQL)', async () => {
+    it('deals:read only: a deal’s contacts keep ids and roles, names and e-mails null, with a warning', async () => {
       const key = await keyOf(['deals:read']);
       const api = client(world.app.base, key);
       const deal = await api('GET', `/v1/deals/${L.ids.deal}`);
@@ -280,7 +281,7 @@ export function neighbourTests(worldOf: () => World): void {
       expect(JSON.stringify(g)).not.toContain(contactEmail);
     });
 
-    it('contacts:read only: the timeline leaves out deal, task and activity entries, and its total counts what it shows', async () => {
+    it('contacts:read only: the timeline and its total leave out deal, task and activity entries', async () => {
       const onlyContacts = await client(world.app.base, await keyOf(['contacts:read']))(
         'GET',
         `/v1/contacts/${L.ids.contact}/timeline?limit=100`,
@@ -300,7 +301,7 @@ export function neighbourTests(worldOf: () => World): void {
       ).toBe(false);
     });
 
-    it('a webhook may subscribe, be changed, test-sent and redelivered only for events whose records the key may read', async () => {
+    it('a webhook may subscribe, be changed, test-sent and redelivered only for events the key may read', async () => {
       const writeOnly = client(world.app.base, await keyOf(['webhooks:write']));
       const url = `${world.hook.url}/mine`;
       for (const events of [
@@ -367,7 +368,7 @@ export function neighbourTests(worldOf: () => World): void {
       expect(unchanged.events).toEqual(stored.events);
     });
 
-    it('pipelines:write only: refusing to delete a stage or pipeline that holds deals tells no deal count', async () => {
+    it('pipelines:write only: refusing to delete a stage or pipeline holding deals tells no deal count', async () => {
       const api = client(world.app.base, await keyOf(['pipelines:write']));
       await ok(ws.api('POST', `/v1/pipelines/${L.ids.pipeline}/stages`, { name: 'Second stage' }), 'second stage');
       await ok(ws.api('POST', '/v1/pipelines', { name: 'Another pipeline' }), 'second pipeline');
@@ -398,7 +399,7 @@ export function neighbourTests(worldOf: () => World): void {
       expect(withContacts.body.data.find((l: { event: string }) => l.event === 'deal.created').request_body).toBeNull();
     });
 
-    it('a sandbox key changes sandbox data only: no user preferences; a sandbox session no custom fields and no live keys', async () => {
+    it('sandbox: keys change sandbox data only, no preferences; sessions no custom fields or live keys', async () => {
       const sandbox = await ws.addKey({
         name: 'sandbox tasks',
         sandbox: true,

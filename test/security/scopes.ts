@@ -256,7 +256,7 @@ export function scopeTests(worldOf: () => World): void {
       expect(checked).toBeGreaterThan(0);
     }, 120_000);
 
-    it('the service refuses to start with an object type of no resource, or a guarded field that could not be left null', () => {
+    it('startup refuses an object type of no resource, or a guarded field that could not be left null', () => {
       const build = (typeName: string, nullable: boolean) => {
         const Contact = new GraphQLObjectType({ name: typeName, fields: { id: { type: GraphQLString } } });
         const Deal = new GraphQLObjectType({
@@ -290,7 +290,7 @@ export function scopeTests(worldOf: () => World): void {
       return resource;
     };
 
-    it('every subscription field refuses a key without the read permission of what it reports, or sends it none of it', async () => {
+    it('a subscription field refuses a key that may not read what it reports, or sends it none of it', async () => {
       const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
       const { A } = world;
       /** An event of A as the bus carries it, naming A's records. */
@@ -372,7 +372,8 @@ export function scopeTests(worldOf: () => World): void {
         }
       }
       console.log(
-        `scopes, subscriptions: ${refused + silent} field × resource checks (${refused} refused, ${silent} listening but sent none of the resource's events)`,
+        `scopes, subscriptions: ${refused + silent} field × resource checks ` +
+          `(${refused} refused, ${silent} listening but sent none of the resource's events)`,
       );
       expect(refused + silent).toBeGreaterThan(0);
     }, 60_000);

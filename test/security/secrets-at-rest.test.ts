@@ -39,7 +39,8 @@ function forms(secret: string): string[] {
 async function tableRows(): Promise<string> {
   const prisma = app.db.prisma;
   const tables = await prisma.$queryRawUnsafe<{ table_name: string }[]>(
-    `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+    `SELECT table_name FROM information_schema.tables
+     WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
   );
   expect(tables.length).toBeGreaterThan(10);
   const parts: string[] = [];
@@ -143,7 +144,8 @@ describe('secrets at rest', () => {
       }
     }
     console.log(
-      `secrets at rest: ${keys.length} keys and ${secrets.length} webhook secrets, ${searched} forms searched in ${dumps.map((d) => d.name).join(' and ')}`,
+      `secrets at rest: ${keys.length} keys and ${secrets.length} webhook secrets, ` +
+        `${searched} forms searched in ${dumps.map((d) => d.name).join(' and ')}`,
     );
   }, 90_000);
 });

@@ -86,7 +86,9 @@ function subscriptionWithArgs(
   const defs = field.args.map((a) => `$${a.name}: ${String(a.type)}`).join(', ');
   const args = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
   return {
-    query: `subscription${defs ? `(${defs})` : ''} { ${field.name}${args ? `(${args})` : ''} { ${subscriptionSelection(field)} } }`,
+    query:
+      `subscription${defs ? `(${defs})` : ''} ` +
+      `{ ${field.name}${args ? `(${args})` : ''} { ${subscriptionSelection(field)} } }`,
     variables,
   };
 }
@@ -122,7 +124,7 @@ export function tenantIsolationTests(worldOf: () => World): void {
       world = worldOf();
     });
 
-    it("REST: every route given another tenant's ids answers 404 and changes nothing there, with its body or the caller's own", async () => {
+    it("REST: routes given another tenant's ids answer 404 and change nothing, with either tenant's body", async () => {
       let checked = 0;
       let ownBody = 0;
       for (const [caller, target] of pairs()) {
@@ -142,7 +144,9 @@ export function tenantIsolationTests(worldOf: () => World): void {
             if (own && JSON.stringify(own) !== JSON.stringify(bodies[0][1])) bodies.push(['own', own]);
             for (const [whose, body] of bodies) {
               const res = await caller.api(r.route.method, path, body);
-              const what = `${caller.label} → ${target.label}: ${r.route.method} ${path} with the ${whose} body ${JSON.stringify(body)}: ${res.text}`;
+              const what =
+                `${caller.label} → ${target.label}: ${r.route.method} ${path} ` +
+                `with the ${whose} body ${JSON.stringify(body)}: ${res.text}`;
               expect(res.status, what).toBe(404);
               expect(res.body.error.code, what).toBe('not_found');
               checked++;
@@ -153,7 +157,8 @@ export function tenantIsolationTests(worldOf: () => World): void {
         expect(await snapshot(world, target.workspaceId), `${target.label} changed`).toEqual(before);
       }
       console.log(
-        `tenant isolation, REST ids: ${checked} route × tenant checks (${ownBody} of them with the caller's own valid body, where the target's names its records)`,
+        `tenant isolation, REST ids: ${checked} route × tenant checks ` +
+          `(${ownBody} of them with the caller's own valid body, where the target's names its records)`,
       );
     }, 120_000);
 
@@ -184,7 +189,8 @@ export function tenantIsolationTests(worldOf: () => World): void {
           if (!leaks(JSON.stringify(body), caller, target).length) continue;
           const path = pathFor(r, caller);
           const res = await caller.api(r.route.method, path, body);
-          const what = `${caller.label} → ${target.label}: ${r.route.method} ${path} ${JSON.stringify(body)}: ${res.text}`;
+          const what =
+            `${caller.label} → ${target.label}: ${r.route.method} ${path} ` + `${JSON.stringify(body)}: ${res.text}`;
           if (res.status < 300) expect(leaks(JSON.stringify(res.body.data), caller, target), what).toEqual([]);
           else expect([404, 422], what).toContain(res.status);
           checked++;
@@ -194,7 +200,7 @@ export function tenantIsolationTests(worldOf: () => World): void {
       console.log(`tenant isolation, REST body references: ${checked} route × tenant checks`);
     });
 
-    it("GraphQL: every query and mutation given another tenant's ids answers not_found, with its input or the caller's own, and lists show nothing of it", async () => {
+    it("GraphQL: another tenant's ids get not_found, in its input or the caller's own; lists show none", async () => {
       let checked = 0;
       let ownInput = 0;
       const fields = rootFields();
@@ -223,7 +229,9 @@ export function tenantIsolationTests(worldOf: () => World): void {
             }
             if (f.field.args.some((a) => a.name === 'q')) variables.q = `${target.label} contact`;
             const result = await world.gql(caller, documentFor(f), variables);
-            const what = `${caller.label} → ${target.label}: ${f.name} with the ${whose} input ${JSON.stringify(variables)}: ${JSON.stringify(result)}`;
+            const what =
+              `${caller.label} → ${target.label}: ${f.name} with the ${whose} input ` +
+              `${JSON.stringify(variables)}: ${JSON.stringify(result)}`;
             if (kinds.length) {
               expect(result.errors?.[0]?.extensions?.code, what).toBe('not_found');
               expect(result.data?.[f.name] ?? null, what).toBeNull();
@@ -238,7 +246,8 @@ export function tenantIsolationTests(worldOf: () => World): void {
         expect(await snapshot(world, target.workspaceId), `${target.label} changed`).toEqual(before);
       }
       console.log(
-        `tenant isolation, GraphQL: ${checked} field × tenant checks (${ownInput} of them with the target's ids and the caller's own valid input)`,
+        `tenant isolation, GraphQL: ${checked} field × tenant checks ` +
+          `(${ownInput} of them with the target's ids and the caller's own valid input)`,
       );
     }, 120_000);
 
@@ -293,7 +302,7 @@ export function tenantIsolationTests(worldOf: () => World): void {
       console.log(`tenant isolation, subscriptions: ${checked} field × tenant checks`);
     }, 120_000);
 
-    it("GraphQL subscriptions given another tenant's ids in their arguments receive nothing of its changes", async () => {
+    it("GraphQL subscriptions given another tenant's ids as arguments receive nothing of its changes", async () => {
       const feed = startEventFeed({ prisma: world.app.db.prisma, bus: world.app.bus, intervalMs: 20 });
       let checked = 0;
       let refused = 0;
@@ -351,7 +360,8 @@ export function tenantIsolationTests(worldOf: () => World): void {
         await feed.stop();
       }
       console.log(
-        `tenant isolation, subscriptions with foreign arguments: ${checked} field × tenant checks (${refused} refused outright)`,
+        `tenant isolation, subscriptions with foreign arguments: ${checked} field × tenant checks ` +
+          `(${refused} refused outright)`,
       );
     }, 120_000);
   });
