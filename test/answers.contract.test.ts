@@ -86,7 +86,8 @@ function expectDocumented(method: string, route: string, r: Res) {
   const path = '/v1' + route.replace(/:(\w+)/g, '{$1}');
   const response = doc.paths[path]?.[method.toLowerCase()]?.responses?.[String(r.status)];
   expect(response, `${method} ${path} ${r.status} is documented`).toBeDefined();
-  const ref = `${DOC_ID}#/paths/${pointer(path)}/${method.toLowerCase()}/responses/${r.status}/content/${pointer('application/json')}/schema`;
+  const operation = `${DOC_ID}#/paths/${pointer(path)}/${method.toLowerCase()}`;
+  const ref = `${operation}/responses/${r.status}/content/${pointer('application/json')}/schema`;
   const validate = ajv.getSchema(ref) ?? ajv.compile({ $ref: ref });
   const ok = validate(r.body);
   expect(ok, `${method} ${path} ${r.status}: ${ajv.errorsText(validate.errors)}`).toBe(true);

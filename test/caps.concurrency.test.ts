@@ -11,7 +11,7 @@ import { it } from './helpers/fixtures.ts';
 const PARALLEL = 12;
 
 describe('caps under concurrency', () => {
-  it(`${PARALLEL} parallel webhook creates at ${MAX_SUBSCRIPTIONS - 4} subscriptions leave exactly ${MAX_SUBSCRIPTIONS}`, async ({
+  it(`${PARALLEL} webhook creates at ${MAX_SUBSCRIPTIONS - 4} subscriptions stop at ${MAX_SUBSCRIPTIONS}`, async ({
     app,
   }) => {
     const ws = await app.workspace();
@@ -35,7 +35,7 @@ describe('caps under concurrency', () => {
     expect(await app.db.prisma.webhookSubscription.count({ where: { workspaceId: ws.id } })).toBe(MAX_SUBSCRIPTIONS);
   });
 
-  it(`${PARALLEL} parallel custom field creates at ${MAX_CUSTOM_FIELDS - 4} definitions leave exactly ${MAX_CUSTOM_FIELDS}`, async ({
+  it(`${PARALLEL} custom field creates at ${MAX_CUSTOM_FIELDS - 4} definitions stop at ${MAX_CUSTOM_FIELDS}`, async ({
     app,
   }) => {
     const ws = await app.workspace();

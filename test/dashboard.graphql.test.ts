@@ -22,7 +22,8 @@ test.beforeAll(async ({ app, ws, feed }) => {
 });
 
 const CREATE_KEY =
-  'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key { id name prefix scope permissions environment created_at last_used_at expires_at revoked_at } } }';
+  'mutation ($i: ApiKeyCreateInput!) { createApiKey(input: $i) { key api_key {' +
+  ' id name prefix scope permissions environment created_at last_used_at expires_at revoked_at } } }';
 const KEYS = '{ apiKeys { id name prefix environment revoked_at } }';
 
 describe('API keys', () => {

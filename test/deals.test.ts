@@ -688,7 +688,8 @@ describe('scopes', () => {
 
 describe('GraphQL', () => {
   const DEAL =
-    'id title value stage_name status contact { email } stage { name position } owner { name } pipeline { name } contacts { contact_id is_primary } stage_history { to_stage_name note }';
+    'id title value stage_name status contact { email } stage { name position } owner { name } pipeline { name }' +
+    ' contacts { contact_id is_primary } stage_history { to_stage_name note }';
 
   it('creates, moves, reads and lists deals with their relations', async () => {
     const contact = await newContact();

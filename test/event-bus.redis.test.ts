@@ -12,7 +12,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!url)('event bus on Redis', () => {
-  it('a message that is not JSON is dropped and logged, one that is not an event is dropped; the process and the subscription carry on', async () => {
+  it('non-JSON messages are dropped and logged, non-events dropped; process and subscription carry on', async () => {
     const prefix = `junk_${process.pid}_${Date.now().toString(36)}`;
     const warnings: string[] = [];
     const bus = createEventBus(url!, { prefix, logger: { warn: (_o, msg) => void warnings.push(msg) } });

@@ -24,7 +24,7 @@ const eventsOf = (app: TestApp, entityId: string) =>
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 describe('event sequence', () => {
-  it(`${N} concurrent updates of one task: sequences 1..${N + 1}, each update seeing the one numbered before it`, async ({
+  it(`${N} concurrent updates of one task: sequences 1..${N + 1}, each seeing the one numbered before it`, async ({
     app,
     ws,
   }) => {
@@ -87,7 +87,8 @@ describe('event sequence', () => {
       // PostgreSQL: the second writer is seen waiting for the counter row's lock before the first commits.
       const waiting = await until(async () => {
         const [{ n }] = await app.db.prisma.$queryRaw<{ n: bigint }[]>`
-          SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%record_sequences%'`;
+          SELECT count(*) AS n FROM pg_stat_activity
+          WHERE wait_event_type = 'Lock' AND query LIKE '%record_sequences%'`;
         return n > 0n;
       });
       expect(waiting).toBe(true);
@@ -132,7 +133,7 @@ describe('event sequence', () => {
 });
 
 describe('event sequence migration', () => {
-  it('numbers the events logged before it per record, in log order, and names the pipeline and owner of past stage moves', async () => {
+  it('numbers older events per record in log order and names the pipeline and owner of past stage moves', async () => {
     const folders = fs
       .readdirSync(migrationsDir)
       .filter((d) => fs.statSync(path.join(migrationsDir, d)).isDirectory())
@@ -145,14 +146,17 @@ describe('event sequence migration', () => {
         await pg.exec(fs.readFileSync(path.join(migrationsDir, f, 'migration.sql'), 'utf8'));
       await pg.exec(`
         INSERT INTO workspaces (id, name) VALUES ('ws_m', 'M');
-        INSERT INTO users (id, workspace_id, name, email, updated_at) VALUES ('usr_m', 'ws_m', 'Grace', 'grace@example.com', now());
+        INSERT INTO users (id, workspace_id, name, email, updated_at)
+          VALUES ('usr_m', 'ws_m', 'Grace', 'grace@example.com', now());
         INSERT INTO pipelines (id, workspace_id, name, updated_at) VALUES ('pipe_m', 'ws_m', 'Sales', now());
         INSERT INTO events (id, workspace_id, type, entity_type, entity_id, data) VALUES
           ('evt_1', 'ws_m', 'contact.created', 'contact', 'con_a', '{}'),
           ('evt_2', 'ws_m', 'deal.created', 'deal', 'deal_a', '{}'),
           ('evt_3', 'ws_m', 'contact.updated', 'contact', 'con_a', '{}'),
-          ('evt_4', 'ws_m', 'deal.stage_changed', 'deal', 'deal_a', '{"deal": {"id": "deal_a", "pipeline_id": "pipe_m", "owner_id": "usr_m"}}'),
-          ('evt_5', 'ws_m', 'deal.stage_changed', 'deal', 'deal_a', '{"deal": {"id": "deal_a", "pipeline_id": "pipe_gone", "owner_id": null}}'),
+          ('evt_4', 'ws_m', 'deal.stage_changed', 'deal', 'deal_a',
+            '{"deal": {"id": "deal_a", "pipeline_id": "pipe_m", "owner_id": "usr_m"}}'),
+          ('evt_5', 'ws_m', 'deal.stage_changed', 'deal', 'deal_a',
+            '{"deal": {"id": "deal_a", "pipeline_id": "pipe_gone", "owner_id": null}}'),
           ('evt_6', 'ws_m', 'contact.updated', 'contact', 'con_a', '{}');`);
       await pg.exec(fs.readFileSync(path.join(migrationsDir, folders[at], 'migration.sql'), 'utf8'));
       const rows = (

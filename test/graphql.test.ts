@@ -52,7 +52,8 @@ describe('GraphQL contacts', () => {
     for (let i = 0; i < 3; i++)
       await ws.api('POST', '/v1/contacts', { first_name: `List${i}`, email: uniqueEmail(), status: 'churned' });
     const q =
-      'query($f: ContactFilter, $c: String) { contacts(filter: $f, sort: [first_name_asc], limit: 2, cursor: $c) { nodes { first_name } total has_more next_cursor } }';
+      'query($f: ContactFilter, $c: String) { contacts(filter: $f, sort: [first_name_asc], limit: 2, cursor: $c) {' +
+      ' nodes { first_name } total has_more next_cursor } }';
     const p1 = await gql(app.base, ws.key, q, { f: { status: 'churned' } });
     expect(p1.data!.contacts).toMatchObject({
       total: 3,
@@ -81,7 +82,7 @@ describe('GraphQL contacts', () => {
     expect(limit.errors![0].extensions!.code).toBe('validation_error');
   });
 
-  it('warnings travel in extensions', async ({ app, ws, other }) => {
+  it('warnings travel in extensions', async ({ app, ws }) => {
     const r = await gql(
       app.base,
       ws.key,

@@ -103,7 +103,7 @@ describe('error statuses', () => {
     expect((await ws.api('GET', '/v1/contacts?utm_source=x')).status).toBe(200);
   });
 
-  it('500 never leaks internals', async ({ app }) => {
+  it('500 never leaks internals', async () => {
     // A table missing under a running app is a real fault; the isolated database keeps it from other tests.
     const broken = await startTestApp({ isolated: true });
     const w = await broken.workspace();

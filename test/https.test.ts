@@ -75,7 +75,7 @@ describe('behind a trusted proxy', () => {
     expect(r.location).toBe('https://crm.example.com/dashboard?a=b');
   });
 
-  it('without PUBLIC_URL or ALLOWED_HOSTS: 301 to the Host the request was sent to, whatever X-Forwarded-Host says', async ({
+  it('without PUBLIC_URL or ALLOWED_HOSTS: 301 to the Host the request names, whatever X-Forwarded-Host says', async ({
     app,
   }) => {
     const cases: Record<string, string>[] = [

@@ -80,7 +80,8 @@ const LISTS: { path: string; body: (list: string) => string; input: string; fiel
   {
     path: '/v1/webhooks',
     body: (l) =>
-      `{"url":"https://example.com/h","events":["contact.created"],"retry_policy":{"max_retries":1,"intervals_seconds":${l}}}`,
+      '{"url":"https://example.com/h","events":["contact.created"],' +
+      `"retry_policy":{"max_retries":1,"intervals_seconds":${l}}}`,
     input: 'WebhookCreateInput',
     field: 'createWebhook',
   },
@@ -114,7 +115,8 @@ describe('long lists of wrong items, under the production heap', () => {
         const r = await api(
           'POST',
           '/graphql',
-          `{"query":"mutation($i: ${list.input}!) { ${list.field}(input: $i) { __typename } }","variables":{"i":${variables}}}`,
+          `{"query":"mutation($i: ${list.input}!) { ${list.field}(input: $i) { __typename } }",` +
+            `"variables":{"i":${variables}}}`,
         );
         expect(child.proc.exitCode, child.output().slice(-2000)).toBeNull();
         expect(r.body?.errors?.length, r.text.slice(0, 300)).toBeGreaterThan(0);
@@ -127,13 +129,15 @@ describe('long lists of wrong items, under the production heap', () => {
     }
   }
 
-  it('16 such bodies at once, REST and GraphQL, lists where one value goes: all refused, the service lives on', async () => {
+  it('16 such bodies at once, REST and GraphQL, lists for one value: all refused, the service lives on', async () => {
     // Every check that walks a request (strict JSON, depth, storable text) once held an entry per
     // item, ~150 MB for one of these bodies; at once they exceeded the heap.
     const numbers = longList('1');
     const objects = longList('{}');
     const rest = `{"first_name":"A","email":"a@example.com","address":{"city":${numbers}}}`;
-    const graphql = `{"query":"mutation($i: WebhookCreateInput!) { createWebhook(input: $i) { id } }","variables":{"i":{"url":"https://example.com/h","events":["contact.created"],"filters":${objects}}}}`;
+    const graphql =
+      '{"query":"mutation($i: WebhookCreateInput!) { createWebhook(input: $i) { id } }",' +
+      `"variables":{"i":{"url":"https://example.com/h","events":["contact.created"],"filters":${objects}}}}`;
     const answers = await Promise.all(
       Array.from({ length: 16 }, (_, i) =>
         i % 2 ? api('POST', '/graphql', graphql) : api('POST', '/v1/contacts', rest),

@@ -220,7 +220,7 @@ describe('every route with a body, every field, one value of each hostile class'
     expect(sent).toBeGreaterThan(1500);
   }, 300_000);
 
-  it('__proto__, constructor and prototype keys at every depth are ignored: not stored, no prototype touched', async () => {
+  it('__proto__, constructor and prototype keys at any depth: ignored, not stored, no prototype touched', async () => {
     const poison =
       '{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},"prototype":{"polluted":"yes"}}';
     for (const route of bodyRoutes()) {
@@ -286,7 +286,7 @@ describe('shapes the typing could get wrong', () => {
     }
   });
 
-  it('a list or text where an object goes is "must be a JSON object", on REST as in GraphQL, without the value spelled out', async ({
+  it('a list or text for an object: "must be a JSON object" on REST as in GraphQL, value not spelled out', async ({
     app,
     ws,
   }) => {

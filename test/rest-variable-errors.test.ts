@@ -12,7 +12,8 @@ const schema = buildSchema(
 const compiled = compileQuery(
   schema,
   parse(
-    'query ($limit: Int, $contactId: ID!, $s: String, $f: Float, $b: Boolean) { a(limit: $limit, contactId: $contactId, s: $s, f: $f, b: $b) }',
+    'query ($limit: Int, $contactId: ID!, $s: String, $f: Float, $b: Boolean) {' +
+      ' a(limit: $limit, contactId: $contactId, s: $s, f: $f, b: $b) }',
   ),
 );
 if (!isCompiledQuery(compiled)) throw new Error('the test query does not compile');

@@ -129,7 +129,7 @@ async function expectRecordedOrReleased(store: Record<string, string>) {
 }
 
 describe('graceful shutdown', () => {
-  it('npm start: in-flight request answered, WebSocket closed 1001, deliveries recorded or released, exit 0', async () => {
+  it('npm start: open request answered, WebSocket closed 1001, deliveries recorded or released, exit 0', async () => {
     const store = await freshStore();
     cleanup.push(() => store.drop());
     const rc = await slowReceiver();

@@ -52,7 +52,7 @@ const newContact = async (t: TestWorkspace = ws, extra: Record<string, unknown> 
 const EVENTS = 'subscription ($types: [String!]) { events(types: $types) { id event timestamp data } }';
 
 describe('events(types)', () => {
-  it('receives contact.created made through REST, and nothing else: not other types, not other workspaces', async () => {
+  it('receives contact.created made through REST and nothing else: no other types, no other workspaces', async () => {
     const sub = live(ws.key, EVENTS, { types: ['contact.created'] });
     await sub.ready(app.bus, probe('contact.created'));
     await newContact(other);

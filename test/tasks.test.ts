@@ -146,7 +146,7 @@ describe('create', () => {
     expect(r.body.error.code).toBe('malformed_request');
   });
 
-  it('422 for assignees and related records that are not of this workspace, and a reminder without due date', async () => {
+  it('422 for assignees and related records of another workspace, and for a reminder without due date', async () => {
     const foreignUser = await other.addUser('Foreign');
     const foreignContact = await makeContact(other.api);
     const foreignDeal = await makeDeal(other.id, 'theirs');
@@ -215,7 +215,7 @@ describe('read, update, delete', () => {
     expect(await typesOf(t.id)).toEqual(['task.created']);
   });
 
-  it('reassignment emits task.assigned; unassigning does not; a deactivated current assignee does not block edits', async () => {
+  it('reassigning emits task.assigned, unassigning does not; a deactivated assignee does not block edits', async () => {
     const t = await newTask({ title: 'Hand over', assignee_id: sam.id });
     const r = await ws.api('PUT', `/v1/tasks/${t.id}`, { assignee_id: olivia.id });
     expect(r.body.data).toMatchObject({ assignee_id: olivia.id, assignee_name: 'Olivia Owner' });
@@ -279,7 +279,7 @@ describe('read, update, delete', () => {
     expect((await app.db.prisma.task.findUniqueOrThrow({ where: { id: t.id } })).reminderAt).toBeNull();
   });
 
-  it('PUT errors: 400 for bad values, 422 for a reminder left without due date and unknown related records', async () => {
+  it('PUT: 400 for bad values, 422 for a reminder left without due date and for unknown related records', async () => {
     const t = await newTask({ title: 'x', due_date: '2030-01-01', reminder: { type: 'email', before_minutes: 5 } });
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { title: null })).status).toBe(400);
     expect((await ws.api('PUT', `/v1/tasks/${t.id}`, { status: null })).status).toBe(400);
@@ -321,7 +321,7 @@ describe('read, update, delete', () => {
     expect((await typesOf(t.id)).filter((x) => x === 'task.completed')).toHaveLength(1);
   });
 
-  it('concurrent writes to one task run one after the other: one completion event, 404 after a racing delete', async () => {
+  it('concurrent writes to one task run in turn: one completion event, 404 after a racing delete', async () => {
     const t = await newTask({ title: 'Busy' });
     const puts = await Promise.all([1, 2, 3].map(() => ws.api('PUT', `/v1/tasks/${t.id}`, { status: 'completed' })));
     expect(puts.map((r) => r.status)).toEqual([200, 200, 200]);
@@ -516,7 +516,8 @@ describe('GraphQL', () => {
     const list = await gql(
       app.base,
       ws.key,
-      `{ tasks(filter: { assignee_id: "${sam.id}", priority: high }, sort: [priority_desc]) { nodes { id } total has_more } }`,
+      `{ tasks(filter: { assignee_id: "${sam.id}", priority: high }, sort: [priority_desc]) {` +
+        ' nodes { id } total has_more } }',
     );
     expect(list.data.tasks.nodes.map((n: { id: string }) => n.id)).toContain(task.id);
     const updated = await gql(

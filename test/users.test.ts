@@ -110,7 +110,8 @@ describe('GraphQL', () => {
     const list = await gql(
       app.base,
       ws.key,
-      '{ users(filter: { active: true }, limit: 10) { nodes { id name notification_preferences { email push } } total } }',
+      '{ users(filter: { active: true }, limit: 10) {' +
+        ' nodes { id name notification_preferences { email push } } total } }',
     );
     expect(list.data.users.total).toBe(2);
     const one = await gql(app.base, ws.key, `{ user(id: "${zoe.id}") { email active } }`);
@@ -118,7 +119,8 @@ describe('GraphQL', () => {
     const upd = await gql(
       app.base,
       ws.key,
-      `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: false }) { notification_preferences { email push } } }`,
+      `mutation { updateNotificationPreferences(userId: "${zoe.id}", input: { push: false }) {` +
+        ' notification_preferences { email push } } }',
     );
     expect(upd.data.updateNotificationPreferences.notification_preferences).toEqual({ email: true, push: false });
     const denied = await gql(

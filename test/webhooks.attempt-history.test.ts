@@ -112,7 +112,7 @@ describe('attempt history', () => {
 });
 
 describe('bounds', () => {
-  it('a history holds at most 1 + the largest max_retries accepted + 1 attempts, as the cost analysis counts it', async () => {
+  it('a history holds at most 1 + largest accepted max_retries + 1 attempts, as cost analysis counts it', async () => {
     const rc = await listen();
     const most = MOST_ATTEMPTS_KEPT - 2;
     expect(
@@ -140,7 +140,9 @@ describe('bounds', () => {
 describe('loading', () => {
   /** The SQL statements one GraphQL page of a subscription's log costs (after a warm-up call). */
   async function statementsFor(webhookId: string): Promise<{ sql: string[]; nodes: any[] }> {
-    const query = `query ($id: ID!) { webhookLogs(webhookId: $id, limit: 100) { nodes { id attempt_history { attempt kind response_code } } } }`;
+    const query =
+      'query ($id: ID!) { webhookLogs(webhookId: $id, limit: 100) {' +
+      ' nodes { id attempt_history { attempt kind response_code } } } }';
     await gql(app.base, ws.key, query, { id: webhookId });
     const start = statements.length;
     const r = await gql(app.base, ws.key, query, { id: webhookId });

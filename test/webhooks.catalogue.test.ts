@@ -191,7 +191,7 @@ describe('event catalogue', () => {
     }
   });
 
-  it('every event of a scenario, delivered in both formats and stored, satisfies its schema; so does every test send', async () => {
+  it('each scenario event, sent in both formats and stored, fits its schema; so does each test send', async () => {
     await emitEveryEvent();
     const stored = await app.db.prisma.event.findMany({ where: { workspaceId: ws.id }, orderBy: { seq: 'asc' } });
     const delivered = stored.filter((e) => (EMITTED_EVENTS as readonly string[]).includes(e.type));
@@ -303,7 +303,7 @@ describe('event catalogue', () => {
 });
 
 describe('subscription filters', () => {
-  it("match the fields of the event's full record, so pipeline_id filters deal.stage_changed in the record format too", async () => {
+  it("match the event's full record, so pipeline_id filters deal.stage_changed in the record format too", async () => {
     const rc = await receiver();
     try {
       const [main] = await ok('GET', '/v1/pipelines');
@@ -342,7 +342,7 @@ describe('subscription filters', () => {
 });
 
 describe('OpenAPI webhooks section', () => {
-  it('describes each delivered event: both bodies, JSON and form, the signature headers and the 2xx answer', async () => {
+  it('describes each delivered event: JSON and form bodies, the signature headers and the 2xx answer', async () => {
     const doc = (await client(app.base)('GET', '/v1/openapi.json')).body;
     expect(Object.keys(doc.webhooks)).toEqual([...EMITTED_EVENTS]);
     for (const event of EMITTED_EVENTS) {

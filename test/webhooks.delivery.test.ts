@@ -140,7 +140,7 @@ describe('delivery', () => {
     expect((await logs(sub.id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
   });
 
-  it('turns a subscription inactive after more than auto_disable_after failures, keeps and resumes its deliveries', async () => {
+  it('turns a subscription inactive past auto_disable_after failures, keeps and resumes its deliveries', async () => {
     let healthy = false;
     const rc = await listen(() => (healthy ? 200 : 500));
     const sub = await subscribe(rc.url, {

@@ -89,7 +89,7 @@ describe('a secret this instance cannot open, redelivered', () => {
     rc = await listen(() => 200);
   });
 
-  it('POST …/redeliver answers 422 saying why and queues nothing; rotating the secret makes it work again', async () => {
+  it('POST …/redeliver: 422 saying why, nothing queued; rotating the secret makes it work again', async () => {
     const sub = (await ws.api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'] })).body.data;
     await ws.api('POST', '/v1/contacts', { first_name: 'Re', email: uniqueEmail('re') });
     const worker = app.worker();

@@ -55,7 +55,7 @@ describe('replies are stored whatever bytes they hold', () => {
     expect(log.response_body).toBe(text);
   });
 
-  it('a 10 MB reply and a reply that never ends, in chunks that split characters, are cut on a character boundary and recorded at once', async () => {
+  it('10 MB and endless replies split mid-character: cut on a character boundary, recorded at once', async () => {
     // The 1,000th character is the first half of an emoji, 10 MB in all.
     const big = Buffer.concat([Buffer.from('a'.repeat(999)), Buffer.alloc(10 * 1024 * 1024, Buffer.from('😀'))]);
     const huge = await deliverOnce(() => ({ status: 200, body: big }));
@@ -72,7 +72,7 @@ describe('replies are stored whatever bytes they hold', () => {
 });
 
 describe('one outcome never holds back another', () => {
-  it("a reply that could not be saved before does not make another receiver's outcome in the same batch be re-sent", async () => {
+  it("a reply that failed to save earlier does not get another receiver's outcome in its batch re-sent", async () => {
     const bad = await listen(() => ({ status: 200, body: Buffer.from('nul\0byte') }));
     const good = await listen(() => 200);
     const badSub = await subscribe(bad.url);
@@ -92,7 +92,7 @@ describe('one outcome never holds back another', () => {
     });
   });
 
-  it('a subscription deleted while its failing attempt runs does not roll back the outcomes recorded with it', async () => {
+  it('a subscription deleted during its failing attempt does not roll back the outcomes recorded with it', async () => {
     // One receiver holds both requests and answers them in the same tick, so both outcomes are
     // recorded in one batch: a 500 for the subscription deleted meanwhile, a 200 for the other.
     const held: { path: string; res: http.ServerResponse }[] = [];
@@ -117,7 +117,7 @@ describe('one outcome never holds back another', () => {
     }
   });
 
-  it('a worker whose lease ran out does not overwrite the claim of the worker that took the delivery over', async () => {
+  it('a worker whose lease ran out does not overwrite the claim of the worker that took over', async () => {
     const rc = await listen(() => ({ status: 200, delayMs: 1500 }));
     const sub = await subscribe(rc.url);
     await newContact();
@@ -134,7 +134,7 @@ describe('one outcome never holds back another', () => {
     expect(row).toMatchObject({ status: 'pending', attempts: 2, lockedUntil: lease });
   });
 
-  it('a delivery whose every allowed attempt was claimed without an outcome ends failed, without another send', async () => {
+  it('a delivery with every allowed attempt claimed but no outcome ends failed, without another send', async () => {
     const rc = await listen(() => 200);
     const sub = await subscribe(rc.url, { retry_policy: { max_retries: 2, intervals_seconds: [1] } });
     await newContact();
@@ -196,7 +196,7 @@ describe('test sends and redeliveries store replies the same way', () => {
 });
 
 describe('header values are sendable and storable', () => {
-  it('a custom header value with a control character or a character outside ASCII is a 400 on create and update', async () => {
+  it('a custom header value with a control or non-ASCII character is a 400 on create and update', async () => {
     const rc = await listen();
     const sub = await subscribe(rc.url);
     for (const value of ['a\0b', 'bell\u0007', 'smile 😀', '\ud800lone']) {

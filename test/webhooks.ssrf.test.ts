@@ -303,7 +303,7 @@ describe('at delivery', () => {
     expect(tcpConnections).toBe(0);
   });
 
-  it('a name public at save and private at delivery is blocked in the lookup, recorded as failed, with no connect', async () => {
+  it('a name public at save, private at delivery: blocked in the lookup, recorded as failed, no connect', async () => {
     const subs = new Map<string, { id: string; host: string; ip: string }>();
     for (const [label, ip] of Object.entries(BLOCKED)) {
       const host = `rebind-${ip.replace(/[.:]/g, '-')}.example.test`;
@@ -410,7 +410,8 @@ describe('the connect probe', () => {
     const count = (layer: Attempt['layer']) => seen.filter((a) => a.layer === layer).length;
     console.log(
       `ssrf: ${addresses} addresses × 5 ways + ${SPELLINGS.length} spellings × 3 ways = ${rejections} rejections, ` +
-        `connect attempts to blocked addresses: ${bad.length} (positive control seen: undici ${count('undici')}, socket ${count('socket')}, tcp ${count('tcp')})`,
+        `connect attempts to blocked addresses: ${bad.length} ` +
+        `(positive control seen: undici ${count('undici')}, socket ${count('socket')}, tcp ${count('tcp')})`,
     );
   });
 });

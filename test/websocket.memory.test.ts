@@ -127,7 +127,7 @@ describe('GraphQL over WebSocket under the production heap', () => {
     await assertAliveAndSmall();
   }, 60_000);
 
-  it('a socket with 50 subscriptions that stops reading while 1,500 events are published does not take the process', async () => {
+  it('a socket with 50 subscriptions stops reading while 1,500 events are published; the process lives', async () => {
     const s = await open();
     s.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${key}` } }));
     await new Promise((r) => s.once('message', r));

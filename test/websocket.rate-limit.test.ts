@@ -58,7 +58,7 @@ async function exhaust(request: () => Promise<{ status: number }>): Promise<void
 }
 
 describe('API keys (standard plan, 100 requests a minute)', () => {
-  it('after HTTP answered 429, queries and mutations over an open WebSocket are refused too, and the socket stays open', async () => {
+  it('after an HTTP 429, queries and mutations over an open WebSocket are refused; the socket stays open', async () => {
     const ws = await app.workspace({ plan: 'standard' });
     const { client, closed } = connect({ authorization: `Bearer ${ws.key}` });
     expect(await run(client, '{ __typename }')).toEqual({ data: { __typename: 'Query' } });
