@@ -39,14 +39,13 @@ interface TimelinePage {
   next_cursor: string | null;
 }
 
-const CONTACT_FIELDS =
-  'id first_name last_name email phone company job_title status source tags engagement_score custom_fields ' +
-  'created_at updated_at deals(limit: 10) { id title value currency status stage_name }';
+const CONTACT_FIELDS = `id first_name last_name email phone company job_title status source tags
+  engagement_score custom_fields created_at updated_at deals(limit: 10) { id title value currency status stage_name }`;
 
 const timeline = (contactId: string, cursor: string | null) =>
   gql<{ contactTimeline: TimelinePage }>(
-    'query ($id: ID!, $cursor: String) { contactTimeline(contactId: $id, limit: 50, cursor: $cursor) { ' +
-      'next_cursor nodes { id type summary occurred_at actor { type id name } } } }',
+    `query ($id: ID!, $cursor: String) { contactTimeline(contactId: $id, limit: 50, cursor: $cursor) {
+      next_cursor nodes { id type summary occurred_at actor { type id name } } } }`,
     { id: contactId, cursor },
   ).then((d) => d.contactTimeline);
 

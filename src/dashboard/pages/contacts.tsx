@@ -33,13 +33,13 @@ function countLabel(total: number, q: string): string {
 function fetchPage(q: string, cursor: string | null): Promise<Page> {
   return q
     ? gql<{ searchContacts: Page }>(
-        `query ($q: String!, $cursor: String) { searchContacts(q: $q, limit: ${PAGE_SIZE}, cursor: $cursor) { ` +
-          `${FIELDS} } }`,
+        `query ($q: String!, $cursor: String) { searchContacts(q: $q, limit: ${PAGE_SIZE}, cursor: $cursor) {
+          ${FIELDS} } }`,
         { q, cursor },
       ).then((d) => d.searchContacts)
     : gql<{ contacts: Page }>(
-        `query ($cursor: String) { contacts(limit: ${PAGE_SIZE}, cursor: $cursor, sort: [created_at_desc]) { ` +
-          `${FIELDS} } }`,
+        `query ($cursor: String) { contacts(limit: ${PAGE_SIZE}, cursor: $cursor, sort: [created_at_desc]) {
+          ${FIELDS} } }`,
         { cursor },
       ).then((d) => d.contacts);
 }

@@ -30,9 +30,8 @@ interface Delivery {
   attempt_history: Attempt[];
 }
 
-const FIELDS =
-  'id event status test attempts response_code response_time_ms response_body error next_attempt_at created_at ' +
-  'attempt_history { attempt kind attempted_at response_code response_time_ms error }';
+const FIELDS = `id event status test attempts response_code response_time_ms response_body error
+  next_attempt_at created_at attempt_history { attempt kind attempted_at response_code response_time_ms error }`;
 
 /** The table's caption: how many deliveries there are, and how many of them the page shows. */
 const deliveriesCaption = (total: number, shown: number) =>
@@ -63,8 +62,8 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
   const log = useQuery(
     () =>
       gql<{ webhookLogs: { nodes: Delivery[]; total: number } }>(
-        'query ($id: ID!, $filter: WebhookDeliveryFilter) { ' +
-          `webhookLogs(webhookId: $id, filter: $filter, limit: 50) { total nodes { ${FIELDS} } } }`,
+        `query ($id: ID!, $filter: WebhookDeliveryFilter) {
+          webhookLogs(webhookId: $id, filter: $filter, limit: 50) { total nodes { ${FIELDS} } } }`,
         { id: webhookId, filter: status ? { status } : {} },
       ).then((d) => d.webhookLogs),
     [webhookId, status, version],

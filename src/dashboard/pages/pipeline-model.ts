@@ -32,8 +32,8 @@ const MAX_DEALS = 1000;
 
 export async function loadBoard(pipelineId: string): Promise<Board> {
   const { pipelineStages } = await gql<{ pipelineStages: { nodes: Stage[] } }>(
-    'query ($id: ID!) { pipelineStages(pipelineId: $id, limit: 100) { ' +
-      'nodes { id name position probability deal_count total_value } } }',
+    `query ($id: ID!) { pipelineStages(pipelineId: $id, limit: 100) {
+      nodes { id name position probability deal_count total_value } } }`,
     { id: pipelineId },
   );
   const deals: BoardDeal[] = [];

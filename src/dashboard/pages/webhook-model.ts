@@ -21,10 +21,9 @@ export interface Webhook {
   secret?: string | null;
 }
 
-export const WEBHOOK_FIELDS =
-  'id name url description events active http_method content_type headers timeout_seconds ' +
-  'retry_policy { max_retries intervals_seconds } auto_disable_after payload_format filters consecutive_failures ' +
-  'disabled_at created_at updated_at';
+export const WEBHOOK_FIELDS = `id name url description events active http_method content_type headers timeout_seconds
+  retry_policy { max_retries intervals_seconds } auto_disable_after payload_format filters consecutive_failures
+  disabled_at created_at updated_at`;
 
 export const webhookLabel = (w: Pick<Webhook, 'name' | 'url'>) => w.name || w.url;
 
