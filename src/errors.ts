@@ -1,7 +1,7 @@
 // One error vocabulary for every surface: a coded AppError is thrown by rules, resolvers and
-// HTTP middleware. Each surface has one translator, an exhaustive switch over the codes: REST's
-// maps a code to an HTTP status and the error envelope (rest/errors.ts), GraphQL's to
-// `extensions` (graphql/errors.ts).
+// HTTP middleware. A code's HTTP status is one exhaustive switch (http/status.ts); each surface has
+// one translator: REST's writes the error envelope (rest/errors.ts), GraphQL's `extensions`
+// (graphql/errors.ts).
 import { isInvalidValue } from './db/errors.ts';
 import { isDatabaseUnavailable } from './db/unavailable.ts';
 

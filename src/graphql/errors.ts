@@ -4,47 +4,15 @@
 // body) is answered by sendGraphqlError in the same shape.
 import type { Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
-import { AppError, internalError, unmapped, type ErrorCode } from '../errors.ts';
+import { AppError, internalError } from '../errors.ts';
 import { errorAnswer } from '../http/failure.ts';
-
-/** The HTTP status each code stands for, in `extensions.status` (and the status of a refusal before yoga ran). */
-function statusOf(code: ErrorCode): number {
-  switch (code) {
-    case 'malformed_request':
-    case 'validation_error':
-      return 400;
-    case 'unauthorized':
-      return 401;
-    case 'forbidden':
-      return 403;
-    case 'not_found':
-      return 404;
-    case 'method_not_allowed':
-      return 405;
-    case 'conflict':
-      return 409;
-    case 'payload_too_large':
-      return 413;
-    case 'unsupported_media_type':
-      return 415;
-    case 'unprocessable_entity':
-      return 422;
-    case 'rate_limited':
-      return 429;
-    case 'internal_error':
-      return 500;
-    case 'service_unavailable':
-      return 503;
-    default:
-      return unmapped(code);
-  }
-}
+import { httpStatus } from '../http/status.ts';
 
 /** The `extensions` of an AppError, or of an error made here with a code of the vocabulary. */
 export function extensionsOf(err: Pick<AppError, 'code' | 'details' | 'retryAfter'>): Record<string, unknown> {
   return {
     code: err.code,
-    status: statusOf(err.code),
+    status: httpStatus(err.code),
     ...(err.details ? { details: err.details } : {}),
     ...(err.retryAfter !== undefined ? { retry_after: err.retryAfter } : {}),
   };
@@ -96,7 +64,7 @@ export function maskError(error: unknown): Error {
 
 /** Answers a request refused before yoga ran, in GraphQL's error shape with the code's status. */
 export function sendGraphqlError(res: Response, err: AppError): void {
-  res.status(statusOf(err.code)).json({ errors: [{ message: err.message, extensions: extensionsOf(err) }] });
+  res.status(httpStatus(err.code)).json({ errors: [{ message: err.message, extensions: extensionsOf(err) }] });
 }
 
 /** Express error middleware answering in GraphQL's error shape (see http/failure.ts). */

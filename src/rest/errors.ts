@@ -7,47 +7,13 @@ import {
   AppError,
   internalError,
   isErrorCode,
-  unmapped,
   UNAVAILABLE_RETRY_AFTER_SECONDS,
   validationError,
-  type ErrorCode,
   type ErrorDetails,
 } from '../errors.ts';
 import { errorAnswer } from '../http/failure.ts';
+import { httpStatus } from '../http/status.ts';
 import { meta } from './envelope.ts';
-
-/** The HTTP status of each code. */
-export function httpStatus(code: ErrorCode): number {
-  switch (code) {
-    case 'malformed_request':
-    case 'validation_error':
-      return 400;
-    case 'unauthorized':
-      return 401;
-    case 'forbidden':
-      return 403;
-    case 'not_found':
-      return 404;
-    case 'method_not_allowed':
-      return 405;
-    case 'conflict':
-      return 409;
-    case 'payload_too_large':
-      return 413;
-    case 'unsupported_media_type':
-      return 415;
-    case 'unprocessable_entity':
-      return 422;
-    case 'rate_limited':
-      return 429;
-    case 'internal_error':
-      return 500;
-    case 'service_unavailable':
-      return 503;
-    default:
-      return unmapped(code);
-  }
-}
 
 /** Answers with the error envelope; a 503 and a refusal that says when to retry carry Retry-After. */
 export function sendError(res: Response, err: AppError): void {

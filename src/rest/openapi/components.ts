@@ -3,7 +3,7 @@
 // the bearer key scheme.
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES } from '../../errors.ts';
-import { httpStatus } from '../errors.ts';
+import { httpStatus } from '../../http/status.ts';
 import type { JsonSchema } from './request.ts';
 
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
