@@ -9,7 +9,7 @@ import { setUserPassword } from '../src/admin/workspaces.ts';
 import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { PASSWORD, setPassword, signIn, type Signed } from './helpers/dashboard.ts';
 import { fileBus, test } from './helpers/fixtures.ts';
-import { subscribe, subscribeSse, type TestSubscription } from './helpers/subscriptions.ts';
+import { contactProbe, subscribe, subscribeSse, type TestSubscription } from './helpers/subscriptions.ts';
 
 /** The requirement: everything of an ended credential is closed within this. */
 const WITHIN_MS = 5_000;
@@ -29,14 +29,7 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((s) => s.close()));
 });
 
-const probe = () => ({
-  event: 'contact.created',
-  workspaceId: ws.id,
-  entityType: 'contact',
-  entityId: 'probe',
-  sequence: 1,
-  data: {},
-});
+const probe = () => contactProbe(ws.id);
 
 async function overWs(key: string): Promise<TestSubscription> {
   const s = subscribe(app.base, { authorization: `Bearer ${key}` }, EVENTS);

@@ -6,7 +6,7 @@ import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write
 import { client, gql, uniqueEmail } from './helpers/app.ts';
 import { setPassword, signIn, type Signed } from './helpers/dashboard.ts';
 import { fileBus, it, test } from './helpers/fixtures.ts';
-import { subscribe } from './helpers/subscriptions.ts';
+import { contactProbe, subscribe } from './helpers/subscriptions.ts';
 
 let user: Signed;
 let userId: string;
@@ -225,12 +225,11 @@ describe('the signed-in user as actor', () => {
 
 describe('GraphQL over WebSocket with the session cookie', () => {
   const EVENTS = 'subscription { events(types: ["contact.created"]) { id event data } }';
-  const probe = { event: 'contact.created', entityType: 'contact', entityId: 'probe', sequence: 1, data: {} };
 
   it('delivers live events to the signed-in user with the csrf_token in connectionParams', async ({ app, ws }) => {
     const sub = subscribe(app.base, { csrf_token: user.csrf }, EVENTS, undefined, { cookie: user.cookie });
     try {
-      await sub.ready(app.bus, { ...probe, workspaceId: ws.id });
+      await sub.ready(app.bus, contactProbe(ws.id));
       const mail = uniqueEmail('live');
       await ws.api('POST', '/v1/contacts', { first_name: 'Live', email: mail });
       const got = await sub.waitFor((d) => d.events.data.contact.email === mail);

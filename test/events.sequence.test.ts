@@ -10,7 +10,7 @@ import { contactUpdated } from '../src/events/catalogue/contact.events.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { uniqueEmail, type TestApp } from './helpers/app.ts';
 import { fileBus, it, test } from './helpers/fixtures.ts';
-import { subscribe } from './helpers/subscriptions.ts';
+import { contactProbe, subscribe } from './helpers/subscriptions.ts';
 import { until } from './helpers/receiver.ts';
 
 const N = 12;
@@ -106,14 +106,7 @@ describe('event sequence', () => {
       'subscription { contactChanged { id event sequence } }',
     );
     try {
-      await sub.ready(app.bus, {
-        event: 'contact.created',
-        workspaceId: ws.id,
-        entityType: 'contact',
-        entityId: 'probe',
-        sequence: 1,
-        data: {},
-      });
+      await sub.ready(app.bus, contactProbe(ws.id));
       const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Live', email: uniqueEmail('live-seq') }))
         .body.data;
       await ws.api('PUT', `/v1/contacts/${contact.id}`, { company: 'Changed' });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEventFeed, type EventFeed } from '../src/events/feed.ts';
 import { createEventBus } from '../src/events/bus.ts';
 import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { subscribe, type TestSubscription } from './helpers/subscriptions.ts';
+import { contactProbe, subscribe, type TestSubscription } from './helpers/subscriptions.ts';
 
 const { DATABASE_URL, REDIS_URL } = process.env;
 
@@ -28,14 +28,7 @@ describe.runIf(DATABASE_URL && REDIS_URL)('subscriptions across instances (Postg
       { authorization: `Bearer ${ws.key}` },
       'subscription { events(types: ["contact.created"]) { id event timestamp data } }',
     );
-    await sub.ready(a.bus, {
-      event: 'contact.created',
-      workspaceId: ws.id,
-      entityType: 'contact',
-      entityId: 'probe',
-      sequence: 1,
-      data: {},
-    });
+    await sub.ready(a.bus, contactProbe(ws.id));
   });
   afterAll(async () => {
     await sub?.close();

@@ -20,7 +20,7 @@ import {
 import { MAX_EVENTS_BEHIND } from '../src/events/bus.ts';
 import type { TestApp, TestWorkspace } from './helpers/app.ts';
 import { fileBus, test } from './helpers/fixtures.ts';
-import { subscribe, subscribeSse } from './helpers/subscriptions.ts';
+import { contactProbe, subscribe, subscribeSse } from './helpers/subscriptions.ts';
 
 let app: TestApp;
 let ws: TestWorkspace;
@@ -218,15 +218,7 @@ describe('subscribers that stop reading', () => {
   it(`a subscriber over ${MAX_EVENTS_BEHIND} events behind gets an error; process and others carry on`, async () => {
     const reader = subscribe(app.base, { authorization: `Bearer ${ws.key}` }, EVENTS);
     cleanup.push(() => reader.close());
-    const probe = {
-      event: 'contact.created',
-      workspaceId: ws.id,
-      entityType: 'contact',
-      entityId: 'probe',
-      sequence: 1,
-      data: {},
-    };
-    await reader.ready(app.bus, probe);
+    await reader.ready(app.bus, contactProbe(ws.id));
 
     const stalled = await raw();
     send(stalled, { type: 'connection_init', payload: { authorization: `Bearer ${ws.key}` } });

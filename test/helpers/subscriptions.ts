@@ -22,6 +22,16 @@ export interface TestSubscription {
   close(): Promise<void>;
 }
 
+/** A contact.created event of a workspace for `ready`: it passes the filters of contact subscriptions. */
+export const contactProbe = (workspaceId: string): Omit<PublishedEvent, 'id' | 'timestamp'> => ({
+  event: 'contact.created',
+  workspaceId,
+  entityType: 'contact',
+  entityId: 'probe',
+  sequence: 1,
+  data: {},
+});
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
