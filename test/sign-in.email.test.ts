@@ -40,7 +40,8 @@ const it = test
         ),
   );
 
-it.override('appOptions', { trustProxy: '1' });
+// Its own schema on PostgreSQL: the set-password check compares every user row before and after.
+it.override('appOptions', { trustProxy: '1', isolated: true });
 let mail: string;
 it.beforeAll(async ({ app, ws }) => {
   mail = uniqueEmail('alice');
