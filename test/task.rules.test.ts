@@ -38,6 +38,8 @@ function task(extra: Partial<Task> = {}): Task {
     completionNote: null,
     completedAt: null,
     createdBy: null,
+    externalId: null,
+    version: 1,
     createdAt: EARLIER,
     updatedAt: EARLIER,
     ...extra,

@@ -55,6 +55,9 @@ export async function createContact(
     engagementScore: 0,
     customFields: customFields as Prisma.JsonObject,
     address: input.address ?? null,
+    companyId: null,
+    externalId: null,
+    version: 1,
     createdAt: now,
     updatedAt: now,
   };
