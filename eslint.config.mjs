@@ -31,7 +31,11 @@ export default [
           // both APIs; root fields and their arguments are GraphQL's own (`createContact(contactId:)`).
           [`FieldDefinition[parent.name.value!=/${ROOT}/]`]: 'snake_case',
           [`FieldDefinition[parent.name.value=/${ROOT}/]`]: 'camelCase',
-          'InputValueDefinition[parent.kind=FieldDefinition]': 'camelCase',
+          // expected_version keeps the wire name the issue gives it, as REST's If-Match maps to it.
+          'InputValueDefinition[parent.kind=FieldDefinition]': {
+            style: 'camelCase',
+            ignorePattern: '^expected_version$',
+          },
           'InputValueDefinition[parent.kind=InputObjectTypeDefinition]': 'snake_case',
           // Enum values are the wire values too (`paid_ads`), and HTTP methods are written as HTTP writes them.
           EnumValueDefinition: { style: 'snake_case', ignorePattern: '^(GET|HEAD|POST|PUT|PATCH|DELETE)$' },

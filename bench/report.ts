@@ -41,6 +41,7 @@ const SCALE_CASES = [
   'REST contacts ?status=',
   'REST contacts cursor',
   'REST GET /v1/contacts/search',
+  'REST contacts/query',
 ];
 
 export function goalsOf(size: number, prisma: Measured[], raw: Measured[], service: Measured[], rssMb: number): Row[] {
@@ -105,6 +106,7 @@ export function printTable(
     rssMax: number;
     delivery: Array<[number, number | null]>;
     sizes: number[];
+    plans: Array<{ size: number; name: string; scans: string[]; sequential: boolean }>;
   },
 ): void {
   scaleGoals(rows, info.sizes);
@@ -152,4 +154,12 @@ export function printTable(
   console.log(line(header));
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const b of body) console.log(line(b));
+  if (info.plans.length) {
+    console.log('\nPlans of the filter cases (the page query of POST /v1/contacts/query, EXPLAIN):\n');
+    for (const p of info.plans)
+      console.log(
+        `- ${p.size.toLocaleString('en')}, ${p.name}: ${p.scans.join(' → ')}` +
+          (p.sequential ? ' — SEQUENTIAL SCAN' : ''),
+      );
+  }
 }

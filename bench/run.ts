@@ -16,6 +16,7 @@ import { measureInRounds, type Case, type LoadOptions, type Measured } from './l
 import { DEEP_PAGE, seed, type Seeded } from './seed.ts';
 import { startFlags, startServer, type ServerProcess } from './server-process.ts';
 import { goalsOf, printTable, type Row } from './report.ts';
+import { filterPlans, type FilterPlan } from './plans.ts';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -143,6 +144,8 @@ function serviceCases(s: Seeded): Case[] {
       () => `/v1/contacts?limit=${DEEP_PAGE.limit}&cursor=${s.deepCursor}`,
     ),
     get('REST GET /v1/contacts/search', () => `/v1/contacts/search?q=${encodeURIComponent(s.searchQuery)}`),
+    ...filterCases(s, readKey),
+    batchCase(writeKey),
     {
       name: 'REST POST /v1/contacts (+ event)',
       method: 'POST',
@@ -158,6 +161,65 @@ function serviceCases(s: Seeded): Case[] {
       }),
     },
   ];
+}
+
+/**
+ * The filter language on indexed conditions (issue 12's goal: p95 at 1,000,000 contacts within 2× of
+ * 10,000): each selects about as many contacts at every size, so the cost that grows is the search.
+ */
+export function filterBodies(s: Seeded): Array<[string, Record<string, unknown>]> {
+  return [
+    ['equality', { where: { status: 'customer', source: 'referral' }, limit: 100 }],
+    ['range', { where: { created_at: { gte: s.filters.range[0], lt: s.filters.range[1] } }, limit: 100 }],
+    ['prefix', { where: { email: { starts_with: s.filters.emailPrefix } }, limit: 100 }],
+    ['one hop', { where: { 'company.domain': s.filters.companyDomain }, limit: 100 }],
+  ];
+}
+
+function filterCases(s: Seeded, readKey: () => string): Case[] {
+  return filterBodies(s).map(([name, body]) => ({
+    name: `REST contacts/query ${name}`,
+    method: 'POST',
+    request: () => ({
+      path: '/v1/contacts/query',
+      headers: { authorization: readKey() },
+      body: JSON.stringify(body),
+    }),
+  }));
+}
+
+/** Records per batch request; the case's rows/s is its req/s times this. */
+export const BATCH_ROWS = 1000;
+let batches = 0;
+
+/**
+ * 1,000 upserts by external_id per request, each changing its record (so each writes its row and its
+ * events): ten sets of 1,000 records taken in turn, created by their first request, updated after.
+ */
+function batchCase(writeKey: () => string): Case {
+  return {
+    name: `REST POST /v1/contacts/batch (${BATCH_ROWS} upserts)`,
+    method: 'POST',
+    request: () => {
+      const n = batches++;
+      const set = n % 10;
+      const operations = Array.from({ length: BATCH_ROWS }, (_, i) => ({
+        op: 'upsert',
+        upsert_by: 'external_id',
+        data: {
+          external_id: `bench-${process.pid}-${set}-${i}`,
+          first_name: 'Batch',
+          email: `batch${process.pid}.${set}.${i}@example.com`,
+          job_title: `Round ${n}`,
+        },
+      }));
+      return {
+        path: '/v1/contacts/batch',
+        headers: { authorization: writeKey() },
+        body: JSON.stringify({ operations }),
+      };
+    },
+  };
 }
 
 function baselineCases(s: Seeded, prefix: string, withWrites: boolean): Case[] {
@@ -292,6 +354,7 @@ async function deliveries(workers: number): Promise<number | null> {
 }
 
 const rows: Row[] = [];
+const plans: Array<{ size: number } & FilterPlan> = [];
 let rssMax = 0;
 // The service runs as `npm start` runs it: compiled (scripts/build-server.mjs), without a TypeScript loader.
 await promisify(execFile)(process.execPath, ['scripts/build-server.mjs', '--if-stale']);
@@ -310,6 +373,15 @@ for (const size of sizes) {
     const seeded = await seed(db, size, KEYS);
     await db.close();
     say(`   seeded in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const dbUrl = database.env.DATABASE_URL;
+    for (const plan of await filterPlans(
+      dbUrl ? { databaseUrl: dbUrl } : { dataDir: database.env.DATA_DIR },
+      seeded.readWorkspace,
+      filterBodies(seeded),
+    )) {
+      plans.push({ size, ...plan });
+      say(`   plan of the ${plan.name} filter: ${plan.scans.join(' → ')}`);
+    }
     const env = {
       ...database.env,
       BENCH_READ_WORKSPACE: seeded.readWorkspace,
@@ -367,4 +439,4 @@ if (!args.includes('--no-deliveries') && !only) {
   say('-- webhook deliveries (bench/deliveries.ts)');
   for (const workers of [1, 2]) delivery.push([workers, await deliveries(workers)]);
 }
-printTable(rows, { database: pgUrl ? 'PostgreSQL' : 'PGlite', load, rssMax, delivery, sizes });
+printTable(rows, { database: pgUrl ? 'PostgreSQL' : 'PGlite', load, rssMax, delivery, sizes, plans });

@@ -21,6 +21,8 @@ export interface Seeded {
   deepCursor: string;
   /** Matches the same 20 contacts at every size, so search cost does not follow table size. */
   searchQuery: string;
+  /** Filters of the filter language, each selecting about as many contacts at every size (see filterCases). */
+  filters: { range: [string, string]; emailPrefix: string; companyDomain: string };
 }
 
 const FIRST = [
@@ -100,15 +102,22 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
   const run = (sql: string) => db.prisma.$executeRawUnsafe(sql);
   // Ids of this seed's rows: a tag of their own, so several seeds can share a database.
   const tag = randomBase62(6);
-  const ids = { user: `usr_${tag}_`, contact: `con_${tag}_`, deal: `deal_${tag}_` };
+  const ids = { user: `usr_${tag}_`, contact: `con_${tag}_`, deal: `deal_${tag}_`, company: `com_${tag}_` };
+  // One company per ten contacts (100,000 at 1,000,000): each has ten contacts at every size.
+  const companies = Math.max(1, Math.floor(contacts / 10));
 
   await run(`INSERT INTO users (id, workspace_id, name, email, updated_at)
     SELECT '${ids.user}' || g, '${ws}', 'Owner ' || g, 'owner' || g || '@example.com', now()
     FROM generate_series(1, 10) g`);
+  await run(`INSERT INTO companies (id, workspace_id, name, domain, industry, size, tags, created_at, updated_at)
+    SELECT '${ids.company}' || lpad(g::text, 8, '0'), '${ws}', 'Company ' || g, 'company' || g || '.example',
+      (${sqlArray(['software', 'retail', 'media', 'energy'])})[1 + g % 4], g % 5000, ARRAY['segment' || (g % 5)],
+      timestamptz '2024-01-01' + g * interval '1 second', timestamptz '2024-01-01' + g * interval '1 second'
+    FROM generate_series(1, ${companies}) g`);
   // Created one second apart, newest last, as an import of older records would be.
   const searchEvery = Math.floor(contacts / SEARCH_MATCHES);
   await run(`INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status,
-      source, tags, assigned_to, engagement_score, custom_fields, address, created_at, updated_at)
+      source, tags, assigned_to, engagement_score, custom_fields, address, company_id, created_at, updated_at)
     SELECT '${ids.contact}' || lpad(g::text, 8, '0'), '${ws}',
       CASE WHEN g % ${searchEvery} = 0 THEN 'Grace' ELSE (${sqlArray(FIRST)})[1 + g % ${FIRST.length}] END,
       CASE WHEN g % ${searchEvery} = 0 THEN 'Hopper'
@@ -117,6 +126,7 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
       (${sqlArray(STATUSES)})[1 + g % ${STATUSES.length}], (${sqlArray(SOURCES)})[1 + g % ${SOURCES.length}],
       ARRAY['tag' || (g % 50), 'group' || (g % 7)], '${ids.user}' || (1 + g % 10), g % 100,
       jsonb_build_object('tier', 'tier' || (g % 3)), jsonb_build_object('city', 'City ' || (g % 100)),
+      '${ids.company}' || lpad((1 + g % ${companies})::text, 8, '0'),
       timestamptz '2024-01-01' + g * interval '1 second', timestamptz '2024-01-01' + g * interval '1 second'
     FROM generate_series(1, ${contacts}) g`);
   const stages = await db.prisma.stage.findMany({ where: { workspaceId: ws }, orderBy: { position: 'asc' } });
@@ -129,7 +139,7 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
       timestamptz '2024-01-01' + g * interval '10 second', timestamptz '2024-01-01' + g * interval '10 second'
     FROM generate_series(1, ${Math.floor(contacts / dealEvery)}) g`);
   // Vacuumed now rather than by autovacuum in the middle of a measurement.
-  await run('VACUUM ANALYZE contacts, deals, users');
+  await run('VACUUM ANALYZE contacts, companies, deals, users');
 
   const readKeys = await insertKeys(db, ws, keys);
   const writeKeys = await insertKeys(db, writes.id, keys);
@@ -154,5 +164,12 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
     contactIds,
     deepCursor: encodeCursor('contacts', sortKeys, deep),
     searchQuery: 'gra hop',
+    filters: {
+      // 1,000 contacts, created one second apart from the 600th on.
+      range: ['2024-01-01T00:10:00Z', '2024-01-01T00:26:40Z'],
+      // person99…: 111 emails at 10,000 contacts (99, 990-999, 9900-9999), person9999… at 1,000,000.
+      emailPrefix: `person${'9'.repeat(Math.max(1, Math.round(Math.log10(contacts)) - 2))}`,
+      companyDomain: `company${Math.ceil(companies / 2)}.example`,
+    },
   };
 }

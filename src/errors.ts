@@ -1,5 +1,6 @@
 // One error vocabulary for every surface: a coded AppError is thrown by rules, resolvers and
-// HTTP middleware. A code's HTTP status is one exhaustive switch (http/status.ts); each surface has
+// HTTP middleware. A code's HTTP status is one exhaustive switch (httpStatus, below): both surfaces answer
+// it, GraphQL in `extensions.status`, and a batch names it per operation. Each surface has
 // one translator: REST's writes the error envelope (rest/errors.ts), GraphQL's `extensions`
 // (graphql/errors.ts).
 import { isInvalidValue } from './db/errors.ts';
@@ -14,20 +15,28 @@ export const ERROR_CODES = [
   'not_found',
   'method_not_allowed',
   'conflict',
+  'precondition_failed',
   'payload_too_large',
   'unsupported_media_type',
   'unprocessable_entity',
+  'failed_dependency',
   'rate_limited',
   'internal_error',
   'service_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];
+/** Field name → messages: what a refusal of the request's fields says about each. */
 export type ErrorDetails = Record<string, string[]>;
+/**
+ * What an error's `details` may hold: messages per field, and facts a client acts on, such as the
+ * record a conflict is with (`existing_id`) or a record's current version (`current_version`, on a 412).
+ */
+export type DetailsWithFacts = Record<string, string[] | string | number>;
 
 export class AppError extends Error {
   readonly code: ErrorCode;
-  readonly details?: ErrorDetails;
+  readonly details?: DetailsWithFacts;
   /**
    * Seconds to wait before trying again (a refused rate_limited):
    * REST's Retry-After, GraphQL's `extensions.retry_after`.
@@ -37,7 +46,7 @@ export class AppError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    details?: ErrorDetails,
+    details?: DetailsWithFacts,
     options?: { cause?: unknown; retryAfter?: number },
   ) {
     super(message, options);
@@ -85,4 +94,41 @@ export function isErrorCode(code: unknown): code is ErrorCode {
 /** The end of a translator's switch over the codes: it compiles only when every code has a case. */
 export function unmapped(code: never): never {
   throw new Error(`Error code ${String(code)} has no translation`);
+}
+
+/** The HTTP status of a code. */
+export function httpStatus(code: ErrorCode): number {
+  switch (code) {
+    case 'malformed_request':
+    case 'validation_error':
+      return 400;
+    case 'unauthorized':
+      return 401;
+    case 'forbidden':
+      return 403;
+    case 'not_found':
+      return 404;
+    case 'method_not_allowed':
+      return 405;
+    case 'conflict':
+      return 409;
+    case 'precondition_failed':
+      return 412;
+    case 'payload_too_large':
+      return 413;
+    case 'unsupported_media_type':
+      return 415;
+    case 'unprocessable_entity':
+      return 422;
+    case 'failed_dependency':
+      return 424;
+    case 'rate_limited':
+      return 429;
+    case 'internal_error':
+      return 500;
+    case 'service_unavailable':
+      return 503;
+    default:
+      return unmapped(code);
+  }
 }

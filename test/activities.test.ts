@@ -45,6 +45,8 @@ const FIELDS = [
   'outcome',
   'occurred_at',
   'attendees',
+  'external_id',
+  'version',
   'created_at',
 ];
 

@@ -114,8 +114,34 @@ test.beforeAll(async ({ app: started, ws: main }) => {
     await api('POST', `/v1/webhooks/${hooks[1].id}/test`);
   }
   await ok(api('POST', '/v1/deals', { title: 'D4', pipeline_id: pipeline.id, contact_id: contacts[1].id }));
-  Object.assign(others, { contacts: contacts[1].id, deals: deals[1].id, pipelines: second.id, webhooks: hooks[1].id });
+  // Companies, each with two contacts and two deals (so its lists and its timeline have a second page).
+  const companies = [];
+  for (const name of ['Test One', 'Test Two', 'Test Three']) {
+    const company = await ok(
+      api('POST', '/v1/companies', { name, domain: `${uniqueEmail('co').split('@')[0]}.example` }),
+    );
+    companies.push(company);
+    for (let i = 0; i < 2; i++) {
+      await ok(
+        api('POST', '/v1/contacts', { first_name: `${name} ${i}`, email: uniqueEmail('co'), company_id: company.id }),
+      );
+      await ok(
+        api('POST', '/v1/deals', { title: `${name} deal ${i}`, pipeline_id: pipeline.id, company_id: company.id }),
+      );
+    }
+  }
+  Object.assign(ids, { companies: companies[0].id });
+  Object.assign(others, {
+    contacts: contacts[1].id,
+    deals: deals[1].id,
+    pipelines: second.id,
+    webhooks: hooks[1].id,
+    companies: companies[1].id,
+  });
 });
+
+/** Searches need their `q`. */
+const SEARCHES = new Set(['/contacts/search', '/companies/search']);
 
 /** The route's path with real ids of this workspace. */
 function pathOf(route: RestRoute, firstParam?: string): string {
@@ -354,7 +380,7 @@ describe('every list refuses tampered cursors with 400', () => {
   it.each(cases.map((c) => [`${name(c.route)}${c.sort ? ` sort=${c.sort}` : ''}`, c] as const))(
     '%s',
     async (_n, { route, sort }) => {
-      const search = route.path === '/contacts/search' ? '&q=test' : '';
+      const search = SEARCHES.has(route.path) ? '&q=test' : '';
       const base = `${pathOf(route)}?limit=1${sort ? `&sort=${sort}` : ''}${search}`;
       const first = await api('GET', base);
       expect(first.status, first.text).toBe(200);
@@ -370,7 +396,7 @@ describe('every list refuses tampered cursors with 400', () => {
   );
 
   const firstPage = (route: RestRoute, path = pathOf(route)) =>
-    `${path}?limit=1${route.path === '/contacts/search' ? '&q=test' : ''}`;
+    `${path}?limit=1${SEARCHES.has(route.path) ? '&q=test' : ''}`;
 
   it('every list refuses the cursor of every other list, and of the same list under another record', async () => {
     const cursors = new Map<string, string>();
@@ -792,10 +818,7 @@ describe("REST query parameters are refused in the API's words, naming the param
       '',
       '%20',
     ]) {
-      const r = await api(
-        'GET',
-        `${pathOf(route)}?limit=${limit}${route.path === '/contacts/search' ? '&q=test' : ''}`,
-      );
+      const r = await api('GET', `${pathOf(route)}?limit=${limit}${SEARCHES.has(route.path) ? '&q=test' : ''}`);
       if (limit === '' || limit === '%20') {
         if (r.status === 200) continue;
       }

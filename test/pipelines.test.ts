@@ -50,7 +50,15 @@ describe('list and read', () => {
       ['Negotiation', 4, 75],
       ['Closed', 5, 100],
     ]);
-    expect(Object.keys(p).sort()).toEqual(['created_at', 'id', 'is_default', 'name', 'stages', 'updated_at']);
+    expect(Object.keys(p).sort()).toEqual([
+      'created_at',
+      'id',
+      'is_default',
+      'name',
+      'stages',
+      'updated_at',
+      'version',
+    ]);
   });
 
   it('pages with a cursor and rejects a bad sort or limit', async () => {

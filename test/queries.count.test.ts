@@ -28,6 +28,14 @@ test.beforeAll(async ({ app: started }) => {
     scope: 'full',
   }));
   api = client(app.base, key);
+  // 110 companies, each with an owner, set-wise too.
+  await app.db.prisma.$executeRaw`
+    INSERT INTO companies (id, workspace_id, name, domain, owner_id, created_at, updated_at)
+    SELECT 'com_count_' || lpad(g::text, 4, '0'), ${seeded.readWorkspace}, 'Company ' || g,
+      'counted' || g || '.example',
+      (SELECT id FROM users WHERE workspace_id = ${seeded.readWorkspace} ORDER BY id LIMIT 1 OFFSET g % 10),
+      timestamptz '2024-01-01' + g * interval '1 second', timestamptz '2024-01-01' + g * interval '1 second'
+    FROM generate_series(1, 110) g`;
 });
 
 /**
@@ -61,6 +69,17 @@ describe('lists of 100 send at most 3 SQL statements', () => {
     ['REST GET /v1/deals?limit=100 (with stage names)', restList('/v1/deals?limit=100')],
     ['GraphQL ListContacts(limit: 100)', graphqlList('ListContacts', 'contacts')],
     ['GraphQL ListDeals(limit: 100)', graphqlList('ListDeals', 'deals')],
+    ['REST GET /v1/companies?limit=100', restList('/v1/companies?limit=100')],
+    ['GraphQL ListCompanies(limit: 100)', graphqlList('ListCompanies', 'companies')],
+    [
+      'GraphQL companies(limit: 100) with their owners',
+      async () => {
+        const r = await gql(app.base, key, '{ companies(limit: 100) { nodes { id name owner { id name } } total } }');
+        expect(r.errors).toBeUndefined();
+        expect(r.data.companies.nodes).toHaveLength(100);
+        expect(r.data.companies.nodes.every((c: { owner: unknown }) => c.owner !== null)).toBe(true);
+      },
+    ],
   ])('%s', async (_name, work) => {
     const sent = await statementsOf(work);
     expect(sent.length, sent.join('\n')).toBeGreaterThan(0);

@@ -23,6 +23,7 @@ let ids: {
   task: string;
   webhook: string;
   user: string;
+  company: string;
 };
 
 test.beforeAll(async ({ ws }) => {
@@ -34,6 +35,7 @@ test.beforeAll(async ({ ws }) => {
   const contact2 = (await api('POST', '/v1/contacts', { first_name: 'C2', email: uniqueEmail() })).body.data;
   const deal = (await api('POST', '/v1/deals', { title: 'D', pipeline_id: pipelines[0].id })).body.data;
   const task = (await api('POST', '/v1/tasks', { title: 'T' })).body.data;
+  const company = (await api('POST', '/v1/companies', { name: 'Co' })).body.data;
   const webhook = (await api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/h', events: ['contact.created'] })).body
     .data;
   ids = {
@@ -47,6 +49,7 @@ test.beforeAll(async ({ ws }) => {
     task: task.id,
     webhook: webhook.id,
     user: user.id,
+    company: company.id,
   };
 }, 120_000);
 
@@ -77,6 +80,18 @@ const bodyRoutes = () => [
     fields: ['primary_id', 'secondary_id', 'merge_strategy'],
   },
   { method: 'POST', path: `/v1/contacts/${ids.contact}/notes`, valid: () => ({ content: 'n' }), fields: ['content'] },
+  {
+    method: 'POST',
+    path: '/v1/companies',
+    valid: () => ({ name: 'C' }),
+    fields: ['name', 'domain', 'size', 'phone', 'tags', 'owner_id', 'custom_fields', 'address', 'external_id'],
+  },
+  {
+    method: 'PUT',
+    path: `/v1/companies/${ids.company}`,
+    valid: () => ({ name: 'C2' }),
+    fields: ['name', 'domain', 'size', 'industry'],
+  },
   { method: 'POST', path: '/v1/pipelines', valid: () => ({ name: 'P' }), fields: ['name', 'is_default', 'stages'] },
   {
     method: 'PUT',

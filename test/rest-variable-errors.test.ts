@@ -33,7 +33,7 @@ describe('variable errors of REST routes', () => {
     expect(result.errors?.length).toBe(1);
     const err = toAppError(result.errors![0]);
     expect(err.code).toBe('validation_error');
-    expect(err.details?.[param]?.[0]).toMatch(message);
+    expect((err.details?.[param] as string[] | undefined)?.[0]).toMatch(message);
     expect(JSON.stringify({ message: err.message, details: err.details })).not.toMatch(/Variable "\$|cannot represent/);
   });
 });

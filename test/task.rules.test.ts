@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Task } from '../src/db/generated/client/client.ts';
 import { AppError } from '../src/errors.ts';
-import { httpStatus } from '../src/http/status.ts';
+import { httpStatus } from '../src/errors.ts';
 import {
   becameCompleted,
   changedFields,

@@ -22,6 +22,7 @@ describe('GET /v1/users', () => {
       email: 'zoe@example.com',
       active: true,
       notification_preferences: { email: true, push: true },
+      version: 1,
       created_at: expect.any(String),
     });
     expect(r.body.meta).toMatchObject({ total: 2, has_more: false, next_cursor: null });

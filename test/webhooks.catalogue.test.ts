@@ -123,6 +123,19 @@ async function emitEveryEvent() {
   await ok('DELETE', `/v1/contacts/${gone.id}`);
   await ok('POST', `/v1/contacts/${contact.id}/notes`, { content: 'Met at **the fair**' });
 
+  const company = await ok('POST', '/v1/companies', {
+    name: 'Analytical Engines',
+    domain: `engines-${Date.now().toString(36)}.example`,
+    tags: ['b2b'],
+    address: { city: 'London' },
+  });
+  await ok('PUT', `/v1/companies/${company.id}`, { industry: 'Computing', size: 12 });
+  const twin = await ok('POST', '/v1/companies', { name: 'Engines Ltd', custom_fields: {} });
+  await ok('PUT', `/v1/contacts/${contact.id}`, { company_id: twin.id });
+  await ok('POST', '/v1/companies/merge', { primary_id: company.id, secondary_id: twin.id });
+  const closed = await ok('POST', '/v1/companies', { name: 'Closed Co' });
+  await ok('DELETE', `/v1/companies/${closed.id}`);
+
   const deal = await ok('POST', '/v1/deals', {
     title: 'Engine',
     pipeline_id: pipeline.id,

@@ -16,6 +16,8 @@ export interface Caller extends Grant {
   plan: string;
   currency: string;
   sandbox: boolean;
+  /** The data workspace's setting: a new contact is linked to the company of its e-mail domain. */
+  linkContactsByDomain: boolean;
   userId: string | null;
   /** The dashboard session a signed-in user called through; null for API keys. */
   sessionId: string | null;
@@ -75,10 +77,25 @@ export class Authenticator {
     this.cache.delete(hash);
   }
 
+  /** Drops the cached identities of a workspace's keys, so a change of its settings applies at once here. */
+  forgetWorkspace(workspaceId: string): void {
+    for (const [hash, entry] of this.cache) if (entry.caller.workspaceId === workspaceId) this.cache.delete(hash);
+  }
+
   private async load(hash: string): Promise<KeyCaller | null> {
     const key = await this.prisma.apiKey.findUnique({
       where: { hash },
-      include: { workspace: { select: { id: true, plan: true, currency: true, sandbox: { select: { id: true } } } } },
+      include: {
+        workspace: {
+          select: {
+            id: true,
+            plan: true,
+            currency: true,
+            linkContactsByDomain: true,
+            sandbox: { select: { id: true, linkContactsByDomain: true } },
+          },
+        },
+      },
     });
     if (!key || key.revokedAt) return null;
     const sandboxId = key.workspace.sandbox?.id;
@@ -93,6 +110,9 @@ export class Authenticator {
       plan: key.workspace.plan,
       currency: key.workspace.currency,
       sandbox: key.sandbox,
+      linkContactsByDomain: key.sandbox
+        ? key.workspace.sandbox!.linkContactsByDomain
+        : key.workspace.linkContactsByDomain,
       userId: key.userId,
       sessionId: null,
       expiresAt: key.expiresAt,

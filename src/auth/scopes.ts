@@ -45,6 +45,7 @@ export function assertAllowed(grant: Grant, resource: Resource, access: Access):
 const RESOURCE_OF_RECORD: Record<string, Resource> = {
   contact: 'contacts',
   note: 'contacts',
+  company: 'companies',
   deal: 'deals',
   task: 'tasks',
   activity: 'activities',

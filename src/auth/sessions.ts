@@ -45,7 +45,16 @@ export function isValidCsrfToken(sessionToken: string, csrfToken: unknown): bool
 const sessionInclude = {
   user: {
     include: {
-      workspace: { select: { id: true, name: true, plan: true, currency: true, sandbox: { select: { id: true } } } },
+      workspace: {
+        select: {
+          id: true,
+          name: true,
+          plan: true,
+          currency: true,
+          linkContactsByDomain: true,
+          sandbox: { select: { id: true, linkContactsByDomain: true } },
+        },
+      },
     },
   },
 } as const;
@@ -153,6 +162,7 @@ export function callerOfSession(session: Session): Caller {
     plan: ws.plan,
     currency: ws.currency,
     sandbox,
+    linkContactsByDomain: sandbox ? ws.sandbox!.linkContactsByDomain : ws.linkContactsByDomain,
     userId: user.id,
     sessionId: session.id,
     expiresAt: null,

@@ -1,7 +1,12 @@
 /** The database's own error under a Prisma error, when a driver adapter raised it. */
-function driverCause(err: unknown): { originalCode?: unknown; kind?: unknown } | undefined {
-  return (err as { meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } } } | null)
-    ?.meta?.driverAdapterError?.cause;
+interface DriverCause {
+  originalCode?: unknown;
+  kind?: unknown;
+  constraint?: { fields?: unknown; index?: unknown };
+}
+
+function driverCause(err: unknown): DriverCause | undefined {
+  return (err as { meta?: { driverAdapterError?: { cause?: DriverCause } } } | null)?.meta?.driverAdapterError?.cause;
 }
 
 /**
@@ -12,6 +17,17 @@ export function isUniqueViolation(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   if ((err as { code?: unknown }).code === 'P2002') return true;
   return driverCause(err)?.originalCode === '23505';
+}
+
+/**
+ * What names the unique key a unique violation is about: its columns (`['workspace_id', 'external_id']`)
+ * where the driver gives them (PGlite), else its index name (`['contacts_workspace_id_external_id_key']`,
+ * PostgreSQL); empty when it names neither.
+ */
+export function uniqueColumns(err: unknown): string[] {
+  const constraint = driverCause(err)?.constraint;
+  if (Array.isArray(constraint?.fields)) return constraint.fields.filter((f): f is string => typeof f === 'string');
+  return typeof constraint?.index === 'string' ? [constraint.index] : [];
 }
 
 /**

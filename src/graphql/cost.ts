@@ -39,6 +39,7 @@ import { getComplexity, type ComplexityEstimator } from 'graphql-query-complexit
 import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { MAX_STAGES } from '../schema/pipeline/pipeline.inputs.ts';
 import { BULK_MAX } from '../schema/contact/contact.inputs.ts';
+import { BATCH_MAX } from '../schema/batch/batch.inputs.ts';
 import { ACCEPTED_EVENTS } from '../events/names.ts';
 import { MOST_ATTEMPTS_KEPT } from '../webhooks/attempt-log.ts';
 
@@ -51,6 +52,7 @@ export const LIST_SIZES: Record<string, number> = {
   'Pipeline.stages': MAX_STAGES,
   'BulkContactResult.contacts': BULK_MAX,
   'BulkContactResult.errors': BULK_MAX,
+  'BatchResult.results': BATCH_MAX,
   'Mutation.testWebhook': ACCEPTED_EVENTS.length,
   'Deal.contacts': 25,
   'Deal.stage_history': 25,

@@ -6,7 +6,7 @@ import type { Request, Response } from 'express';
 import { GraphQLError } from 'graphql';
 import { AppError, internalError } from '../errors.ts';
 import { errorAnswer } from '../http/failure.ts';
-import { httpStatus } from '../http/status.ts';
+import { httpStatus } from '../errors.ts';
 
 /** The `extensions` of an AppError, or of an error made here with a code of the vocabulary. */
 export function extensionsOf(err: Pick<AppError, 'code' | 'details' | 'retryAfter'>): Record<string, unknown> {

@@ -9,6 +9,7 @@ import type { Db } from '../db/client.ts';
 import { AppError, validationError } from '../errors.ts';
 import type { SecretBox } from '../webhooks/secret-box.ts';
 import { IdempotencyStore, type KeyRef } from './idempotency-store.ts';
+import { answerVersion, etagOf } from './etag.ts';
 
 const MAX_KEY_LENGTH = 255;
 /** Expired keys are ignored at once; their rows are deleted at most this often per instance. */
@@ -37,11 +38,15 @@ export function requestHash(method: string, path: string, query: unknown, body: 
 
 /**
  * Answers that are stored and replayed: successes, and client errors that the same request
- * would get again. Not stored: 409 (a state conflict that may clear, such as a duplicate email
- * since deleted), 429 (retry later is the point) and 5xx (the key is released so a retry runs).
+ * would get again. Not stored: 409 and 412 (a state conflict that may clear, such as a duplicate
+ * email since deleted, or a version the client re-read), 429 (retry later is the point) and 5xx
+ * (the key is released so a retry runs).
  */
 function stored(status: number): boolean {
-  return (status >= 200 && status < 300) || (status >= 400 && status < 500 && status !== 409 && status !== 429);
+  return (
+    (status >= 200 && status < 300) ||
+    (status >= 400 && status < 500 && status !== 409 && status !== 412 && status !== 429)
+  );
 }
 
 export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
@@ -83,6 +88,7 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
         );
       case 'replay':
         replayRequestId(res, claim.body);
+        replayEtag(res, claim.body);
         res.setHeader('Idempotent-Replayed', 'true');
         res.status(claim.status).type('application/json').send(claim.body);
         return;
@@ -109,6 +115,21 @@ function replayRequestId(res: Response, body: string): void {
   if (typeof first !== 'string') return;
   res.locals.requestId = first;
   res.setHeader('X-Request-Id', first);
+}
+
+/**
+ * A replayed single-record answer carries the ETag the first one did: the version in its body
+ * (the REST router sets `ETag` from `data.version` the same way, src/http/etag.ts).
+ */
+function replayEtag(res: Response, body: string): void {
+  let data: unknown;
+  try {
+    data = (JSON.parse(body) as { data?: unknown } | null)?.data;
+  } catch {
+    return;
+  }
+  const version = answerVersion(data);
+  if (version !== undefined) res.setHeader('ETag', etagOf(version));
 }
 
 /**

@@ -19,6 +19,8 @@ export function activityRecord(a: Activity) {
     outcome: a.outcome,
     occurred_at: a.occurredAt.toISOString(),
     attendees: a.attendees,
+    external_id: a.externalId,
+    version: a.version,
     created_at: a.createdAt.toISOString(),
   };
 }

@@ -24,6 +24,7 @@ export function contactRecord(c: Contact) {
     email: c.email,
     phone: c.phone,
     company: c.company,
+    company_id: c.companyId,
     job_title: c.jobTitle,
     status: c.status,
     source: c.source,
@@ -33,6 +34,8 @@ export function contactRecord(c: Contact) {
     custom_fields: c.customFields as Prisma.InputJsonObject,
     // Every part, as the API answers it.
     address: addressOf(c.address),
+    external_id: c.externalId,
+    version: c.version,
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
   };

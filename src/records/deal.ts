@@ -21,6 +21,7 @@ export function dealRecord(d: DealWithStage) {
     probability: d.probability,
     owner_id: d.ownerId,
     contact_id: d.contactId,
+    company_id: d.companyId,
     // YYYY-MM-DD of a date column (stored as UTC midnight); computed here rather than imported
     // from deal.type.ts so the event catalogue does not load the GraphQL types.
     expected_close_date: d.expectedCloseDate?.toISOString().slice(0, 10) ?? null,
@@ -31,6 +32,8 @@ export function dealRecord(d: DealWithStage) {
     tags: d.tags,
     custom_fields: d.customFields as Prisma.InputJsonObject,
     closed_at: d.closedAt?.toISOString() ?? null,
+    external_id: d.externalId,
+    version: d.version,
     created_at: d.createdAt.toISOString(),
     updated_at: d.updatedAt.toISOString(),
   };

@@ -92,6 +92,8 @@ export function taskRecord(t: TaskView) {
     completion_note: t.completionNote,
     completed_at: iso(t.completedAt),
     created_by: t.createdBy,
+    external_id: t.externalId,
+    version: t.version,
     created_at: t.createdAt.toISOString(),
     updated_at: t.updatedAt.toISOString(),
   };

@@ -12,7 +12,7 @@ import {
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
-import type { ErrorDetails } from '../errors.ts';
+import type { DetailsWithFacts, ErrorDetails } from '../errors.ts';
 import { valueProblems } from './variables.ts';
 
 /** The type of one item of the list `field` of the operation's `$input`. */
@@ -57,18 +57,26 @@ export function setAsideUnfitRows(
   return { body: { ...body, [field]: fitted }, unfit, rows };
 }
 
+type RowError = { code: string; message: string; details?: DetailsWithFacts };
+
+/** A bulk create's answer (its refused rows) or a batch's (a result per operation). */
 export interface BulkAnswer {
-  errors: { index: number; email: unknown; error: { code: string; message: string; details?: ErrorDetails } }[];
+  errors?: { index: number; email: unknown; error: RowError }[];
+  results?: { index: number; error: RowError | null }[];
 }
 
 /** Puts each set-aside row's own problems in its error entry, in place of the empty row's. */
 export function answerUnfitRows(answer: BulkAnswer, aside: SetAside): void {
-  for (const entry of answer.errors) {
+  for (const entry of answer.errors ?? []) {
     const problems = aside.unfit.get(entry.index);
     if (!problems) continue;
     const row = aside.rows[entry.index];
     const email = row && typeof row === 'object' ? (row as { email?: unknown }).email : undefined;
     entry.email = typeof email === 'string' ? email : null;
     entry.error = { ...entry.error, details: problems };
+  }
+  for (const entry of answer.results ?? []) {
+    const problems = aside.unfit.get(entry.index);
+    if (problems && entry.error) entry.error = { ...entry.error, details: problems };
   }
 }

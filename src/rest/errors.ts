@@ -9,10 +9,10 @@ import {
   isErrorCode,
   UNAVAILABLE_RETRY_AFTER_SECONDS,
   validationError,
-  type ErrorDetails,
+  type DetailsWithFacts,
 } from '../errors.ts';
 import { errorAnswer } from '../http/failure.ts';
-import { httpStatus } from '../http/status.ts';
+import { httpStatus } from '../errors.ts';
 import { meta } from './envelope.ts';
 
 /** Answers with the error envelope; a 503 and a refusal that says when to retry carry Retry-After. */
@@ -62,7 +62,7 @@ export function toAppError(err: GraphQLError): AppError {
   const original = err.originalError;
   if (original instanceof AppError) return original;
   const code = err.extensions?.code;
-  if (isErrorCode(code)) return new AppError(code, err.message, err.extensions.details as ErrorDetails | undefined);
+  if (isErrorCode(code)) return new AppError(code, err.message, err.extensions.details as DetailsWithFacts | undefined);
   if (!original) {
     const invalid = new AppError('validation_error', 'The request has invalid fields', { _: [err.message] });
     return variableError(err.message) ?? invalid;

@@ -20,6 +20,8 @@ import { EXACT_UP_TO } from '../schema/common/total.ts';
 import {
   commonHeaders,
   ERROR_RESPONSES,
+  etagHeader,
+  notModifiedResponse,
   errorResponseRef,
   sharedComponents,
   successEnvelope,
@@ -43,6 +45,9 @@ const INTRO = [
   '- **Rate limits** per key and minute; every answer carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, ' +
     '`X-RateLimit-Reset`, and a 429 `Retry-After`.',
   '- A known path with a method it does not take answers 405 with an `Allow` header.',
+  '- **Versions**: every record has `version`, raised by each write and sent as the `ETag` of single-record ' +
+    'answers. `If-Match` on PUT, DELETE and stage moves applies a write only to that version (else 412 with ' +
+    '`details.current_version`); `If-None-Match` on GET answers 304 while it is unchanged.',
 ].join('\n');
 
 /** Paging variables an operation may declare; their help text unless the field's argument has its own. */
@@ -88,12 +93,16 @@ const tagOf = (route: RestRoute) => {
 /** One per tag (the first path segment); a route under a new segment stops the start until it has one. */
 const TAG_DESCRIPTIONS: Record<string, string> = {
   Contacts: 'People and companies: create, search, merge, bulk import; their notes, timeline, deals and activities.',
+  Companies:
+    'Organisations as records: unique domains, merges, search; ' +
+    'the contacts and deals linked to them, and their timeline.',
   Pipelines: 'Sales pipelines and their ordered stages.',
   Deals: 'Opportunities moving through the stages of a pipeline, and the contacts on them.',
   Tasks: 'To-dos with due dates, priorities and reminders, assigned to users and related to a contact or deal.',
   Activities: 'Calls, emails, meetings, notes and messages logged against contacts and deals, and the workspace feed.',
   Users: "The workspace's users and their notification preferences.",
   Webhooks: 'Subscriptions that receive signed events, their delivery logs, test sends and redeliveries.',
+  Settings: "The workspace's settings, such as linking new contacts to companies by e-mail domain.",
 };
 
 /** The operation's description: its GraphQL root field's, which every root field has (the schema linter checks). */
@@ -183,6 +192,35 @@ const IDEMPOTENCY_KEY: Parameter = {
   schema: { type: 'string', maxLength: 255 },
 };
 
+const IF_MATCH: Parameter = {
+  name: 'If-Match',
+  in: 'header',
+  required: false,
+  description:
+    'The ETag of the version the change is based on (`"3"`; `W/"3"` counts as 3), or `*` for any version. ' +
+    'When the record is at another version nothing is changed and the answer is 412 with ' +
+    '`details.current_version`. A value of another form is a 400. Without it the write applies to the current version.',
+  schema: { type: 'string' },
+};
+
+const IF_NONE_MATCH: Parameter = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description:
+    'ETags the client holds (`"3"`, `W/"3"`, a comma-separated list) or `*`: when the record is at one of those ' +
+    'versions the answer is 304 without a body. A value of another form is a 400.',
+  schema: { type: 'string' },
+};
+
+/** Whether a single-record answer carries `version`, which the router sends as its ETag. */
+function carriesVersion(route: RestRoute, data: JsonSchema, responses: ResponseSchemas): boolean {
+  if (route.list) return false;
+  const ref = typeof data.$ref === 'string' ? data.$ref.split('/').pop() : undefined;
+  const schema = ref ? responses.components[ref] : data;
+  return Boolean((schema?.properties as Record<string, unknown> | undefined)?.version);
+}
+
 /** The OpenAPI operation of one route; its request body schema is added to `bodies`. */
 function describeRoute(
   route: RestRoute,
@@ -207,6 +245,11 @@ function describeRoute(
   // Every POST and PUT takes an Idempotency-Key (src/http/idempotency.ts): a replay, or 409/422.
   const writes = route.method === 'POST' || route.method === 'PUT';
   if (writes) parameters.push(IDEMPOTENCY_KEY);
+  // A record's version is its ETag; writes of one record may be conditional, reads of one may answer 304.
+  const tagged = carriesVersion(route, data, responses);
+  const notModified = tagged && route.method === 'GET';
+  if (route.ifMatch) parameters.push(IF_MATCH);
+  if (notModified) parameters.push(IF_NONE_MATCH);
   const operation: Record<string, unknown> = {
     operationId: route.operation,
     summary: summaryOf(route.operation),
@@ -225,15 +268,20 @@ function describeRoute(
   }
   const success = route.statuses ?? [typeof route.status === 'number' ? route.status : 200];
   const content = { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
+  const headers = { ...(writes ? writeSuccessHeaders : commonHeaders), ...(tagged ? etagHeader : {}) };
+  const preconditions = route.ifMatch || notModified ? [400] : [];
   operation.responses = {
+    ...Object.fromEntries(success.map((s) => [String(s), { description: STATUS_CODES[s], headers, content }])),
+    ...(notModified ? { '304': notModifiedResponse } : {}),
     ...Object.fromEntries(
-      success.map((s) => [
-        String(s),
-        { description: STATUS_CODES[s], headers: writes ? writeSuccessHeaders : commonHeaders, content },
-      ]),
-    ),
-    ...Object.fromEntries(
-      [...new Set([...errorStatuses(route, parameters), ...(writes ? [409, 422] : [])])]
+      [
+        ...new Set([
+          ...errorStatuses(route, parameters),
+          ...(writes ? [409, 422] : []),
+          ...(route.ifMatch ? [412] : []),
+          ...preconditions,
+        ]),
+      ]
         .sort()
         .map((s) => [String(s), errorResponseRef(s)]),
     ),

@@ -10,8 +10,11 @@
 // budget it is refused, over its reservation it must find room in the pool or is refused with 503.
 import type { NextFunction, Request, Response } from 'express';
 import {
+  execute,
   getNamedType,
+  isInputObjectType,
   isObjectType,
+  typeFromAST,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
@@ -30,11 +33,12 @@ import { sendData } from './envelope.ts';
 import { routes, type RestRoute } from './routes.ts';
 import { sendError, toAppError } from './errors.ts';
 import { restVariables } from './variables.ts';
-import { answerUnfitRows, rowTypeOf, setAsideUnfitRows, type BulkAnswer } from './bulk-rows.ts';
+import { answerUnfitRows, rowTypeOf, setAsideUnfitRows, type BulkAnswer, type SetAside } from './bulk-rows.ts';
 import { operationCost } from '../graphql/cost.ts';
 import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
 import { ANSWER_WRITE_DEADLINE_MS } from '../graphql/answer-admission.ts';
 import { jsonBytes } from '../http/json-bytes.ts';
+import { answerVersion, etagOf, noneMatchHolds, parsePrecondition } from '../http/etag.ts';
 import type { InProcessContext } from '../graphql/in-process.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
 
@@ -86,6 +90,33 @@ function estimator(
   };
 }
 
+/** An input type that holds itself, at any depth (a filter's `and: [ContactWhere]`). */
+function isRecursive(type: GraphQLInputType, seen = new Set<string>()): boolean {
+  const named = getNamedType(type);
+  if (!isInputObjectType(named)) return false;
+  if (seen.has(named.name)) return true;
+  seen.add(named.name);
+  const found = Object.values(named.getFields()).some((f) => isRecursive(f.type, seen));
+  seen.delete(named.name);
+  return found;
+}
+
+/**
+ * The route's operation compiled with graphql-jit. graphql-jit inlines variable parsing and cannot
+ * compile a recursive input type (its generator never ends), so an operation taking one (the
+ * filters of …/query) runs on graphql-js's executor; its variables were checked by restVariables.
+ */
+function precompile(route: RestRoute, schema: GraphQLSchema, document: DocumentNode, op: OperationDefinitionNode) {
+  const variableTypes = (op.variableDefinitions ?? []).map((d) => typeFromAST(schema, d.type as never));
+  if (variableTypes.some((t) => t && isRecursive(t as GraphQLInputType))) return execute as Execute;
+  const compiled = compileQuery(schema, document);
+  if (!isCompiledQuery(compiled))
+    throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
+  const run: Execute = (args) =>
+    compiled.query(args.rootValue, args.contextValue, args.variableValues) as ReturnType<Execute>;
+  return run;
+}
+
 function compile(
   route: RestRoute,
   schema: GraphQLSchema,
@@ -105,11 +136,9 @@ function compile(
   let type = getNamedType(root!.getFields()[field].type);
   if (route.list && isObjectType(type)) type = getNamedType(type.getFields().nodes.type);
   const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
-  const compiled = compileQuery(schema, document);
-  if (!isCompiledQuery(compiled))
-    throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
-  const run: Execute = (args) =>
-    compiled.query(args.rootValue, args.contextValue, args.variableValues) as ReturnType<Execute>;
+  if (route.ifMatch && !op.variableDefinitions?.some((d) => d.variable.name.value === 'expected_version'))
+    throw new Error(`Route ${route.method} ${route.path} honours If-Match: its operation must take $expected_version`);
+  const run = precompile(route, schema, document, op);
   return {
     ...route,
     pattern,
@@ -122,6 +151,17 @@ function compile(
     typed: restVariables(schema, op, { input: route.body, filter: route.query }),
     rowType: route.rows ? rowTypeOf(schema, op, route.rows.field) : undefined,
   };
+}
+
+/**
+ * A route that honours If-Match (`ifMatch` in routes.ts): the header's version as the operation's
+ * `expected_version`, which the write compares inside its transaction. `*` asks only that the
+ * record exist, which every write of one record does anyway.
+ */
+function expectedVersion(route: RestRoute, req: Request): { expected_version?: number } {
+  if (!route.ifMatch) return {};
+  const condition = parsePrecondition('If-Match', req.get('if-match'), true);
+  return condition && !condition.any ? { expected_version: condition.versions[0] } : {};
 }
 
 /** A path parameter as text; broken percent-encoding (`%ZZ`, bytes that are not UTF-8) is the client's error. */
@@ -248,16 +288,34 @@ export function restApi(opts: RestOptions): {
           throw new AppError('malformed_request', 'The request body must be a JSON object');
         }
       }
-      const fields = parseFields(route, req.query.fields);
+      // A query (POST …/query) names its fields in the body, as a list or as the query string does.
+      const bodyFields = route.method === 'POST' && route.list ? (body as Record<string, unknown>).fields : undefined;
+      const fields = parseFields(
+        route,
+        req.query.fields ?? (Array.isArray(bodyFields) ? bodyFields.join(',') : bodyFields),
+      );
       const given = route.variables
         ? route.variables({ params, query: req.query as Record<string, unknown>, body })
         : {};
+      Object.assign(given, expectedVersion(route, req));
+      // A read of one record may be answered 304 (its tags are checked before anything is read).
+      const noneMatch =
+        route.method === 'GET' && !route.list ? parsePrecondition('If-None-Match', req.get('if-none-match')) : null;
       refuseUnstorable(given);
-      const aside =
-        route.rows && route.rowType
-          ? setAsideUnfitRows(opts.schema, route.rowType, given.input, route.rows.field, route.rows.max)
-          : null;
-      const variableValues = route.typed(aside ? { ...given, input: aside.body } : given);
+      let aside: SetAside | null = null;
+      let variableValues: Record<string, unknown>;
+      try {
+        variableValues = route.typed(given);
+      } catch (err) {
+        // A row that is no row of its type fails alone (bulk-rows.ts): set such rows aside and check
+        // the rest. Only looked for when the body does not fit, so a fitting body is coerced once.
+        aside =
+          route.rows && route.rowType
+            ? setAsideUnfitRows(opts.schema, route.rowType, given.input, route.rows.field, route.rows.max)
+            : null;
+        if (!aside) throw err;
+        variableValues = route.typed({ ...given, input: aside.body });
+      }
       if (!pipeline) throw new Error("The REST plugin is not one of yoga's plugins");
       const enveloped = pipeline({ req, res, inProcess: true });
       const ctx = (await enveloped.contextFactory()) as Context;
@@ -273,6 +331,15 @@ export function restApi(opts: RestOptions): {
       // The field's object as the operation's selection shaped it: a record, a page (`list`) or a bulk answer.
       const value = (result.data as Record<string, Record<string, unknown>>)[route.field];
       if (aside) answerUnfitRows(value as unknown as BulkAnswer, aside);
+      // A single record's answer names its version as the ETag; an unchanged one is a 304 without a body.
+      const version = route.list ? undefined : answerVersion(value);
+      if (version !== undefined) {
+        res.setHeader('ETag', etagOf(version));
+        if (noneMatch && noneMatchHolds(noneMatch, version)) {
+          res.status(304).end();
+          return;
+        }
+      }
       const bytes = jsonBytes(value);
       if (bytes > maxResponseBytes) {
         throw new AppError(
@@ -284,7 +351,9 @@ export function restApi(opts: RestOptions): {
       const extra: Record<string, unknown> = {};
       if (ctx.warnings.length) extra.warnings = ctx.warnings;
       const status =
-        typeof route.status === 'function' ? route.status(value as { failed: number }) : (route.status ?? 200);
+        typeof route.status === 'function'
+          ? route.status(value as { failed: number; created?: number })
+          : (route.status ?? 200);
       if (route.list) {
         const page = value as unknown as PageAnswer;
         const nodes = fields ? page.nodes.map((n) => pickFields(n, fields)) : page.nodes;

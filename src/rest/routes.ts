@@ -4,8 +4,28 @@
 // schemas its resolver checks the body and filters with, so the OpenAPI document is generated
 // from them (src/rest/openapi.ts).
 import type { z } from 'zod';
-import { body, contactId, id, idAndBody, page, text, type RouteRequest } from './variables.ts';
+import { body, contactId, id, idAndBody, page, queryBody, text, type RouteRequest } from './variables.ts';
+import { queryInput } from '../schema/common/where/query-body.ts';
+import { BATCH_MAX } from '../schema/batch/batch.inputs.ts';
+import { contactBatchInput } from '../schema/contact/contact.batch.ts';
+import { companyBatchInput } from '../schema/company/company.batch.ts';
+import { dealBatchInput } from '../schema/deal/deal.batch.ts';
+import { taskBatchInput } from '../schema/task/task.batch.ts';
+import {
+  ACTIVITY_WHERE,
+  COMPANY_WHERE,
+  CONTACT_WHERE,
+  DEAL_WHERE,
+  TASK_WHERE,
+} from '../schema/common/where/resources.ts';
 import { activityCreateInput, activityFilter } from '../schema/activity/activity.inputs.ts';
+import {
+  companyCreateInput,
+  companyFilter,
+  companyMergeInput,
+  companyUpdateInput,
+} from '../schema/company/company.inputs.ts';
+import { settingsInput } from '../schema/workspace/settings.ts';
 import {
   BULK_MAX,
   bulkInput,
@@ -40,7 +60,7 @@ export interface RestRoute {
   operation: string;
   variables?: (r: RouteRequest) => Record<string, unknown>;
   /** Success status, or a function of the result (bulk answers 207 when some rows failed). */
-  status?: number | ((data: { failed: number }) => number);
+  status?: number | ((data: { failed: number; created?: number }) => number);
   /** Every status a function `status` can answer, for the API reference. */
   statuses?: number[];
   /** The zod schema the resolver checks the JSON body with. */
@@ -60,7 +80,15 @@ export interface RestRoute {
    * as a row (bulk-rows.ts).
    */
   rows?: { field: string; max: number };
+  /**
+   * Honours If-Match (a write of one versioned record): the header's version becomes the
+   * operation's `$expected_version`, and a record at another version answers 412.
+   */
+  ifMatch?: boolean;
 }
+
+/** A batch: 207 when an operation failed, else 201 when one created a record, else 200. */
+const batchStatus = (d: { failed: number; created?: number }) => (d.failed ? 207 : d.created ? 201 : 200);
 
 export const routes: RestRoute[] = [
   // Contacts
@@ -84,6 +112,15 @@ export const routes: RestRoute[] = [
   },
   {
     method: 'POST',
+    path: '/contacts/query',
+    operation: 'QueryContacts',
+    variables: queryBody(CONTACT_WHERE),
+    body: queryInput(CONTACT_WHERE),
+    list: true,
+    fields: true,
+  },
+  {
+    method: 'POST',
     path: '/contacts/bulk',
     operation: 'BulkCreateContacts',
     variables: body,
@@ -91,6 +128,16 @@ export const routes: RestRoute[] = [
     rows: { field: 'contacts', max: BULK_MAX },
     status: (d: { failed: number }) => (d.failed ? 207 : 201),
     statuses: [201, 207],
+  },
+  {
+    method: 'POST',
+    path: '/contacts/batch',
+    operation: 'BatchContacts',
+    variables: body,
+    body: contactBatchInput,
+    rows: { field: 'operations', max: BATCH_MAX },
+    status: batchStatus,
+    statuses: [200, 201, 207],
   },
   {
     method: 'POST',
@@ -117,8 +164,9 @@ export const routes: RestRoute[] = [
     variables: idAndBody,
     body: contactUpdateInput,
     errors: [409, 422],
+    ifMatch: true,
   },
-  { method: 'DELETE', path: '/contacts/:id', operation: 'DeleteContact', variables: id },
+  { method: 'DELETE', path: '/contacts/:id', operation: 'DeleteContact', variables: id, ifMatch: true },
   { method: 'GET', path: '/contacts/:id/notes', operation: 'ListContactNotes', variables: page(contactId), list: true },
   {
     method: 'POST',
@@ -133,6 +181,94 @@ export const routes: RestRoute[] = [
     path: '/contacts/:id/timeline',
     operation: 'ContactTimeline',
     variables: page(contactId),
+    list: true,
+  },
+
+  // Companies
+  {
+    method: 'GET',
+    path: '/companies',
+    operation: 'ListCompanies',
+    variables: page(undefined, true),
+    query: companyFilter,
+    list: true,
+    fields: true,
+  },
+  {
+    method: 'POST',
+    path: '/companies/batch',
+    operation: 'BatchCompanies',
+    variables: body,
+    body: companyBatchInput,
+    rows: { field: 'operations', max: BATCH_MAX },
+    status: batchStatus,
+    statuses: [200, 201, 207],
+  },
+  {
+    method: 'POST',
+    path: '/companies/query',
+    operation: 'QueryCompanies',
+    variables: queryBody(COMPANY_WHERE),
+    body: queryInput(COMPANY_WHERE),
+    list: true,
+    fields: true,
+  },
+  {
+    method: 'GET',
+    path: '/companies/search',
+    operation: 'SearchCompanies',
+    variables: page((r) => ({ q: text(r.query.q) ?? '' })),
+    query: searchInput,
+    list: true,
+    fields: true,
+  },
+  {
+    method: 'POST',
+    path: '/companies/merge',
+    operation: 'MergeCompanies',
+    variables: body,
+    body: companyMergeInput,
+    errors: [404, 409, 422],
+  },
+  {
+    method: 'POST',
+    path: '/companies',
+    operation: 'CreateCompany',
+    variables: body,
+    body: companyCreateInput,
+    status: 201,
+    errors: [409, 422],
+  },
+  { method: 'GET', path: '/companies/:id', operation: 'GetCompany', variables: id, fields: true },
+  {
+    method: 'PUT',
+    path: '/companies/:id',
+    operation: 'UpdateCompany',
+    variables: idAndBody,
+    body: companyUpdateInput,
+    errors: [409, 422],
+    ifMatch: true,
+  },
+  { method: 'DELETE', path: '/companies/:id', operation: 'DeleteCompany', variables: id, ifMatch: true },
+  {
+    method: 'GET',
+    path: '/companies/:id/contacts',
+    operation: 'CompanyContacts',
+    variables: page((r) => ({ companyId: r.params.id })),
+    list: true,
+  },
+  {
+    method: 'GET',
+    path: '/companies/:id/deals',
+    operation: 'CompanyDeals',
+    variables: page((r) => ({ companyId: r.params.id })),
+    list: true,
+  },
+  {
+    method: 'GET',
+    path: '/companies/:id/timeline',
+    operation: 'CompanyTimeline',
+    variables: page((r) => ({ companyId: r.params.id })),
     list: true,
   },
 
@@ -154,8 +290,16 @@ export const routes: RestRoute[] = [
     variables: idAndBody,
     body: pipelineUpdateInput,
     errors: [422],
+    ifMatch: true,
   },
-  { method: 'DELETE', path: '/pipelines/:id', operation: 'DeletePipeline', variables: id, errors: [409] },
+  {
+    method: 'DELETE',
+    path: '/pipelines/:id',
+    operation: 'DeletePipeline',
+    variables: id,
+    errors: [409],
+    ifMatch: true,
+  },
   {
     method: 'GET',
     path: '/pipelines/:id/stages',
@@ -178,6 +322,7 @@ export const routes: RestRoute[] = [
     operation: 'UpdateStage',
     variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id, input: r.body }),
     body: stageUpdateInput,
+    ifMatch: true,
   },
   {
     method: 'DELETE',
@@ -185,6 +330,7 @@ export const routes: RestRoute[] = [
     operation: 'DeleteStage',
     variables: (r) => ({ pipelineId: r.params.id, id: r.params.stage_id }),
     errors: [409],
+    ifMatch: true,
   },
   {
     method: 'GET',
@@ -193,6 +339,25 @@ export const routes: RestRoute[] = [
     variables: page(undefined, true),
     query: dealFilter,
     list: true,
+  },
+  {
+    method: 'POST',
+    path: '/deals/batch',
+    operation: 'BatchDeals',
+    variables: body,
+    body: dealBatchInput,
+    rows: { field: 'operations', max: BATCH_MAX },
+    status: batchStatus,
+    statuses: [200, 201, 207],
+  },
+  {
+    method: 'POST',
+    path: '/deals/query',
+    operation: 'QueryDeals',
+    variables: queryBody(DEAL_WHERE),
+    body: queryInput(DEAL_WHERE),
+    list: true,
+    fields: true,
   },
   {
     method: 'POST',
@@ -211,8 +376,9 @@ export const routes: RestRoute[] = [
     variables: idAndBody,
     body: dealUpdateInput,
     errors: [409, 422],
+    ifMatch: true,
   },
-  { method: 'DELETE', path: '/deals/:id', operation: 'DeleteDeal', variables: id },
+  { method: 'DELETE', path: '/deals/:id', operation: 'DeleteDeal', variables: id, ifMatch: true },
   {
     method: 'PUT',
     path: '/deals/:id/stage',
@@ -220,6 +386,7 @@ export const routes: RestRoute[] = [
     variables: idAndBody,
     body: moveStageInput,
     errors: [422],
+    ifMatch: true,
   },
   {
     method: 'GET',
@@ -256,6 +423,25 @@ export const routes: RestRoute[] = [
   },
   {
     method: 'POST',
+    path: '/tasks/batch',
+    operation: 'BatchTasks',
+    variables: body,
+    body: taskBatchInput,
+    rows: { field: 'operations', max: BATCH_MAX },
+    status: batchStatus,
+    statuses: [200, 201, 207],
+  },
+  {
+    method: 'POST',
+    path: '/tasks/query',
+    operation: 'QueryTasks',
+    variables: queryBody(TASK_WHERE),
+    body: queryInput(TASK_WHERE),
+    list: true,
+    fields: true,
+  },
+  {
+    method: 'POST',
     path: '/tasks',
     operation: 'CreateTask',
     variables: body,
@@ -271,6 +457,7 @@ export const routes: RestRoute[] = [
     variables: idAndBody,
     body: taskCompleteInput,
     errors: [422],
+    ifMatch: true,
   },
   {
     method: 'PUT',
@@ -279,8 +466,9 @@ export const routes: RestRoute[] = [
     variables: idAndBody,
     body: taskUpdateInput,
     errors: [422],
+    ifMatch: true,
   },
-  { method: 'DELETE', path: '/tasks/:id', operation: 'DeleteTask', variables: id },
+  { method: 'DELETE', path: '/tasks/:id', operation: 'DeleteTask', variables: id, ifMatch: true },
 
   // Activities
   {
@@ -290,6 +478,15 @@ export const routes: RestRoute[] = [
     variables: page(undefined, true),
     query: activityFilter,
     list: true,
+  },
+  {
+    method: 'POST',
+    path: '/activities/query',
+    operation: 'QueryActivities',
+    variables: queryBody(ACTIVITY_WHERE),
+    body: queryInput(ACTIVITY_WHERE),
+    list: true,
+    fields: true,
   },
   {
     method: 'POST',
@@ -334,6 +531,17 @@ export const routes: RestRoute[] = [
     operation: 'UpdateNotificationPreferences',
     variables: (r) => ({ userId: r.params.id, input: r.body }),
     body: preferencesInput,
+    ifMatch: true,
+  },
+
+  // The workspace's settings
+  { method: 'GET', path: '/settings', operation: 'GetWorkspaceSettings', anyKey: true },
+  {
+    method: 'PUT',
+    path: '/settings',
+    operation: 'UpdateWorkspaceSettings',
+    variables: body,
+    body: settingsInput,
   },
 
   // Webhooks
@@ -348,8 +556,15 @@ export const routes: RestRoute[] = [
     errors: [422],
   },
   { method: 'GET', path: '/webhooks/:id', operation: 'GetWebhook', variables: id },
-  { method: 'PUT', path: '/webhooks/:id', operation: 'UpdateWebhook', variables: idAndBody, body: webhookUpdateInput },
-  { method: 'DELETE', path: '/webhooks/:id', operation: 'DeleteWebhook', variables: id },
+  {
+    method: 'PUT',
+    path: '/webhooks/:id',
+    operation: 'UpdateWebhook',
+    variables: idAndBody,
+    body: webhookUpdateInput,
+    ifMatch: true,
+  },
+  { method: 'DELETE', path: '/webhooks/:id', operation: 'DeleteWebhook', variables: id, ifMatch: true },
   {
     method: 'GET',
     path: '/webhooks/:id/logs',

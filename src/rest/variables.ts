@@ -21,6 +21,9 @@ import { validationError, type ErrorDetails } from '../errors.ts';
 import { MAX_LIMIT } from '../schema/common/pagination.ts';
 import { sortEnumNames } from '../schema/common/sort.ts';
 import { issuesToDetails } from '../schema/common/validation.ts';
+import { assertStorable } from '../schema/common/storable.ts';
+import { normaliseWhere } from '../schema/common/where/where.normalise.ts';
+import type { ResourceWhere } from '../schema/common/where/where.spec.ts';
 import { EXPECTED, snakeCase } from './errors.ts';
 
 /** Values of a body or query the input type has no field for are dropped, at every depth. */
@@ -202,7 +205,9 @@ export function restVariables(
             : name === 'input'
               ? '_'
               : 'filter'
-          : snakeCase(name);
+          : name === 'where'
+            ? ['where', ...parts].join('.')
+            : snakeCase(name);
       const before = Object.keys(details).length;
       const capped = typeProblems(schema, value, type, keyOf, details, !fromQueryString.includes(name));
       if (capped) break;
@@ -260,6 +265,20 @@ export const page =
     if (withFilter) vars.filter = Object.fromEntries(Object.entries(r.query).filter(([k]) => !PAGE_PARAMS.includes(k)));
     return vars;
   };
+
+/**
+ * `POST /v1/<resource>/query`: the body's filter as the list's `where` input (a name that is no field
+ * or operator refused here, naming it), and its sort and paging as the query-string lists take them.
+ */
+export const queryBody = (spec: ResourceWhere) => (r: RouteRequest) => {
+  const b = r.body as Record<string, unknown>;
+  // Checked as sent: sort and fields are trimmed into names, which would hide a control character.
+  assertStorable({ sort: b.sort, fields: b.fields });
+  const sort = Array.isArray(b.sort) ? b.sort.join(',') : b.sort;
+  if (sort !== undefined && typeof sort !== 'string')
+    throw validationError({ sort: ['must be text such as -created_at,first_name, or a list of such keys'] });
+  return { where: normaliseWhere(spec, b.where), sort: sortValues(sort), limit: b.limit, cursor: b.cursor };
+};
 
 export const id = (r: RouteRequest) => ({ id: r.params.id });
 export const idAndBody = (r: RouteRequest) => ({ id: r.params.id, input: r.body });

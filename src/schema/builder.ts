@@ -18,6 +18,7 @@ export const builder = new SchemaBuilder<{
     DateTime: { Input: Date; Output: Date | string };
     // Objects with free keys (src/schema/common/open-shapes.ts).
     CustomFieldValues: OpenShape;
+    CustomFieldConditions: OpenShape;
     WebhookHeaders: OpenShape;
     WebhookFilters: OpenShape;
     EventData: OpenShape;

@@ -16,7 +16,7 @@ export interface Context {
   /** Sending, signing and URL rules for webhook test sends and subscription checks. */
   webhooks: WebhookServices;
   /** This instance's cache of verified API keys: a revocation drops its entry. */
-  keyCache: Pick<Authenticator, 'forget'>;
+  keyCache: Pick<Authenticator, 'forget' | 'forgetWorkspace'>;
 }
 
 export function actorOf(ctx: Context): Actor {

@@ -7,6 +7,12 @@ import './contact/contact.queries.ts';
 import './contact/contact.mutations.ts';
 import './contact/note.ts';
 import './contact/timeline.ts';
+import './contact/contact.batch.ts';
+// Companies
+import './company/company.queries.ts';
+import './company/company.mutations.ts';
+import './company/company.timeline.ts';
+import './company/company.batch.ts';
 // Deals and pipelines
 import './pipeline/pipeline.queries.ts';
 import './pipeline/pipeline.mutations.ts';
@@ -14,9 +20,11 @@ import './pipeline/stage.mutations.ts';
 import './deal/deal.queries.ts';
 import './deal/deal.mutations.ts';
 import './deal/deal-contacts.ts';
+import './deal/deal.batch.ts';
 // Tasks
 import './task/task.queries.ts';
 import './task/task.mutations.ts';
+import './task/task.batch.ts';
 // Activities and users
 import './activity/activity.queries.ts';
 import './activity/activity.mutations.ts';
@@ -26,6 +34,8 @@ import './user/user.mutations.ts';
 import './webhook/webhook.queries.ts';
 import './webhook/webhook.mutations.ts';
 import './webhook/delivery-attempts.ts';
+// The workspace's settings
+import './workspace/settings.ts';
 // Dashboard users only: API keys and custom field definitions
 import './api-key/api-key.queries.ts';
 import './api-key/api-key.mutations.ts';

@@ -33,12 +33,15 @@ type Needs = readonly Resource[] | ((parent: any) => readonly Resource[]);
  */
 export const TYPE_RESOURCE: Record<string, Resource | null> = {
   Contact: 'contacts',
-  Address: 'contacts',
+  // A shape of contacts and companies alike: readable wherever the record holding it is.
+  Address: null,
   Note: 'contacts',
   TimelineEntry: 'contacts',
   BulkContactResult: 'contacts',
   BulkContactError: 'contacts',
   ContactChange: 'contacts',
+  Company: 'companies',
+  CompanyTimelineEntry: 'companies',
   Deal: 'deals',
   DealContact: 'deals',
   StageHistory: 'deals',
@@ -63,7 +66,12 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   Actor: null,
   // What went wrong with the caller's own request.
   ErrorInfo: null,
+  // A batch's answer about the caller's own operations (the mutation needs the resource's write).
+  BatchResult: null,
+  BatchOperationResult: null,
   DeleteResult: null,
+  // How the workspace behaves: every key of it may read it (a change needs full access).
+  WorkspaceSettings: null,
   ApiKey: null,
   CreatedApiKey: null,
   CustomField: null,
@@ -84,6 +92,8 @@ export const FIELD_NEEDS: Record<string, Needs> = {
   // Events carry the record they are about.
   'TimelineEntry.summary': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'TimelineEntry.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
+  'CompanyTimelineEntry.summary': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
+  'CompanyTimelineEntry.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'LiveEvent.data': (e: { event: string; data: unknown }) => eventNeeds(e.event, e.data),
   // The body as sent (either payload format): what any event of that name may carry.
   'WebhookDelivery.request_body': (d: { event: string }) => eventNeeds(d.event),

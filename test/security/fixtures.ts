@@ -24,6 +24,7 @@ import type { Receiver } from '../helpers/receiver.ts';
 /** Every kind of record an id can name. */
 const KINDS = [
   'contact',
+  'company',
   'note',
   'pipeline',
   'stage',
@@ -39,6 +40,7 @@ export type IdKind = (typeof KINDS)[number];
 /** A path parameter names a record of the kind of the path segment before it. */
 const KIND_OF_SEGMENT: Record<string, IdKind> = {
   contacts: 'contact',
+  companies: 'company',
   notes: 'note',
   pipelines: 'pipeline',
   stages: 'stage',
@@ -62,6 +64,8 @@ export interface Space {
   ids: Record<IdKind, string>;
   /** A second contact (merges, deal contacts). */
   otherContactId: string;
+  /** A second company (merges). */
+  otherCompanyId: string;
 }
 
 /** A valid input for each mutation that takes one, from the records of the space it acts in. */
@@ -71,6 +75,22 @@ export const VALID_INPUT: Record<string, (s: Space) => Record<string, unknown>> 
   bulkCreateContacts: () => ({ contacts: [{ first_name: 'Bulk', email: uniqueEmail('bulk') }] }),
   mergeContacts: (s) => ({ primary_id: s.ids.contact, secondary_id: s.otherContactId }),
   createNote: () => ({ content: 'A note' }),
+  batchContacts: (s) => ({
+    operations: [
+      { op: 'update', id: s.ids.contact, data: { job_title: 'Batch' } },
+      { op: 'create', data: { first_name: 'Batch', email: uniqueEmail('batch') } },
+    ],
+  }),
+  batchCompanies: (s) => ({ operations: [{ op: 'update', id: s.ids.company, data: { industry: 'Batch' } }] }),
+  batchDeals: (s) => ({ operations: [{ op: 'update', id: s.ids.deal, data: { title: 'Batch deal' } }] }),
+  batchTasks: (s) => ({ operations: [{ op: 'update', id: s.ids.task, data: { title: 'Batch task' } }] }),
+  createCompany: () => ({
+    name: 'Valid company',
+    domain: `valid-${uniqueEmail('d').split('@')[0].replace(/\W/g, '-')}.example`,
+  }),
+  updateCompany: (s) => ({ industry: 'Updated', owner_id: s.ids.user }),
+  mergeCompanies: (s) => ({ primary_id: s.ids.company, secondary_id: s.otherCompanyId }),
+  updateWorkspaceSettings: () => ({ link_contacts_by_domain: false }),
   createPipeline: () => ({ name: 'Valid pipeline' }),
   updatePipeline: () => ({ name: 'Renamed pipeline' }),
   createStage: () => ({ name: 'Valid stage', probability: 40 }),
@@ -272,6 +292,12 @@ export function pathFor(r: RouteIds, space: Space, overrides: Record<string, str
   );
 }
 
+/**
+ * A route that only reads: a GET, or a POST that runs a query operation (`POST /v1/contacts/query`
+ * carries its filter in a body but changes nothing).
+ */
+export const isRead = (route: RestRoute) => route.method === 'GET' || (route.list === true && route.method === 'POST');
+
 /** A route's path for a read, with the query a search needs (other routes ignore it). */
 export const readPath = (r: RouteIds, space: Space) =>
   `${pathFor(r, space)}?q=${encodeURIComponent(`${space.label} contact`)}`;
@@ -295,12 +321,17 @@ const PERMISSION_OF: Record<string, `${Resource}:${'read' | 'write'}`> = {
   'GET /deals/:id/contacts': 'deals:read',
   'POST /deals/:id/contacts': 'deals:write',
   'DELETE /deals/:id/contacts/:contact_id': 'deals:write',
+  // A company's timeline is part of the company.
+  'GET /companies/:id/timeline': 'companies:read',
   // Notification preferences are about task reminders.
   'PUT /users/:id/notification-preferences': 'tasks:write',
 };
 
+/** Routes only a full-access key may call: no custom permission grants them (a read-only key gets 403). */
+const FULL_ACCESS_ONLY = new Set(['PUT /settings']);
+
 export function permissionOf(route: RestRoute): { resource: Resource; access: 'read' | 'write' } | null {
-  if (route.anyKey) return null;
+  if (route.anyKey || FULL_ACCESS_ONLY.has(`${route.method} ${route.path}`)) return null;
   const explicit = PERMISSION_OF[`${route.method} ${route.path}`];
   if (explicit) {
     const [resource, access] = explicit.split(':') as [Resource, 'read' | 'write'];
@@ -311,7 +342,7 @@ export function permissionOf(route: RestRoute): { resource: Resource; access: 'r
     .filter((s) => (RESOURCES as readonly string[]).includes(s))
     .pop() as Resource | undefined;
   if (!resource) throw new Error(`${route.method} ${route.path}: say which permission it needs in PERMISSION_OF`);
-  return { resource, access: route.method === 'GET' ? 'read' : 'write' };
+  return { resource, access: isRead(route) ? 'read' : 'write' };
 }
 
 export interface World {
@@ -351,6 +382,9 @@ export async function seedSpace(
     'contact',
   );
   const note = await ok(api('POST', `/v1/contacts/${contact.id}/notes`, { content: `${label} note` }), 'note');
+  const company = await ok(api('POST', '/v1/companies', { name: `${label} company` }), 'company');
+  const otherCompany = await ok(api('POST', '/v1/companies', { name: `${label} other company` }), 'company');
+  await ok(api('PUT', `/v1/contacts/${other.id}`, { company_id: company.id }), 'contact of the company');
   const pipeline = await ok(api('POST', '/v1/pipelines', { name: `${label} pipeline` }), 'pipeline');
   const stage = await ok(api('POST', `/v1/pipelines/${pipeline.id}/stages`, { name: `${label} stage` }), 'stage');
   const deal = await ok(
@@ -359,6 +393,7 @@ export async function seedSpace(
       pipeline_id: pipeline.id,
       stage_id: stage.id,
       contact_id: contact.id,
+      company_id: company.id,
       owner_id: userId,
     }),
     'deal',
@@ -386,8 +421,10 @@ export async function seedSpace(
     key,
     api,
     otherContactId: other.id,
+    otherCompanyId: otherCompany.id,
     ids: {
       contact: contact.id,
+      company: company.id,
       note: note.id,
       pipeline: pipeline.id,
       stage: stage.id,

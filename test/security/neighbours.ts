@@ -32,6 +32,8 @@ let contactEmail: string;
 /** Values only one resource's records hold: none may reach a key that may not read it. */
 const markers = (): Record<Resource, string[]> => ({
   contacts: ['Contmark', 'Lastmark', contactEmail, 'Compmark', 'Notemark'],
+  // Not the name: a linked contact's company text is its copy, contact data.
+  companies: ['Indmark', 'cmpnymark.example'],
   deals: ['Dealmark', '987654', 'Wonmark'],
   pipelines: ['Pipemark'],
   tasks: ['Taskmark', 'Taskdescmark', 'Tasknotemark'],
@@ -72,6 +74,12 @@ async function seedMarked(): Promise<Space> {
     'contact',
   );
   const note = await ok(api('POST', `/v1/contacts/${contact.id}/notes`, { content: 'Notemark' }), 'note');
+  const company = await ok(
+    api('POST', '/v1/companies', { name: 'Plain company', domain: 'cmpnymark.example', industry: 'Indmark' }),
+    'company',
+  );
+  const otherCompany = await ok(api('POST', '/v1/companies', { name: 'Plain other company' }), 'company');
+  await ok(api('PUT', `/v1/contacts/${other.id}`, { company_id: company.id }), 'contact of the company');
   const pipeline = await ok(api('POST', '/v1/pipelines', { name: 'Pipemark' }), 'pipeline');
   const stage = await ok(api('POST', `/v1/pipelines/${pipeline.id}/stages`, { name: 'Stage one' }), 'stage');
   const deal = await ok(
@@ -81,6 +89,7 @@ async function seedMarked(): Promise<Space> {
       pipeline_id: pipeline.id,
       stage_id: stage.id,
       contact_id: contact.id,
+      company_id: company.id,
       owner_id: user.id,
     }),
     'deal',
@@ -128,8 +137,10 @@ async function seedMarked(): Promise<Space> {
     key: ws.key,
     api,
     otherContactId: other.id,
+    otherCompanyId: otherCompany.id,
     ids: {
       contact: contact.id,
+      company: company.id,
       note: note.id,
       pipeline: pipeline.id,
       stage: stage.id,
@@ -177,7 +188,7 @@ async function scanGraphql(key: string): Promise<Map<string, string>> {
       warnings: [],
       bus: world.app.bus,
       webhooks: world.app.webhooks,
-      keyCache: { forget: () => {} },
+      keyCache: { forget: () => {}, forgetWorkspace: () => {} },
     };
     const result = await execute({
       schema,

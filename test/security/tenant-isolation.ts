@@ -166,8 +166,18 @@ export function tenantIsolationTests(worldOf: () => World): void {
       let checked = 0;
       for (const [caller, target] of pairs()) {
         for (const r of ROUTES) {
-          if (r.route.method !== 'GET' || !r.route.list) continue;
-          if (!crossable(Object.values(r.params), caller, target)) continue;
+          if (!r.route.list || !crossable(Object.values(r.params), caller, target)) continue;
+          if (r.route.method === 'POST') {
+            // A query (POST …/query) whose filter names the target's ids, on the record and one hop away.
+            const ids = Object.values(target.ids);
+            const where = { or: [{ id: { in: ids } }, {}] };
+            const res = await caller.api('POST', pathFor(r, caller), { where, limit: 100 });
+            expect(res.status, `${caller.label}: POST ${r.route.path}: ${res.text}`).toBe(200);
+            expect(leaks(res.text, caller, target), `${caller.label}: POST ${r.route.path}`).toEqual([]);
+            checked++;
+            continue;
+          }
+          if (r.route.method !== 'GET') continue;
           // The search term and every id filter name the target's records.
           const path = `${pathFor(r, caller)}?${foreignFilters(target)}`;
           const res = await caller.api('GET', path);

@@ -64,6 +64,7 @@ const StageChangedRecord = z
     new_stage: z.string().describe('The name of the stage the deal is in now'),
     pipeline: z.string().describe("The pipeline's name"),
     owner: z.object({ id: z.string(), name: z.string() }).nullable(),
+    version: z.int().describe("The deal's version after the move"),
   })
   .describe('The deal that moved, with stage and pipeline names');
 
@@ -113,6 +114,7 @@ export const dealStageChanged = defineEvent({
       new_stage: d.stage_name,
       pipeline: d.pipeline_name,
       owner: d.owner_id ? { id: d.owner_id, name: d.owner_name } : null,
+      version: d.version,
     }),
   },
 });

@@ -22,6 +22,7 @@ import {
   dealUpdated,
   dealWon,
 } from './deal.events.ts';
+import { companyCreated, companyDeleted, companyMerged, companyUpdated } from './company.events.ts';
 import type { EventDefinition } from './define.ts';
 import { noteCreated } from './note.events.ts';
 import { taskAssigned, taskCompleted, taskCreated, taskDeleted, taskOverdue, taskUpdated } from './task.events.ts';
@@ -37,6 +38,10 @@ export const EVENT_CATALOGUE: { readonly [N in EventName]: EventDefinition } = {
   'contact.tag_added': contactTagAdded,
   'contact.tag_removed': contactTagRemoved,
   'contact.status_changed': contactStatusChanged,
+  'company.created': companyCreated,
+  'company.updated': companyUpdated,
+  'company.deleted': companyDeleted,
+  'company.merged': companyMerged,
   'deal.created': dealCreated,
   'deal.updated': dealUpdated,
   'deal.stage_changed': dealStageChanged,

@@ -12,7 +12,13 @@ export const noteCreated = defineEvent({
   timelineOnly: true,
   data: z.object({ note: NoteRecordSchema }),
   build: (note: Note) => ({
-    note: { id: note.id, contact_id: note.contactId, content: note.content, created_at: note.createdAt.toISOString() },
+    note: {
+      id: note.id,
+      contact_id: note.contactId,
+      content: note.content,
+      version: note.version,
+      created_at: note.createdAt.toISOString(),
+    },
   }),
   sampleInput: () => sampleNote(),
 });

@@ -47,7 +47,8 @@ export const ContactRecordSchema = z
     last_name: optional(text),
     email: z.email(),
     phone: optional(text).describe('E.164'),
-    company: optional(text),
+    company: optional(text).describe("The company's name; the linked company's when company_id is set"),
+    company_id: optional(text).describe('The linked company'),
     job_title: optional(text),
     status: z.enum(CONTACT_STATUSES),
     source: z.enum(CONTACT_SOURCES),
@@ -56,6 +57,8 @@ export const ContactRecordSchema = z
     engagement_score: z.int(),
     custom_fields: CustomFieldValuesSchema,
     address: AddressSchema.nullable(),
+    external_id: optional(text).describe("The caller's own id for the record"),
+    version: z.int().describe('Raised by every change'),
     created_at: dateTime,
     updated_at: dateTime,
   })
@@ -73,6 +76,7 @@ export const DealRecordSchema = z
     probability: optional(z.int()),
     owner_id: optional(text).describe('User id'),
     contact_id: optional(text).describe('The primary contact'),
+    company_id: optional(text).describe('The company the deal is with'),
     expected_close_date: optional(day),
     status: z.enum(DEAL_STATUSES),
     won_reason: optional(text),
@@ -81,10 +85,31 @@ export const DealRecordSchema = z
     tags: z.array(text),
     custom_fields: CustomFieldValuesSchema,
     closed_at: optional(dateTime).describe('Set when the deal is won or lost; null while open'),
+    external_id: optional(text).describe("The caller's own id for the record"),
+    version: z.int().describe('Raised by every change'),
     created_at: dateTime,
     updated_at: dateTime,
   })
   .describe('A deal as events carry it');
+
+export const CompanyRecordSchema = z
+  .object({
+    id: text,
+    name: text,
+    domain: optional(text).describe('Lower case host name, unique in the workspace'),
+    industry: optional(text),
+    size: optional(z.int()).describe('Number of employees'),
+    phone: optional(text).describe('E.164'),
+    address: AddressSchema.nullable(),
+    tags: z.array(text),
+    owner_id: optional(text).describe('User id'),
+    custom_fields: CustomFieldValuesSchema,
+    external_id: optional(text).describe("The caller's own id for the company"),
+    version: z.int().describe('Raised by every change'),
+    created_at: dateTime,
+    updated_at: dateTime,
+  })
+  .describe('A company as the API answers it');
 
 export const TaskRecordSchema = z
   .object({
@@ -115,6 +140,8 @@ export const TaskRecordSchema = z
     completion_note: optional(text),
     completed_at: optional(dateTime),
     created_by: optional(text).describe('User id'),
+    external_id: optional(text).describe("The caller's own id for the record"),
+    version: z.int().describe('Raised by every change'),
     created_at: dateTime,
     updated_at: dateTime,
   })
@@ -133,12 +160,20 @@ export const ActivityRecordSchema = z
     outcome: optional(z.enum(ACTIVITY_OUTCOMES)),
     occurred_at: dateTime,
     attendees: z.array(text).describe('Contact ids'),
+    external_id: optional(text).describe("The caller's own id for the record"),
+    version: z.int().describe('Raised by every change'),
     created_at: dateTime,
   })
   .describe('An activity as the API answers it');
 
 export const NoteRecordSchema = z
-  .object({ id: text, contact_id: text, content: text.describe('Markdown'), created_at: dateTime })
+  .object({
+    id: text,
+    contact_id: text,
+    content: text.describe('Markdown'),
+    version: z.int().describe('Raised by every change'),
+    created_at: dateTime,
+  })
   .describe('A note on a contact');
 
 /** `previous` of an `*.updated` event: the changed fields' values before the change. */

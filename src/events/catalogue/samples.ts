@@ -1,6 +1,13 @@
 // Sample records for test sends: stored rows as the database would answer them, with obviously
 // fake values, fed to the same builders as real changes. Times are the moment of the send.
-import { Prisma, type Activity, type Contact, type Note, type User } from '../../db/generated/client/client.ts';
+import {
+  Prisma,
+  type Activity,
+  type Company,
+  type Contact,
+  type Note,
+  type User,
+} from '../../db/generated/client/client.ts';
 import type { DealWithStage } from '../../records/deal.ts';
 import type { TaskView } from '../../records/task.ts';
 import type { Actor } from '../outbox.ts';
@@ -28,6 +35,28 @@ export function sampleContact(over: Partial<Contact> = {}): Contact {
     customFields: { industry: 'Retail' },
     address: { street: '1 Example Street', city: 'Springfield', country: 'US' },
     companyId: 'com_sample',
+    externalId: null,
+    version: 1,
+    createdAt: now,
+    updatedAt: now,
+    ...over,
+  };
+}
+
+export function sampleCompany(over: Partial<Company> = {}): Company {
+  const now = new Date();
+  return {
+    id: 'com_sample',
+    workspaceId: WORKSPACE,
+    name: 'Example Inc',
+    domain: 'example.com',
+    industry: 'Retail',
+    size: 50,
+    phone: '+14155550101',
+    address: { street: '1 Example Street', city: 'Springfield', country: 'US' },
+    tags: ['sample'],
+    ownerId: 'usr_sample',
+    customFields: { tier: 'gold' },
     externalId: null,
     version: 1,
     createdAt: now,

@@ -3,7 +3,7 @@
 // the bearer key scheme.
 import { STATUS_CODES } from 'node:http';
 import { ERROR_CODES } from '../../errors.ts';
-import { httpStatus } from '../../http/status.ts';
+import { httpStatus } from '../../errors.ts';
 import type { JsonSchema } from './request.ts';
 
 const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
@@ -40,6 +40,13 @@ const HEADERS: Record<string, Header> = {
     schema: { type: 'integer' },
   },
   'Retry-After': { description: 'Seconds to wait before sending again.', required: true, schema: { type: 'integer' } },
+  ETag: {
+    description:
+      'The record\'s version as a strong entity tag (`"3"`), the same number as `version` in the body. ' +
+      'Send it back as If-Match to change only that version, or as If-None-Match to get a 304 while it is unchanged.',
+    required: true,
+    schema: { type: 'string', pattern: '^"[1-9][0-9]*"$' },
+  },
   'Idempotent-Replayed': {
     description:
       'Only on a replay: this answer is the stored first answer to the same `Idempotency-Key` and body, ' +
@@ -61,6 +68,15 @@ export const commonHeaders = Object.fromEntries(
     ref('headers', h),
   ]),
 );
+
+/** Single-record answers name the record's version. */
+export const etagHeader = { ETag: ref('headers', 'ETag') };
+
+/** A read whose If-None-Match names the record's current version: no body. */
+export const notModifiedResponse = {
+  description: 'Not Modified: the record is at a version If-None-Match names; no body.',
+  headers: { ...commonHeaders, ...etagHeader },
+};
 
 /** The success answers of POST and PUT, which take an Idempotency-Key, may be replays. */
 export const writeSuccessHeaders = { ...commonHeaders, 'Idempotent-Replayed': ref('headers', 'Idempotent-Replayed') };
@@ -104,7 +120,14 @@ const SCHEMAS: Record<string, JsonSchema> = {
           message: { type: 'string' },
           details: {
             type: 'object',
-            description: 'Field name → messages, for the fields at fault.',
+            description:
+              'Field name → messages, for the fields at fault; besides them, facts to act on: ' +
+              '`existing_id` (a 409: the record that holds the value) and `current_version` ' +
+              "(a 412: the record's version now).",
+            properties: {
+              existing_id: { type: 'string', description: 'The id of the record a conflict is with.' },
+              current_version: { type: 'integer', description: "The record's current version." },
+            },
             additionalProperties: { type: 'array', items: { type: 'string' } },
           },
         },
@@ -148,7 +171,7 @@ function errorResponse(status: number) {
 }
 
 /** The statuses documented as shared error responses. */
-export const ERROR_RESPONSES = [400, 401, 403, 404, 409, 413, 415, 422, 429, 500, 503];
+export const ERROR_RESPONSES = [400, 401, 403, 404, 409, 412, 413, 415, 422, 429, 500, 503];
 /** A refused rate (429) and an unreachable database (503, src/rest/errors.ts) always say when to retry. */
 const RETRY_AFTER = new Set([429, 503]);
 

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { isoDateOrTime, name255, optionalText } from '../common/validation.ts';
 import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../records/activity.ts';
+import { externalId, externalIdFilter } from '../common/external-id.ts';
 
 const MAX_DURATION_MINUTES = 10_080; // one week
 const id = z.string().trim().min(1, 'must not be empty').max(255, 'must be at most 255 characters');
@@ -27,6 +28,7 @@ export const activityCreateInput = z.object({
     .max(100, 'at most 100 attendees')
     .transform((ids) => [...new Set(ids)])
     .optional(),
+  external_id: externalId.nullable().optional(),
 });
 export type ActivityCreateInput = z.output<typeof activityCreateInput>;
 
@@ -38,5 +40,6 @@ export const activityFilter = z
     user_id: z.string().optional(),
     date_from: isoDateOrTime.optional(),
     date_to: isoDateOrTime.optional(),
+    external_id: externalIdFilter.optional(),
   })
   .strip();

@@ -11,6 +11,7 @@ import { activityCreateInput, type ActivityCreateInput } from './activity.inputs
 import { ActivityType } from './activity.type.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { transaction } from '../../db/transaction.ts';
+import { externalIdTaken } from '../common/external-id.ts';
 
 const ActivityCreateInput = zodInput(
   'ActivityCreateInput',
@@ -65,6 +66,7 @@ async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
       outcome: input.outcome ?? null,
       occurredAt: input.occurred_at ?? new Date(),
       attendees: attendees.filter((a) => known.has(a)),
+      externalId: input.external_id ?? null,
     },
   });
   await recordEvent(tx, {
@@ -84,7 +86,19 @@ builder.mutationField('createActivity', (t) =>
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'activities', 'write');
       const input = parseInput(activityCreateInput, args.input);
-      return transaction(ctx.prisma, (tx) => logActivity(tx, ctx, input));
+      const externalId = input.external_id;
+      return transaction(ctx.prisma, (tx) => logActivity(tx, ctx, input), {
+        // The only unique key an activity can take: its external_id, another activity's.
+        uniqueViolation: () =>
+          externalId
+            ? externalIdTaken('activity', () =>
+                ctx.prisma.activity.findFirst({
+                  where: { workspaceId: ctx.caller.workspaceId, externalId },
+                  select: { id: true },
+                }),
+              )
+            : new AppError('conflict', 'The activity conflicts with another'),
+      });
     },
   }),
 );

@@ -4,6 +4,10 @@ import { assertAllowed } from '../../auth/scopes.ts';
 import { notFound } from '../../errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
+import { ACTIVITY_WHERE } from '../common/where/resources.ts';
+import { allOf, conditionsOf, whereArg } from '../common/where/where.ts';
+import { toPrismaWhere } from '../common/where/where.prisma.ts';
+import { whereInput } from '../common/where/where.graphql.ts';
 import type { Context } from '../context.ts';
 import { findPage, type ListArgs, type SortSpec } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
@@ -28,15 +32,20 @@ const ACTIVITY_SORT: SortSpec = {
   },
 };
 
-function activityWhere(ctx: Context, filter: unknown): Prisma.ActivityWhereInput {
+/** The workspace's activities that meet the query-string filter and the `where` filter. */
+async function activityWhere(ctx: Context, filter: unknown, whereInput?: unknown): Promise<Prisma.ActivityWhereInput> {
   const f = parseInput(activityFilter, filter ?? {});
-  const where: Prisma.ActivityWhereInput = { workspaceId: ctx.caller.workspaceId };
-  if (f.type) where.type = f.type;
-  if (f.contact_id) where.contactId = f.contact_id;
-  if (f.deal_id) where.dealId = f.deal_id;
-  if (f.user_id) where.userId = f.user_id;
-  if (f.date_from || f.date_to) where.occurredAt = { gte: f.date_from, lte: f.date_to };
-  return where;
+  const legacy = conditionsOf(ACTIVITY_WHERE, [
+    ['type', 'eq', f.type],
+    ['contact_id', 'eq', f.contact_id],
+    ['deal_id', 'eq', f.deal_id],
+    ['user_id', 'eq', f.user_id],
+    ['occurred_at', 'gte', f.date_from],
+    ['occurred_at', 'lte', f.date_to],
+    ['external_id', 'eq', f.external_id],
+  ]);
+  const where = allOf(legacy, await whereArg(ctx, ACTIVITY_WHERE, whereInput));
+  return { workspaceId: ctx.caller.workspaceId, ...toPrismaWhere(where, ctx.caller.workspaceId) };
 }
 
 /** A page of activities; relations the query asks for under `nodes` (contact, deal) are loaded with them. */
@@ -86,10 +95,17 @@ builder.queryFields((t) => ({
   activities: t.field({
     type: ActivityPage,
     description: 'Activities of the workspace, newest first, filtered and paginated by cursor.',
-    args: { filter: t.arg({ type: ActivityFilter }), ...listArgs },
-    resolve: (_root, args, ctx, info) => {
+    args: {
+      filter: t.arg({ type: ActivityFilter }),
+      where: t.arg({
+        type: whereInput(ACTIVITY_WHERE),
+        description: 'A filter in the filter language (docs/filtering.md); applies together with `filter`.',
+      }),
+      ...listArgs,
+    },
+    resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'activities', 'read');
-      return activityPage(ctx, info, 'activities', activityWhere(ctx, args.filter), args);
+      return activityPage(ctx, info, 'activities', await activityWhere(ctx, args.filter, args.where), args);
     },
   }),
   activityFeed: t.field({

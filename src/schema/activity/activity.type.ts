@@ -4,6 +4,8 @@ import { storedEnum } from '../common/stored-enum.ts';
 import { pageType } from '../common/page.ts';
 import { ContactType } from '../contact/contact.type.ts';
 import { DealType } from '../deal/deal.type.ts';
+import { versionDescription } from '../common/versions.ts';
+import { EXTERNAL_ID_ANSWER } from '../common/external-id.ts';
 
 export const ActivityType = builder.prismaObject('Activity', {
   description: 'Something that already happened: a call, email, meeting, note or SMS.',
@@ -32,6 +34,8 @@ export const ActivityType = builder.prismaObject('Activity', {
       description: 'When it happened; when it was logged unless given',
     }),
     attendees: t.exposeStringList('attendees', { description: 'Contact ids; empty when none were given' }),
+    external_id: t.exposeString('externalId', { nullable: true, description: EXTERNAL_ID_ANSWER }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     // Selected with the activities that ask for them; each needs the read permission of what it
     // returns, like GET /v1/contacts/:id/deals (src/schema/read-access.ts).

@@ -6,6 +6,7 @@ import { SCOPES } from '../../auth/scopes.ts';
 import { ERROR_CODES } from '../../errors.ts';
 import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
+import { BATCH_OPS } from '../batch/batch.inputs.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
 import { CUSTOM_FIELD_TYPES } from '../custom-field/custom-field.rules.ts';
 import { DEAL_STATUSES } from '../../records/deal.ts';
@@ -96,4 +97,25 @@ export const ErrorCode = closedSet(
   'ErrorCode',
   ERROR_CODES,
   'Why a request, or one row of it, failed: the `code` of the error envelope and of GraphQL `extensions.code`.',
+);
+
+export const BatchOperationKind = closedSet(
+  'BatchOperationKind',
+  BATCH_OPS,
+  'What one operation of a batch does: create, update (by id), upsert (by a key) or delete (by id).',
+);
+export const ContactUpsertKey = closedSet(
+  'ContactUpsertKey',
+  ['email', 'external_id'],
+  'The field of its data that an upsert of a contact finds the contact by.',
+);
+export const CompanyUpsertKey = closedSet(
+  'CompanyUpsertKey',
+  ['domain', 'external_id'],
+  'The field of its data that an upsert of a company finds the company by.',
+);
+export const ExternalIdUpsertKey = closedSet(
+  'ExternalIdUpsertKey',
+  ['external_id'],
+  'The field of its data that an upsert finds the record by: its external_id.',
 );

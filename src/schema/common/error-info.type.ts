@@ -1,13 +1,13 @@
 // An error as data: what one row of a bulk request answers when it fails, shaped like the error
 // envelope's `error` (code, message, details).
-import type { ErrorCode as ErrorCodeValue, ErrorDetails } from '../../errors.ts';
+import type { ErrorCode as ErrorCodeValue, DetailsWithFacts } from '../../errors.ts';
 import { builder } from '../builder.ts';
 import { ErrorCode } from './enums.ts';
 
 export interface ErrorInfo {
   code: ErrorCodeValue;
   message: string;
-  details?: ErrorDetails;
+  details?: DetailsWithFacts;
 }
 
 export const ErrorInfoType = builder.objectRef<ErrorInfo>('ErrorInfo').implement({

@@ -41,6 +41,16 @@ export const CustomFieldValues = openShape(
   { type: 'object', additionalProperties: customFieldValue },
 );
 
+export const CustomFieldConditions = openShape(
+  'CustomFieldConditions',
+  'Conditions on custom fields in a filter: field key → operators, as for the fields of the record ' +
+    '(for example { "industry": { "in": ["Retail", "Media"] }, "seats": { "gte": 10 } }). ' +
+    "The operators a key takes follow its definition's type: text and select fields take eq, neq, in, nin, " +
+    'contains, starts_with, gt, gte, lt, lte and is_null; number and date fields eq, neq, in, nin, gt, gte, ' +
+    'lt, lte and is_null; boolean fields eq, neq and is_null.',
+  { type: 'object', additionalProperties: { type: 'object' } },
+);
+
 export const WebhookHeaders = openShape(
   'WebhookHeaders',
   'Extra HTTP headers sent with every delivery: header name → value (one line of printable ASCII), at most 20.',
@@ -76,11 +86,24 @@ export const EventData = openShape(
 
 export const ErrorDetails = openShape(
   'ErrorDetails',
-  'The fields at fault: field name (a dotted path for nested fields, such as custom_fields.size) → messages.',
-  { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+  'The fields at fault: field name (a dotted path for nested fields, such as custom_fields.size) → messages; ' +
+    'besides them, existing_id (a conflict: the id of the record that holds the value) ' +
+    "and current_version (a failed precondition: the record's version now).",
+  {
+    type: 'object',
+    properties: { existing_id: { type: 'string' }, current_version: { type: 'integer' } },
+    additionalProperties: { type: 'array', items: { type: 'string' } },
+  },
 );
 
-export const OPEN_SHAPES = [CustomFieldValues, WebhookHeaders, WebhookFilters, EventData, ErrorDetails];
+export const OPEN_SHAPES = [
+  CustomFieldValues,
+  CustomFieldConditions,
+  WebhookHeaders,
+  WebhookFilters,
+  EventData,
+  ErrorDetails,
+];
 
 /** The JSON Schema of each open shape, by scalar name. */
 export const openShapeSchemas = (): Record<string, JsonSchema> =>

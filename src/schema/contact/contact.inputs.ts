@@ -11,6 +11,7 @@ import {
   tagList,
 } from '../common/validation.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
+import { externalId, externalIdFilter } from '../common/external-id.ts';
 
 const email = z
   .string()
@@ -18,12 +19,12 @@ const email = z
   .toLowerCase()
   .pipe(z.email('must be a valid email address').max(255, 'must be at most 255 characters'))
   .meta({ format: 'email' });
-const phone = z
+export const phone = z
   .string()
   .trim()
   .regex(/^\+[1-9]\d{6,14}$/, 'must be an E.164 phone number such as +14155550123')
   .meta({ description: 'E.164 phone number, e.g. +14155550123' });
-const address = inputNamed(
+export const address = inputNamed(
   z
     .object({
       street: optionalText(255),
@@ -48,8 +49,14 @@ const contactFields = {
   source: z.enum(CONTACT_SOURCES).optional(),
   tags: tagList.optional(),
   assigned_to: z.string().nullable().optional(),
+  company_id: z
+    .string()
+    .nullable()
+    .optional()
+    .meta({ description: 'A company of the workspace; `company` then holds its name. Null unlinks.' }),
   custom_fields: customFieldValues.optional(),
   address: address.nullable().optional(),
+  external_id: externalId.nullable().optional(),
 };
 
 // z.object strips unknown and read-only keys (id, created_at, engagement_score, ...): never stored.
@@ -91,6 +98,7 @@ export const contactFilter = z
     created_after: isoDateOrTime.optional(),
     created_before: isoDateOrTime.optional(),
     updated_after: isoDateOrTime.optional(),
+    external_id: externalIdFilter.optional(),
   })
   .strip();
 

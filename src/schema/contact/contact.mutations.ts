@@ -10,7 +10,8 @@ import { DeleteResult } from '../common/page.ts';
 import { issuesToDetails, parseInput } from '../common/validation.ts';
 import { bulkInput, contactCreateInput, contactUpdateInput, mergeInput } from './contact.inputs.ts';
 import { ContactType } from './contact.type.ts';
-import { createContact, emailTaken, updateContact } from './contact.write.ts';
+import { contactRefusals, createContact, emailTaken, updateContact } from './contact.write.ts';
+import { assertVersion, EXPECTED_VERSION_HELP } from '../common/versions.ts';
 import { transaction, withRefusals, type Refusals } from '../../db/transaction.ts';
 import { mergeContacts } from './merge.rules.ts';
 import { activeUsersLoader } from '../user/active-users.loader.ts';
@@ -102,27 +103,36 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(contactCreateInput, args.input);
-      return withRefusals(EMAIL_TAKEN, () => createContact(ctx.prisma, ctx, input));
+      return withRefusals(contactRefusals(ctx, input.external_id), () => createContact(ctx.prisma, ctx, input));
     },
   }),
   updateContact: t.field({
     type: ContactType,
     description: 'Partial update: only the fields given change.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: ContactUpdateInput, required: true }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: ContactUpdateInput, required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
+    },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const input = parseInput(contactUpdateInput, args.input);
-      return transaction(ctx.prisma, (tx) => updateContact(tx, ctx, String(args.id), input), EMAIL_TAKEN);
+      return transaction(
+        ctx.prisma,
+        (tx) => updateContact(tx, ctx, String(args.id), input, args.expected_version),
+        contactRefusals(ctx, input.external_id),
+      );
     },
   }),
   deleteContact: t.field({
     type: DeleteResult,
     description: 'Deletes a contact with its notes and deal associations. Irreversible.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true }), expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'contacts', 'write');
       const id = String(args.id);
       return transaction(ctx.prisma, async (tx) => {
+        await assertVersion(tx, 'contacts', id, ctx.caller.workspaceId, args.expected_version);
         const contact = await tx.contact.findFirst({ where: { id, workspaceId: ctx.caller.workspaceId } });
         if (!contact) throw notFound('Contact');
         await tx.contact.delete({ where: { id } });
@@ -162,7 +172,8 @@ builder.mutationFields((t) => ({
               'The contact has invalid fields',
               issuesToDetails(parsed.error.issues),
             );
-          result.contacts.push(await withRefusals(EMAIL_TAKEN, () => createContact(ctx.prisma, ctx, parsed.data)));
+          const refusals = contactRefusals(ctx, parsed.data.external_id);
+          result.contacts.push(await withRefusals(refusals, () => createContact(ctx.prisma, ctx, parsed.data)));
           result.created++;
         } catch (err) {
           result.errors.push(bulkError(index, row, err));

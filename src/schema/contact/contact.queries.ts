@@ -10,6 +10,10 @@ import { parseInput } from '../common/validation.ts';
 import { contactFilter, searchInput } from './contact.inputs.ts';
 import { sortArg } from '../common/sort.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { CONTACT_WHERE } from '../common/where/resources.ts';
+import { allOf, conditionsOf, whereArg } from '../common/where/where.ts';
+import { toPrismaWhere } from '../common/where/where.prisma.ts';
+import { whereInput } from '../common/where/where.graphql.ts';
 
 const ContactFilter = zodInput(
   'ContactFilter',
@@ -36,18 +40,22 @@ export async function findContact(db: Pick<Context['prisma'], 'contact'>, ctx: C
   return contact;
 }
 
-function contactWhere(ctx: Context, filter: unknown): Prisma.ContactWhereInput {
+/** The workspace's contacts that meet the query-string filter and the `where` filter. */
+async function contactWhere(ctx: Context, filter: unknown, whereInput: unknown): Promise<Prisma.ContactWhereInput> {
   const f = parseInput(contactFilter, filter ?? {});
-  const where: Prisma.ContactWhereInput = { workspaceId: ctx.caller.workspaceId };
-  if (f.status) where.status = f.status;
-  if (f.source) where.source = f.source;
-  if (f.assigned_to) where.assignedToId = f.assigned_to;
-  if (f.tags?.length) where.tags = { hasEvery: f.tags };
-  // Prisma passes `contains` to ILIKE as is: %, _ and \ are escaped to mean themselves.
-  if (f.company) where.company = { contains: f.company.replace(/[\\%_]/g, '\\$&'), mode: 'insensitive' };
-  if (f.created_after || f.created_before) where.createdAt = { gte: f.created_after, lte: f.created_before };
-  if (f.updated_after) where.updatedAt = { gte: f.updated_after };
-  return where;
+  const legacy = conditionsOf(CONTACT_WHERE, [
+    ['status', 'eq', f.status],
+    ['source', 'eq', f.source],
+    ['assigned_to', 'eq', f.assigned_to],
+    ...(f.tags ?? []).map((tag) => ['tags', 'contains', tag] as ['tags', 'contains', string]),
+    ['company', 'contains', f.company],
+    ['created_at', 'gte', f.created_after],
+    ['created_at', 'lte', f.created_before],
+    ['updated_at', 'gte', f.updated_after],
+    ['external_id', 'eq', f.external_id],
+  ]);
+  const where = allOf(legacy, await whereArg(ctx, CONTACT_WHERE, whereInput));
+  return { workspaceId: ctx.caller.workspaceId, ...toPrismaWhere(where, ctx.caller.workspaceId) };
 }
 
 builder.queryFields((t) => ({
@@ -71,13 +79,17 @@ builder.queryFields((t) => ({
     description: 'Contacts of the workspace, filtered, sorted and paginated by cursor.',
     args: {
       filter: t.arg({ type: ContactFilter }),
+      where: t.arg({
+        type: whereInput(CONTACT_WHERE),
+        description: 'A filter in the filter language (docs/filtering.md); applies together with `filter`.',
+      }),
       sort: sortArg(t, 'ContactSort', CONTACT_SORT),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: (_root, args, ctx, info) => {
+    resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'contacts', 'read');
-      const where = contactWhere(ctx, args.filter);
+      const where = await contactWhere(ctx, args.filter, args.where);
       return findPage(args, CONTACT_SORT, {
         list: 'contacts',
         where,

@@ -4,8 +4,10 @@ import { pageType } from '../common/page.ts';
 import { parseLimit } from '../common/pagination.ts';
 import { storedEnum } from '../common/stored-enum.ts';
 import { addressOf, type Address } from '../../records/contact.ts';
+import { EXTERNAL_ID_ANSWER } from '../common/external-id.ts';
+import { versionDescription } from '../common/versions.ts';
 
-const AddressType = builder.objectRef<Address>('Address').implement({
+export const AddressType = builder.objectRef<Address>('Address').implement({
   description: 'A postal address. Each part is null when it was not given.',
   fields: (t) => ({
     street: t.exposeString('street', { nullable: true }),
@@ -57,6 +59,8 @@ export const ContactType = builder.prismaObject('Contact', {
       description: 'Null when none was given',
       resolve: (c) => addressOf(c.address),
     }),
+    external_id: t.exposeString('externalId', { nullable: true, description: EXTERNAL_ID_ANSWER }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

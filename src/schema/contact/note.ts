@@ -13,6 +13,7 @@ import { findContact } from './contact.queries.ts';
 import { sortArg } from '../common/sort.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { transaction } from '../../db/transaction.ts';
+import { versionDescription } from '../common/versions.ts';
 
 export const NoteType = builder.prismaObject('Note', {
   description: 'A markdown note on a contact.',
@@ -24,6 +25,7 @@ export const NoteType = builder.prismaObject('Note', {
       nullable: true,
       description: 'Id of the user behind the key or session that wrote it; null when the key belongs to no user',
     }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { customFieldValues, isoDate, isoDateOrTime, name255, optionalText, tagList } from '../common/validation.ts';
 import { DEAL_STATUSES } from '../../records/deal.ts';
+import { externalId, externalIdFilter } from '../common/external-id.ts';
 
 export type DealStatus = (typeof DEAL_STATUSES)[number];
 
@@ -32,9 +33,11 @@ const dealFields = {
   probability: probability.nullable().optional(),
   owner_id: z.string().nullable().optional(),
   contact_id: z.string().nullable().optional(),
+  company_id: z.string().nullable().optional().meta({ description: 'A company of the workspace; null unlinks' }),
   expected_close_date: isoDate.nullable().optional(),
   custom_fields: customFieldValues.optional(),
   tags: tagList.optional(),
+  external_id: externalId.nullable().optional(),
 };
 
 // z.object strips unknown and read-only keys (id, stage_name, created_at, ...): never stored.
@@ -80,5 +83,6 @@ export const dealFilter = z
     max_value: numeric.optional(),
     expected_close_after: isoDateOrTime.optional(),
     expected_close_before: isoDateOrTime.optional(),
+    external_id: externalIdFilter.optional(),
   })
   .strip();

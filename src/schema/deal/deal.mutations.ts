@@ -6,7 +6,8 @@ import { recordDealEvent } from './deal.events.ts';
 import { dealDeleted } from '../../events/catalogue/deal.events.ts';
 import { dealCreateInput, dealUpdateInput, moveStageInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
-import { DEAL_REFUSALS } from './deal.references.ts';
+import { DEAL_REFUSALS, dealRefusals } from './deal.references.ts';
+import { assertVersion, EXPECTED_VERSION_HELP } from '../common/versions.ts';
 import { transaction } from '../../db/transaction.ts';
 import { DealType } from './deal.type.ts';
 import { createDeal, moveDealStage, updateDeal } from './deal.write.ts';
@@ -36,30 +37,42 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealCreateInput, args.input);
-      return transaction(ctx.prisma, (tx) => createDeal(tx, ctx, input), DEAL_REFUSALS);
+      return transaction(ctx.prisma, (tx) => createDeal(tx, ctx, input), dealRefusals(ctx, input.external_id));
     },
   }),
   updateDeal: t.field({
     type: DealType,
     description:
       'Partial update, including status (won_reason, lost_reason, competitor) and pipeline or stage changes.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealUpdateInput, required: true }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: DealUpdateInput, required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
+    },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(dealUpdateInput, args.input);
-      return transaction(ctx.prisma, (tx) => updateDeal(tx, ctx, String(args.id), input), DEAL_REFUSALS);
+      return transaction(
+        ctx.prisma,
+        (tx) => updateDeal(tx, ctx, String(args.id), input, args.expected_version),
+        dealRefusals(ctx, input.external_id),
+      );
     },
   }),
   moveDealStage: t.field({
     type: DealType,
     description: 'Moves a deal to another stage of its pipeline and records it in the stage history.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: DealStageMoveInput, required: true }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: DealStageMoveInput, required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
+    },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       const input = parseInput(moveStageInput, args.input);
       return transaction(
         ctx.prisma,
-        (tx) => moveDealStage(tx, ctx, String(args.id), input.stage_id, input.note ?? null),
+        (tx) => moveDealStage(tx, ctx, String(args.id), input.stage_id, input.note ?? null, args.expected_version),
         DEAL_REFUSALS,
       );
     },
@@ -67,12 +80,13 @@ builder.mutationFields((t) => ({
   deleteDeal: t.field({
     type: DeleteResult,
     description: 'Deletes a deal with its contact associations and stage history. Irreversible.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true }), expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'deals', 'write');
       return transaction(
         ctx.prisma,
         async (tx) => {
+          await assertVersion(tx, 'deals', String(args.id), ctx.caller.workspaceId, args.expected_version);
           const deal = await findDeal(tx, ctx, String(args.id));
           await tx.deal.delete({ where: { id: deal.id } });
           await recordDealEvent(tx, ctx, dealDeleted.build(deal), deal);

@@ -13,6 +13,10 @@ import { dealFilter } from './deal.inputs.ts';
 import { DealPage, DealType } from './deal.type.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { sortArg } from '../common/sort.ts';
+import { DEAL_WHERE } from '../common/where/resources.ts';
+import { allOf, conditionsOf, whereArg } from '../common/where/where.ts';
+import { toPrismaWhere } from '../common/where/where.prisma.ts';
+import { whereInput } from '../common/where/where.graphql.ts';
 
 const DealFilter = zodInput(
   'DealFilter',
@@ -40,18 +44,23 @@ export async function findDeal(db: Pick<Context['prisma'], 'deal'>, ctx: Context
   return deal;
 }
 
-function dealWhere(ctx: Context, filter: unknown): Prisma.DealWhereInput {
+/** The workspace's deals that meet the query-string filter and the `where` filter. */
+async function dealWhere(ctx: Context, filter: unknown, whereInput?: unknown): Promise<Prisma.DealWhereInput> {
   const f = parseInput(dealFilter, filter ?? {});
-  const where: Prisma.DealWhereInput = { workspaceId: ctx.caller.workspaceId };
-  if (f.pipeline_id) where.pipelineId = f.pipeline_id;
-  if (f.stage_id) where.stageId = f.stage_id;
-  if (f.owner_id) where.ownerId = f.owner_id;
-  if (f.contact_id) where.contactId = f.contact_id;
-  if (f.status) where.status = f.status;
-  if (f.min_value !== undefined || f.max_value !== undefined) where.value = { gte: f.min_value, lte: f.max_value };
-  if (f.expected_close_after || f.expected_close_before)
-    where.expectedCloseDate = { gte: f.expected_close_after, lte: f.expected_close_before };
-  return where;
+  const legacy = conditionsOf(DEAL_WHERE, [
+    ['pipeline_id', 'eq', f.pipeline_id],
+    ['stage_id', 'eq', f.stage_id],
+    ['owner_id', 'eq', f.owner_id],
+    ['contact_id', 'eq', f.contact_id],
+    ['status', 'eq', f.status],
+    ['value', 'gte', f.min_value],
+    ['value', 'lte', f.max_value],
+    ['expected_close_date', 'gte', f.expected_close_after],
+    ['expected_close_date', 'lte', f.expected_close_before],
+    ['external_id', 'eq', f.external_id],
+  ]);
+  const where = allOf(legacy, await whereArg(ctx, DEAL_WHERE, whereInput));
+  return { workspaceId: ctx.caller.workspaceId, ...toPrismaWhere(where, ctx.caller.workspaceId) };
 }
 
 /** A page of deals; relations the query asks for under `nodes` are loaded with them, not per deal. */
@@ -90,13 +99,17 @@ builder.queryFields((t) => ({
     description: 'Deals of the workspace, filtered, sorted and paginated by cursor.',
     args: {
       filter: t.arg({ type: DealFilter }),
+      where: t.arg({
+        type: whereInput(DEAL_WHERE),
+        description: 'A filter in the filter language (docs/filtering.md); applies together with `filter`.',
+      }),
       sort: sortArg(t, 'DealSort', DEAL_SORT),
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: (_root, args, ctx, info) => {
+    resolve: async (_root, args, ctx, info) => {
       assertAllowed(ctx.caller, 'deals', 'read');
-      return dealPage(ctx, info, 'deals', args, dealWhere(ctx, args.filter));
+      return dealPage(ctx, info, 'deals', args, await dealWhere(ctx, args.filter, args.where));
     },
   }),
   contactDeals: t.field({

@@ -4,6 +4,7 @@ import type { Prisma } from '../../db/generated/client/client.ts';
 import type { Refusals } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
 import type { Context } from '../context.ts';
+import { externalIdTaken, onExternalId } from '../common/external-id.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -18,6 +19,22 @@ export const DEAL_REFUSALS: Refusals = {
     new AppError('conflict', 'Something the deal refers to was removed meanwhile; retry the request'),
   recordNotFound: () => new AppError('not_found', 'Deal not found'),
 };
+
+/** DEAL_REFUSALS, and a unique violation: the external_id is another deal's, named in the answer. */
+export function dealRefusals(ctx: Context, externalId: string | null | undefined): Refusals {
+  return {
+    ...DEAL_REFUSALS,
+    uniqueViolation: (columns) =>
+      onExternalId(columns) && externalId
+        ? externalIdTaken('deal', () =>
+            ctx.prisma.deal.findFirst({
+              where: { workspaceId: ctx.caller.workspaceId, externalId },
+              select: { id: true },
+            }),
+          )
+        : new AppError('conflict', 'The deal conflicts with another'),
+  };
+}
 
 const unknownRef = (field: string, what: string) =>
   new AppError('unprocessable_entity', `${field} does not name ${what} of this workspace`, {

@@ -5,6 +5,8 @@ import { storedEnum } from '../common/stored-enum.ts';
 import { pageType } from '../common/page.ts';
 import { ContactType } from '../contact/contact.type.ts';
 import '../pipeline/pipeline.type.ts';
+import { versionDescription } from '../common/versions.ts';
+import { EXTERNAL_ID_ANSWER } from '../common/external-id.ts';
 
 /** `YYYY-MM-DD` of a date column (stored as UTC midnight). */
 export const calendarDay = (d: Date | null) => (d ? d.toISOString().slice(0, 10) : null);
@@ -124,6 +126,8 @@ export const DealType = builder.prismaObject('Deal', {
       nullable: true,
       description: 'When it was last won or lost; null while open',
     }),
+    external_id: t.exposeString('externalId', { nullable: true, description: EXTERNAL_ID_ANSWER }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
     // Selected with the deals that ask for it.

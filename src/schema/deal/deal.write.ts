@@ -18,14 +18,17 @@ import type { DealCreateInput, DealUpdateInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { dealRecord, withStageName, type DealWithStage } from '../../records/deal.ts';
 import { assertContactExists, pipelineStages } from './deal.references.ts';
+import { linkedCompany } from '../company/company.references.ts';
 import { customFieldsFor } from '../custom-field/custom-field.values.ts';
 import { applyStatus, chooseStage, type StageRef } from './deal.rules.ts';
+import { assertVersion } from '../common/versions.ts';
 
 type Tx = Prisma.TransactionClient;
 
 export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
   const stage = chooseStage(await pipelineStages(tx, ctx, input.pipeline_id), input.stage_id);
   await assertContactExists(tx, ctx, input.contact_id);
+  if (input.company_id) await linkedCompany(tx, ctx, input.company_id);
   await assertActiveUser(tx, ctx, input.owner_id, 'owner_id');
   const deal = await tx.deal.create({
     data: {
@@ -39,9 +42,11 @@ export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
       probability: input.probability ?? null,
       ownerId: input.owner_id ?? null,
       contactId: input.contact_id ?? null,
+      companyId: input.company_id ?? null,
       expectedCloseDate: input.expected_close_date ?? null,
       customFields: (await customFieldsFor(tx, ctx, input.custom_fields)) as Prisma.InputJsonObject,
       tags: input.tags ?? [],
+      externalId: input.external_id ?? null,
     },
     include: withStageName,
   });
@@ -52,7 +57,14 @@ export async function createDeal(tx: Tx, ctx: Context, input: DealCreateInput) {
   return deal;
 }
 
-export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUpdateInput) {
+export async function updateDeal(
+  tx: Tx,
+  ctx: Context,
+  id: string,
+  input: DealUpdateInput,
+  expectedVersion?: number | null,
+) {
+  await assertVersion(tx, 'deals', id, ctx.caller.workspaceId, expectedVersion);
   const before = await findDeal(tx, ctx, id);
   // A new pipeline without a stage_id puts the deal in that pipeline's first stage.
   const placing = input.pipeline_id !== undefined || input.stage_id !== undefined;
@@ -60,6 +72,7 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
     ? chooseStage(await pipelineStages(tx, ctx, input.pipeline_id ?? before.pipelineId), input.stage_id, before.stageId)
     : null;
   await assertContactExists(tx, ctx, input.contact_id);
+  if (input.company_id) await linkedCompany(tx, ctx, input.company_id);
   await assertActiveUser(tx, ctx, input.owner_id, 'owner_id');
   const { fields: statusFields, transition } = applyStatus(before, input, new Date());
   const after = await tx.deal.update({
@@ -73,8 +86,10 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
       probability: input.probability,
       ownerId: input.owner_id,
       contactId: input.contact_id,
+      companyId: input.company_id,
       expectedCloseDate: input.expected_close_date,
       tags: input.tags,
+      externalId: input.external_id,
       customFields: input.custom_fields
         ? ((await customFieldsFor(
             tx,
@@ -103,7 +118,15 @@ export async function updateDeal(tx: Tx, ctx: Context, id: string, input: DealUp
 }
 
 /** PUT /deals/:id/stage: a move within the deal's pipeline, with an optional note. */
-export async function moveDealStage(tx: Tx, ctx: Context, id: string, stageId: string, note: string | null) {
+export async function moveDealStage(
+  tx: Tx,
+  ctx: Context,
+  id: string,
+  stageId: string,
+  note: string | null,
+  expectedVersion?: number | null,
+) {
+  await assertVersion(tx, 'deals', id, ctx.caller.workspaceId, expectedVersion);
   const before = await findDeal(tx, ctx, id);
   const stage = chooseStage(await pipelineStages(tx, ctx, before.pipelineId), stageId);
   if (stage.id === before.stageId) return before;
@@ -133,7 +156,7 @@ async function setPrimaryContact(tx: Tx, dealId: string, contactId: string | nul
 }
 
 // Fields that change on their own with others and are not reported as changes.
-const DERIVED = new Set(['updated_at', 'closed_at', 'stage_name']);
+const DERIVED = new Set(['updated_at', 'closed_at', 'stage_name', 'version']);
 
 /** Writes deal.updated with the changed fields; false when nothing changed. */
 async function recordUpdate(tx: Tx, ctx: Context, before: DealWithStage, after: DealWithStage): Promise<boolean> {

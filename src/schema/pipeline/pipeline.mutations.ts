@@ -11,6 +11,7 @@ import { PipelineType } from './pipeline.type.ts';
 import { clearDefault, PIPELINE_REFUSALS } from './pipeline.write.ts';
 import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { assertVersion, EXPECTED_VERSION_HELP } from '../common/versions.ts';
 
 const PipelineCreateInput = zodInput(
   'PipelineCreateInput',
@@ -58,13 +59,18 @@ builder.mutationFields((t) => ({
   updatePipeline: t.field({
     type: PipelineType,
     description: 'Renames a pipeline or makes it the default.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: PipelineUpdateInput, required: true }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: PipelineUpdateInput, required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
+    },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       const input = parseInput(pipelineUpdateInput, args.input);
       return transaction(
         ctx.prisma,
         async (tx) => {
+          await assertVersion(tx, 'pipelines', String(args.id), ctx.caller.workspaceId, args.expected_version);
           const pipeline = await findPipeline(tx, ctx, String(args.id));
           assertDefaultKept(pipeline.isDefault, input.is_default);
           if (input.is_default && !pipeline.isDefault) await clearDefault(tx, pipeline.workspaceId);
@@ -82,7 +88,7 @@ builder.mutationFields((t) => ({
     description:
       'Deletes an empty pipeline with its stages. ' +
       'Deleting the default makes the oldest remaining pipeline the default.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true }), expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       return transaction(
@@ -90,6 +96,7 @@ builder.mutationFields((t) => ({
         async (tx) => {
           // Two deletes at once must not both count the other pipeline and leave none.
           await lockCap(tx, 'pipelines', ctx.caller.workspaceId);
+          await assertVersion(tx, 'pipelines', String(args.id), ctx.caller.workspaceId, args.expected_version);
           const pipeline = await findPipeline(tx, ctx, String(args.id));
           const [dealCount, pipelineCount] = await Promise.all([
             tx.deal.count({ where: { pipelineId: pipeline.id } }),

@@ -1,6 +1,7 @@
 import type { Stage } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
 import { pageType } from '../common/page.ts';
+import { versionDescription } from '../common/versions.ts';
 
 export const StageType = builder.prismaObject('Stage', {
   description: 'A step of a pipeline that deals move through.',
@@ -11,6 +12,7 @@ export const StageType = builder.prismaObject('Stage', {
     position: t.exposeInt('position', { description: '1 for the first stage' }),
     probability: t.exposeInt('probability', { description: 'Win probability in percent, 0 to 100' }),
     pipeline: t.relation('pipeline', { description: 'The pipeline the stage belongs to' }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -28,6 +30,7 @@ export const PipelineType = builder.prismaObject('Pipeline', {
       description: 'Its stages in order',
       query: { orderBy: [{ position: 'asc' }, { id: 'asc' }] },
     }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),
@@ -60,6 +63,7 @@ export const StageTotalsType = builder.objectRef<StageWithTotals>('StageWithTota
         'Sum of deal values as stored, whatever their currency; no value counts as 0. ' +
         'Null when the key may not read deals',
     }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

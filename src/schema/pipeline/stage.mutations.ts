@@ -12,6 +12,7 @@ import { StageType } from './pipeline.type.ts';
 import { lockPipeline, PIPELINE_REFUSALS, renumber, stagesInOrder } from './pipeline.write.ts';
 import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { assertLockedVersion, EXPECTED_VERSION_HELP } from '../common/versions.ts';
 
 const StageCreateInput = zodInput(
   'StageCreateInput',
@@ -76,6 +77,7 @@ builder.mutationFields((t) => ({
       pipelineId: t.arg.id({ required: true }),
       id: t.arg.id({ required: true }),
       input: t.arg({ type: StageUpdateInput, required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
     },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
@@ -84,6 +86,7 @@ builder.mutationFields((t) => ({
         ctx.prisma,
         async (tx) => {
           const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
+          assertLockedVersion(stage, args.expected_version);
           if (input.position !== undefined)
             await renumber(
               tx,
@@ -106,13 +109,18 @@ builder.mutationFields((t) => ({
   deleteStage: t.field({
     type: DeleteResult,
     description: 'Deletes an empty stage; later stages move up.',
-    args: { pipelineId: t.arg.id({ required: true }), id: t.arg.id({ required: true }) },
+    args: {
+      pipelineId: t.arg.id({ required: true }),
+      id: t.arg.id({ required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
+    },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'pipelines', 'write');
       return transaction(
         ctx.prisma,
         async (tx) => {
           const { stage, stages } = await loadStage(tx, ctx, String(args.pipelineId), String(args.id));
+          assertLockedVersion(stage, args.expected_version);
           assertStageDeletable({
             dealCount: await tx.deal.count({ where: { stageId: stage.id } }),
             stageCount: stages.length,

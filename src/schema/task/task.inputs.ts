@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { inputNamed } from '../common/graphql-names.ts';
 import { isoDateOrTime, name255, optionalText } from '../common/validation.ts';
 import { RELATED_TYPES, REMINDER_TYPES, TASK_PRIORITIES, TASK_STATUSES, TASK_TYPES } from '../../records/task.ts';
+import { externalId, externalIdFilter } from '../common/external-id.ts';
 
 const MAX_REMINDER_MINUTES = 525_600; // one year
 
@@ -35,6 +36,7 @@ const taskFields = {
   related_to_type: z.enum(RELATED_TYPES).nullable().optional(),
   related_to_id: id.nullable().optional(),
   reminder: reminder.nullable().optional(),
+  external_id: externalId.nullable().optional(),
 };
 
 /** related_to_type and related_to_id name one thing together: both or neither. */
@@ -65,6 +67,7 @@ export const taskFilter = z
     due_after: isoDateOrTime.optional(),
     related_to_type: z.enum(RELATED_TYPES).optional(),
     related_to_id: z.string().optional(),
+    external_id: externalIdFilter.optional(),
   })
   .strip();
 export type TaskFilter = z.output<typeof taskFilter>;

@@ -9,6 +9,10 @@ import { keysetPage, type ListArgs, type Page, type SortSpec } from '../common/p
 import { sqlKeyset } from '../common/pagination.sql.ts';
 import { TASK_PRIORITIES } from '../../records/task.ts';
 import type { TaskFilter } from './task.inputs.ts';
+import { TASK_WHERE } from '../common/where/resources.ts';
+import { allOf, conditionsOf } from '../common/where/where.ts';
+import type { Condition } from '../common/where/where.compile.ts';
+import { toSqlWhere } from '../common/where/where.sql.ts';
 import { priorityRank } from './task.rules.ts';
 import { loadTaskViews, type TaskView } from '../../records/task.ts';
 
@@ -46,23 +50,31 @@ interface TaskPosition {
   updated_at: Date;
 }
 
-function whereOf(workspaceId: string, f: TaskFilter): Prisma.Sql {
-  const conds = [sql`workspace_id = ${workspaceId}`];
-  if (f.assignee_id) conds.push(sql`assignee_id = ${f.assignee_id}`);
-  if (f.status) conds.push(sql`status = ${f.status}`);
-  if (f.priority) conds.push(sql`priority = ${f.priority}`);
-  if (f.type) conds.push(sql`type = ${f.type}`);
-  if (f.due_before) conds.push(sql`due_date <= ${f.due_before}`);
-  if (f.due_after) conds.push(sql`due_date >= ${f.due_after}`);
-  if (f.related_to_type) conds.push(sql`related_to_type = ${f.related_to_type}`);
-  if (f.related_to_id) conds.push(sql`related_to_id = ${f.related_to_id}`);
-  return Prisma.join(conds, ' AND ');
+/** The workspace's tasks that meet the query-string filter and the `where` filter's conditions. */
+function whereOf(workspaceId: string, f: TaskFilter, where: Condition | null): Prisma.Sql {
+  const legacy = conditionsOf(TASK_WHERE, [
+    ['assignee_id', 'eq', f.assignee_id],
+    ['status', 'eq', f.status],
+    ['priority', 'eq', f.priority],
+    ['type', 'eq', f.type],
+    ['due_date', 'lte', f.due_before],
+    ['due_date', 'gte', f.due_after],
+    ['related_to_type', 'eq', f.related_to_type],
+    ['related_to_id', 'eq', f.related_to_id],
+    ['external_id', 'eq', f.external_id],
+  ]);
+  return sql`workspace_id = ${workspaceId} AND ${toSqlWhere(allOf(legacy, where))}`;
 }
 
-export async function listTasks(ctx: Context, filter: TaskFilter, args: ListArgs): Promise<Page<TaskView>> {
+export async function listTasks(
+  ctx: Context,
+  filter: TaskFilter,
+  args: ListArgs,
+  where: Condition | null = null,
+): Promise<Page<TaskView>> {
   const page = await keysetPage(TASK_KEYSET, args, TASK_SORT, {
     list: 'tasks',
-    where: whereOf(ctx.caller.workspaceId, filter),
+    where: whereOf(ctx.caller.workspaceId, filter, where),
     fetch: ({ where, orderBy, take }) => ctx.prisma.$queryRaw<TaskPosition[]>`
       SELECT id, due_date, ${PRIORITY_RANK_SQL} AS priority, created_at, updated_at
       FROM tasks WHERE ${where} ORDER BY ${orderBy} LIMIT ${take}`,

@@ -3,6 +3,9 @@ import { builder } from '../builder.ts';
 import { parseInput } from '../common/validation.ts';
 import { taskFilter } from './task.inputs.ts';
 import { listTasks, TASK_SORT } from './task.list.ts';
+import { TASK_WHERE } from '../common/where/resources.ts';
+import { whereArg } from '../common/where/where.ts';
+import { whereInput } from '../common/where/where.graphql.ts';
 import { TaskPage, TaskType } from './task.type.ts';
 import { loadTaskView } from '../../records/task.ts';
 import { findTask } from './task.write.ts';
@@ -30,6 +33,10 @@ builder.queryFields((t) => ({
     description: 'Tasks of the workspace, filtered, sorted and paginated by cursor.',
     args: {
       filter: t.arg({ type: TaskFilter }),
+      where: t.arg({
+        type: whereInput(TASK_WHERE),
+        description: 'A filter in the filter language (docs/filtering.md); applies together with `filter`.',
+      }),
       sort: sortArg(
         t,
         'TaskSort',
@@ -40,10 +47,10 @@ builder.queryFields((t) => ({
       limit: t.arg.int(),
       cursor: t.arg.string(),
     },
-    resolve: (_root, args, ctx) => {
+    resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'tasks', 'read');
       const filter = parseInput(taskFilter, args.filter ?? {});
-      return listTasks(ctx, filter, args);
+      return listTasks(ctx, filter, args, await whereArg(ctx, TASK_WHERE, args.where));
     },
   }),
 }));

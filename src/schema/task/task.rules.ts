@@ -81,6 +81,7 @@ const API_FIELDS: Record<string, (keyof Task)[]> = {
   related_to: ['relatedToType', 'relatedToId'],
   reminder: ['reminderType', 'reminderBeforeMinutes'],
   completed_at: ['completedAt'],
+  external_id: ['externalId'],
 };
 
 /** The API fields whose stored value differs between two versions of a task. */

@@ -10,6 +10,8 @@ import { pageType } from '../common/page.ts';
 import { storedEnum } from '../common/stored-enum.ts';
 import { UserType } from '../user/user.type.ts';
 import { reminderOf, relatedTo, type TaskView } from '../../records/task.ts';
+import { versionDescription } from '../common/versions.ts';
+import { EXTERNAL_ID_ANSWER } from '../common/external-id.ts';
 
 const RelatedTo = builder.objectRef<{ type: string; id: string; name: string | null }>('TaskRelatedTo').implement({
   description: 'The record a task is about.',
@@ -91,6 +93,8 @@ export const TaskType = builder.objectRef<TaskView>('Task').implement({
       nullable: true,
       description: 'Id of the user behind the key or session that created it; null when the key belongs to no user',
     }),
+    external_id: t.exposeString('externalId', { nullable: true, description: EXTERNAL_ID_ANSWER }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

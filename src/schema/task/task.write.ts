@@ -25,6 +25,9 @@ import {
   reminderAt,
 } from './task.rules.ts';
 import { loadTaskView, loadTaskViews, type TaskView } from '../../records/task.ts';
+import type { Refusals } from '../../db/transaction.ts';
+import { externalIdTaken, onExternalId } from '../common/external-id.ts';
+import { assertLockedVersion } from '../common/versions.ts';
 
 type Tx = Prisma.TransactionClient;
 
@@ -39,9 +42,27 @@ export async function findTask(db: Pick<Tx, 'task'>, ctx: Context, id: string): 
  * writes to one task run one after the other, each seeing the previous one's result: a task
  * is completed (or deleted) once, with one event, and a write racing a delete answers 404.
  */
-async function lockTask(tx: Tx, ctx: Context, id: string): Promise<Task> {
+async function lockTask(tx: Tx, ctx: Context, id: string, expectedVersion?: number | null): Promise<Task> {
   await tx.$queryRaw`SELECT id FROM tasks WHERE id = ${id} AND workspace_id = ${ctx.caller.workspaceId} FOR UPDATE`;
-  return findTask(tx, ctx, id);
+  const task = await findTask(tx, ctx, id);
+  // The row is locked: its version stays what it is until this transaction ends.
+  assertLockedVersion(task, expectedVersion);
+  return task;
+}
+
+/**
+ * What a unique violation of a task write means: its external_id is another task's, named in the
+ * answer (looked up after the write's transaction).
+ */
+export function taskRefusals(ctx: Context, externalId: string | null | undefined): Refusals {
+  return {
+    uniqueViolation: async (columns) => {
+      if (!onExternalId(columns) || !externalId) return new AppError('conflict', 'The task conflicts with another');
+      return externalIdTaken('task', () =>
+        ctx.prisma.task.findFirst({ where: { workspaceId: ctx.caller.workspaceId, externalId }, select: { id: true } }),
+      );
+    },
+  };
 }
 
 /**
@@ -96,6 +117,7 @@ export async function createTask(tx: Tx, ctx: Context, input: TaskCreateInput): 
       reminderAt: reminderAt(dueDate, reminder),
       completedAt: completedAtAfter(null, status, new Date()),
       createdBy: ctx.caller.userId,
+      externalId: input.external_id ?? null,
     },
   });
   const view = await loadTaskView(tx, task);
@@ -108,8 +130,14 @@ export async function createTask(tx: Tx, ctx: Context, input: TaskCreateInput): 
 }
 
 /** PUT semantics per the product decisions: any field, any status; only given fields change. */
-export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUpdateInput): Promise<TaskView> {
-  const before = await lockTask(tx, ctx, id);
+export async function updateTask(
+  tx: Tx,
+  ctx: Context,
+  id: string,
+  input: TaskUpdateInput,
+  expectedVersion?: number | null,
+): Promise<TaskView> {
+  const before = await lockTask(tx, ctx, id, expectedVersion);
   // An unchanged assignee who has since been deactivated does not block other edits.
   if (input.assignee_id !== before.assigneeId) await assertActiveUser(tx, ctx, input.assignee_id, 'assignee_id');
   // related_to_type and related_to_id change together (the input rule asks for both or neither).
@@ -142,6 +170,7 @@ export async function updateTask(tx: Tx, ctx: Context, id: string, input: TaskUp
       ...schedule,
       ...notificationResets(before, schedule),
       completedAt: completedAtAfter(before, status, new Date()),
+      externalId: input.external_id,
     },
   });
 
@@ -168,8 +197,9 @@ export async function completeTask(
   ctx: Context,
   id: string,
   note: string | null | undefined,
+  expectedVersion?: number | null,
 ): Promise<TaskView> {
-  const before = await lockTask(tx, ctx, id);
+  const before = await lockTask(tx, ctx, id, expectedVersion);
   if (completion(before.status) === 'unchanged') return loadTaskView(tx, before);
   const after = await tx.task.update({
     where: { id },
@@ -184,8 +214,13 @@ export async function completeTask(
   return view;
 }
 
-export async function deleteTask(tx: Tx, ctx: Context, id: string): Promise<{ id: string; deleted: true }> {
-  const task = await lockTask(tx, ctx, id);
+export async function deleteTask(
+  tx: Tx,
+  ctx: Context,
+  id: string,
+  expectedVersion?: number | null,
+): Promise<{ id: string; deleted: true }> {
+  const task = await lockTask(tx, ctx, id, expectedVersion);
   const view = await loadTaskView(tx, task);
   await tx.task.delete({ where: { id } });
   await recordTaskEvent(tx, view, taskDeleted.build(view), actorOf(ctx));

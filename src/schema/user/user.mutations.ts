@@ -6,6 +6,7 @@ import { preferencesInput } from './preferences.rules.ts';
 import { findUser } from './user.queries.ts';
 import { UserType } from './user.type.ts';
 import { zodInput } from '../common/zod-input.ts';
+import { assertLockedVersion, EXPECTED_VERSION_HELP, staleVersion } from '../common/versions.ts';
 
 const NotificationPreferencesInput = zodInput(
   'NotificationPreferencesInput',
@@ -21,6 +22,7 @@ builder.mutationField('updateNotificationPreferences', (t) =>
     args: {
       userId: t.arg.id({ required: true }),
       input: t.arg({ type: NotificationPreferencesInput, required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
     },
     resolve: async (_root, args, ctx) => {
       // Preferences only decide whether task reminders fire, so they are guarded like tasks.
@@ -28,13 +30,18 @@ builder.mutationField('updateNotificationPreferences', (t) =>
       assertLiveCaller(ctx, 'Users and their preferences');
       const input = parseInput(preferencesInput, args.input);
       const user = await findUser(ctx.prisma, ctx, String(args.userId));
+      const expected = args.expected_version ?? null;
+      assertLockedVersion(user, expected);
       if (Object.keys(input).length === 0) return user;
-      // Merged in the database, so concurrent changes to different channels both survive.
-      await ctx.prisma.$executeRaw`
+      // Merged in the database, so concurrent changes to different channels both survive; with an
+      // expected version, only onto that version (one statement, so no change slips in between).
+      const written = await ctx.prisma.$executeRaw`
         UPDATE users
         SET notification_preferences = notification_preferences || ${JSON.stringify(input)}::jsonb, updated_at = now()
-        WHERE id = ${user.id}`;
-      return findUser(ctx.prisma, ctx, user.id);
+        WHERE id = ${user.id} AND (${expected}::int IS NULL OR version = ${expected}::int)`;
+      const after = await findUser(ctx.prisma, ctx, user.id);
+      if (written === 0 && expected !== null) throw staleVersion(expected, after.version);
+      return after;
     },
   }),
 );

@@ -1,6 +1,7 @@
 import { builder } from '../builder.ts';
 import { pageType } from '../common/page.ts';
 import { notificationPreferences, type NotificationPreferences } from './preferences.rules.ts';
+import { versionDescription } from '../common/versions.ts';
 
 const NotificationPreferencesType = builder.objectRef<NotificationPreferences>('NotificationPreferences').implement({
   description: 'The channels task reminders may use for a user: a reminder fires on a channel only while it is on.',
@@ -24,6 +25,7 @@ export const UserType = builder.prismaObject('User', {
       type: NotificationPreferencesType,
       resolve: (u) => notificationPreferences(u.notificationPreferences),
     }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
   }),
 });

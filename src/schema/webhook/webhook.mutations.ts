@@ -21,7 +21,8 @@ import { assertOutboundRoom } from './webhook.caps.ts';
 import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
 import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
 import { zodInput } from '../common/zod-input.ts';
-import { transaction } from '../../db/transaction.ts';
+import { transaction, withRefusals, type Refusals } from '../../db/transaction.ts';
+import { assertLockedVersion, EXPECTED_VERSION_HELP, staleVersion, versionedKey } from '../common/versions.ts';
 
 const WebhookCreateInput = zodInput(
   'WebhookCreateInput',
@@ -64,6 +65,24 @@ function settings(input: WebhookUpdateInput) {
 const withSecret = <T extends object>(row: T, plainSecret: string | undefined): T & { plainSecret?: string } =>
   Object.assign(row, { plainSecret });
 
+/**
+ * A conditional write of a subscription (its `version` in the key) that found no row: it changed
+ * since it was read (412 with its version now), or it is gone (404).
+ */
+function versionRefusals(ctx: Context, id: string, expected: number | null | undefined): Refusals {
+  return {
+    recordNotFound: async () => {
+      const now = await ctx.prisma.webhookSubscription.findFirst({
+        where: { id, workspaceId: ctx.caller.workspaceId },
+        select: { version: true },
+      });
+      return now && expected !== null && expected !== undefined
+        ? staleVersion(expected, now.version)
+        : notFound('Webhook');
+    },
+  };
+}
+
 builder.mutationFields((t) => ({
   createWebhook: t.field({
     type: WebhookType,
@@ -104,38 +123,48 @@ builder.mutationFields((t) => ({
   updateWebhook: t.field({
     type: WebhookType,
     description: 'Changes settings. Setting active to true resumes deliveries kept while it was inactive.',
-    args: { id: t.arg.id({ required: true }), input: t.arg({ type: WebhookUpdateInput, required: true }) },
+    args: {
+      id: t.arg.id({ required: true }),
+      input: t.arg({ type: WebhookUpdateInput, required: true }),
+      expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }),
+    },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const input = parseInput(webhookUpdateInput, args.input);
       const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
+      assertLockedVersion(sub, args.expected_version);
       // Deliveries still queued for the events it has now go to the settings it will have: the
       // key must be able to read both what it has and what it will have.
       assertMayReadEvents(ctx.caller, [...new Set([...sub.events, ...(input.events ?? [])])]);
       const url = input.url === undefined ? undefined : await validateWebhookUrl(input.url, ctx.webhooks.policy);
       const reactivated = input.active === true && !sub.active;
       const secret = input.rotate_secret ? generateWebhookSecret() : undefined;
-      const row = await ctx.prisma.webhookSubscription.update({
-        where: { id: sub.id },
-        data: {
-          ...settings(input),
-          url,
-          active: input.active,
-          secretEncrypted: secret ? ctx.webhooks.box.seal(secret) : undefined,
-          ...(reactivated ? { consecutiveFailures: 0, disabledAt: null } : {}),
-        },
-      });
+      // One conditional statement: a change since the check above is refused, not overwritten.
+      const row = await withRefusals(versionRefusals(ctx, sub.id, args.expected_version), () =>
+        ctx.prisma.webhookSubscription.update({
+          where: versionedKey(sub.id, args.expected_version),
+          data: {
+            ...settings(input),
+            url,
+            active: input.active,
+            secretEncrypted: secret ? ctx.webhooks.box.seal(secret) : undefined,
+            ...(reactivated ? { consecutiveFailures: 0, disabledAt: null } : {}),
+          },
+        }),
+      );
       return withSecret(row, secret) as WithSecret;
     },
   }),
   deleteWebhook: t.field({
     type: DeleteResult,
     description: 'Deletes the subscription and its delivery log.',
-    args: { id: t.arg.id({ required: true }) },
+    args: { id: t.arg.id({ required: true }), expected_version: t.arg.int({ description: EXPECTED_VERSION_HELP }) },
     resolve: async (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
-      await ctx.prisma.webhookSubscription.delete({ where: { id: sub.id } });
+      await withRefusals(versionRefusals(ctx, sub.id, args.expected_version), () =>
+        ctx.prisma.webhookSubscription.delete({ where: versionedKey(sub.id, args.expected_version) }),
+      );
       return { id: sub.id, deleted: true as const };
     },
   }),

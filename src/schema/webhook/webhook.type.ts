@@ -4,6 +4,7 @@ import { builder } from '../builder.ts';
 import { DeliveryStatus, WebhookContentType, WebhookHttpMethod, WebhookPayloadFormat } from '../common/enums.ts';
 import { pageType } from '../common/page.ts';
 import { storedEnum } from '../common/stored-enum.ts';
+import { versionDescription } from '../common/versions.ts';
 
 /** A subscription as just created: the only time its secret is shown. */
 export type WithSecret = WebhookSubscription & { plainSecret?: string };
@@ -69,6 +70,7 @@ export const WebhookType = builder.prismaObject('WebhookSubscription', {
       nullable: true,
       description: 'When it was turned inactive after failures; null otherwise',
     }),
+    version: t.exposeInt('version', { description: versionDescription }),
     created_at: t.expose('createdAt', { type: 'DateTime' }),
     updated_at: t.expose('updatedAt', { type: 'DateTime' }),
   }),

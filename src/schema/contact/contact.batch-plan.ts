@@ -1,0 +1,309 @@
+// The fast way through a batch of contacts: every operation is decided in memory from one read
+// of the records it names, then all rows and events are written in a handful of set-based
+// statements (insert, update, delete, events) instead of several statements per operation. The
+// answers and events are those the one-by-one writes give. A batch where two operations name the
+// same record or the same email or external_id takes the one-by-one way, whose order decides.
+import { Prisma, type Contact } from '../../db/generated/client/client.ts';
+import { AppError, validationError, type ErrorDetails } from '../../errors.ts';
+import { recordEvents, type NewEvent } from '../../events/outbox.ts';
+import { contactCreated, contactDeleted } from '../../events/catalogue/contact.events.ts';
+import { actorOf, type Context } from '../context.ts';
+import { issuesToDetails } from '../common/validation.ts';
+import { definitionsLoader } from '../custom-field/custom-field.loader.ts';
+import { applyCustomFields, droppedWarning } from '../custom-field/custom-field.rules.ts';
+import { assertActiveUser } from '../user/user.rules.ts';
+import type { BatchOperation } from '../batch/batch.inputs.ts';
+import type { BatchPlan, Outcome } from '../batch/batch.run.ts';
+import {
+  contactCreateInput,
+  contactUpdateInput,
+  type ContactCreateInput,
+  type ContactUpdateInput,
+} from './contact.inputs.ts';
+import { contactChanges, contactUpdateEvents, FIELD_MAP, newContact } from './contact.write.ts';
+
+type Tx = Prisma.TransactionClient;
+type Company = { id: string; name: string };
+
+/** What one operation will do, decided in memory. */
+type Step =
+  | { kind: 'create'; row: Contact }
+  | { kind: 'update'; before: Contact; after: Contact; events: NewEvent[] }
+  | { kind: 'delete'; before: Contact }
+  | { kind: 'unchanged'; id: string };
+
+const conflict = (key: string, holder: string) =>
+  new AppError('conflict', `A contact with this ${key} already exists in the workspace`, {
+    [key]: ['is already taken'],
+    existing_id: holder,
+  } as ErrorDetails);
+
+function parse<T>(
+  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: never[] } } },
+  data: unknown,
+): T {
+  const parsed = schema.safeParse(data ?? {});
+  if (!parsed.success)
+    throw new AppError(
+      'validation_error',
+      'The operation has invalid fields',
+      issuesToDetails(parsed.error.issues, 'data.'),
+    );
+  return parsed.data;
+}
+
+/** The row after an update, as the database will hold it (the trigger raises the version). */
+function updated(
+  before: Contact,
+  input: ContactUpdateInput,
+  customFields: Record<string, unknown> | null,
+  linked: Company | null,
+  now: Date,
+): Contact {
+  const after = { ...before } as Record<string, unknown>;
+  for (const [api, field] of Object.entries(FIELD_MAP)) {
+    const value = input[api as keyof typeof FIELD_MAP];
+    if (value !== undefined) after[field] = value;
+  }
+  if (linked) after.company = linked.name;
+  if (customFields) after.customFields = customFields;
+  return { ...(after as Contact), updatedAt: now, version: before.version + 1 };
+}
+
+/** The batch's plan, or null when it must run one operation at a time. */
+export async function planContacts(ctx: Context, operations: BatchOperation[]): Promise<BatchPlan | null> {
+  const ws = ctx.caller.workspaceId;
+  const data = (op: BatchOperation) => (op.data ?? {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const emails = operations.map((o) => text(data(o).email)?.trim().toLowerCase());
+  const externals = operations.map((o) => text(data(o).external_id)?.trim());
+  // The same key twice: which operation comes first decides, so the batch goes one by one.
+  const repeated = (values: (string | undefined)[]) => {
+    const given = values.filter((v): v is string => Boolean(v));
+    return new Set(given).size !== given.length;
+  };
+  const ids = operations.flatMap((o) => (o.id ? [o.id] : []));
+  if (repeated(emails) || repeated(externals) || repeated(ids)) return null;
+
+  const rows = await ctx.prisma.contact.findMany({
+    where: {
+      workspaceId: ws,
+      OR: [
+        { id: { in: ids } },
+        { email: { in: emails.filter((e): e is string => Boolean(e)) } },
+        { externalId: { in: externals.filter((e): e is string => Boolean(e)) } },
+      ],
+    },
+  });
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byEmail = new Map(rows.map((r) => [r.email, r]));
+  const byExternal = new Map(rows.filter((r) => r.externalId).map((r) => [r.externalId!, r]));
+  const companyIds = operations.flatMap((o) =>
+    typeof data(o).company_id === 'string' ? [data(o).company_id as string] : [],
+  );
+  const domains = ctx.caller.linkContactsByDomain
+    ? emails.flatMap((e) => (e?.includes('@') ? [e.slice(e.lastIndexOf('@') + 1)] : []))
+    : [];
+  const companies =
+    companyIds.length || domains.length
+      ? await ctx.prisma.company.findMany({
+          where: { workspaceId: ws, OR: [{ id: { in: companyIds } }, { domain: { in: domains } }] },
+          select: { id: true, name: true, domain: true },
+        })
+      : [];
+  const defs = await definitionsLoader(ctx).load(ctx.caller.accountId);
+  const dropped = new Set<string>();
+  const now = new Date();
+  const touched = new Set<string>();
+
+  const linkedOf = (
+    companyId: string | null | undefined,
+    email: string | undefined,
+    isNew: boolean,
+  ): Company | null => {
+    if (typeof companyId === 'string') {
+      const found = companies.find((c) => c.id === companyId);
+      if (!found)
+        throw new AppError('unprocessable_entity', 'company_id does not name a company of this workspace', {
+          company_id: ['unknown company'],
+        });
+      return found;
+    }
+    if (companyId === undefined && isNew && email && ctx.caller.linkContactsByDomain)
+      return companies.find((c) => c.domain === email.slice(email.lastIndexOf('@') + 1)) ?? null;
+    return null;
+  };
+  const customFieldsOf = (input: Record<string, unknown> | undefined, existing: Record<string, unknown>) => {
+    if (!input) return null;
+    const { values, dropped: d, errors } = applyCustomFields(defs, input, existing);
+    if (Object.keys(errors).length) throw validationError(errors);
+    for (const key of d) dropped.add(key);
+    return values;
+  };
+  /** A key value the data sets that another record holds. */
+  const assertFree = (email: string | undefined, external: string | null | undefined, self: string | null) => {
+    const byMail = email ? byEmail.get(email) : undefined;
+    if (byMail && byMail.id !== self) throw conflict('email', byMail.id);
+    const byExt = external ? byExternal.get(external) : undefined;
+    if (byExt && byExt.id !== self) throw conflict('external_id', byExt.id);
+  };
+  const create = async (op: BatchOperation): Promise<Step> => {
+    const input = parse<ContactCreateInput>(contactCreateInput as never, op.data);
+    assertFree(input.email, input.external_id, null);
+    await assertActiveUser(null, ctx, input.assigned_to, 'assigned_to');
+    const customFields = customFieldsOf(input.custom_fields, {}) ?? {};
+    return { kind: 'create', row: newContact(ctx, input, customFields, linkedOf(input.company_id, input.email, true)) };
+  };
+  const update = async (before: Contact, op: BatchOperation): Promise<Step> => {
+    const input = parse<ContactUpdateInput>(contactUpdateInput as never, op.data);
+    if (input.first_name === null || input.email === null)
+      throw validationError({ [input.first_name === null ? 'data.first_name' : 'data.email']: ['cannot be null'] });
+    assertFree(input.email, input.external_id, before.id);
+    await assertActiveUser(null, ctx, input.assigned_to, 'assigned_to');
+    const linked = linkedOf(input.company_id, undefined, false);
+    const customFields = customFieldsOf(input.custom_fields, before.customFields as Record<string, unknown>);
+    const after = updated(before, input, customFields, linked, now);
+    const changed = contactChanges(before, after, input, linked !== null);
+    if (!changed.length) return { kind: 'unchanged', id: before.id };
+    return { kind: 'update', before, after, events: contactUpdateEvents(ctx, before, after, changed) };
+  };
+  const decide = async (op: BatchOperation, index: number): Promise<Step> => {
+    switch (op.op) {
+      case undefined:
+        throw validationError(
+          { op: ['is required: create, update, upsert or delete'] },
+          'The operation has invalid fields',
+        );
+      case 'create':
+        return create(op);
+      case 'update':
+      case 'delete': {
+        if (!op.id) throw validationError({ id: [`is required for ${op.op}`] }, 'The operation has invalid fields');
+        const before = byId.get(op.id);
+        if (!before) throw new AppError('not_found', 'Contact not found');
+        return op.op === 'delete' ? { kind: 'delete', before } : update(before, op);
+      }
+      case 'upsert': {
+        const key = op.upsert_by;
+        if (!key) throw validationError({ upsert_by: ['is required for upsert'] }, 'The operation has invalid fields');
+        const value = key === 'email' ? emails[index] : externals[index];
+        if (!value)
+          throw validationError(
+            { [`data.${key}`]: ['is required for an upsert by it'] },
+            'The operation has invalid fields',
+          );
+        const existing = key === 'email' ? byEmail.get(value) : byExternal.get(value);
+        return existing ? update(existing, op) : create(op);
+      }
+    }
+  };
+
+  const steps: (Step | AppError)[] = [];
+  for (const [index, op] of operations.entries()) {
+    try {
+      const step = await decide(op, index);
+      // A record two operations reach (one by id, one by a key it holds) goes one by one too.
+      const id = step.kind === 'create' ? null : step.kind === 'unchanged' ? step.id : step.before.id;
+      if (id && touched.has(id)) return null;
+      if (id) touched.add(id);
+      steps.push(step);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      steps.push(err);
+    }
+  }
+  if (dropped.size) ctx.warnings.push(droppedWarning([...dropped]));
+
+  const outcomes: Outcome[] = steps.map((s) =>
+    s instanceof AppError
+      ? s
+      : s.kind === 'create'
+        ? { status: 201, id: s.row.id, created: true }
+        : { status: 200, id: s.kind === 'unchanged' ? s.id : s.before.id, created: false },
+  );
+  const ok = steps.filter((s): s is Step => !(s instanceof AppError));
+  return { outcomes, write: (tx) => writeSteps(tx, ctx, ok) };
+}
+
+const json = (rows: unknown[]) => JSON.stringify(rows);
+
+/** One contact as the bulk statements read it (snake_case, as the columns). */
+function columns(c: Contact) {
+  return {
+    id: c.id,
+    workspace_id: c.workspaceId,
+    first_name: c.firstName,
+    last_name: c.lastName,
+    email: c.email,
+    phone: c.phone,
+    company: c.company,
+    job_title: c.jobTitle,
+    status: c.status,
+    source: c.source,
+    tags: c.tags,
+    assigned_to: c.assignedToId,
+    engagement_score: c.engagementScore,
+    custom_fields: c.customFields,
+    address: c.address,
+    external_id: c.externalId,
+    company_id: c.companyId,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
+
+const RECORD = Prisma.raw(`x(id text, workspace_id text, first_name text, last_name text, email text, phone text,
+  company text, job_title text, status text, source text, tags text[], assigned_to text, engagement_score int,
+  custom_fields jsonb, address jsonb, external_id text, company_id text, created_at timestamptz,
+  updated_at timestamptz)`);
+
+/**
+ * Writes the plan's rows and events. False, writing nothing, when a record it read changed since
+ * (another writer came between): the batch then runs one by one.
+ */
+async function writeSteps(tx: Tx, ctx: Context, steps: Step[]): Promise<boolean> {
+  const existing = steps.flatMap((s) => (s.kind === 'update' || s.kind === 'delete' ? [s.before] : []));
+  if (existing.length) {
+    const locked = await tx.$queryRaw<{ id: string; version: number }[]>`
+      SELECT id, version FROM contacts WHERE id = ANY(${existing.map((c) => c.id)}::text[]) FOR UPDATE`;
+    const versions = new Map(locked.map((r) => [r.id, r.version]));
+    if (existing.some((c) => versions.get(c.id) !== c.version)) return false;
+  }
+  const creates = steps.flatMap((s) => (s.kind === 'create' ? [columns(s.row)] : []));
+  if (creates.length)
+    await tx.$executeRaw`
+      INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source,
+        tags, assigned_to, engagement_score, custom_fields, address, external_id, company_id, created_at, updated_at)
+      SELECT id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source, tags,
+        assigned_to, engagement_score, custom_fields, NULLIF(address, 'null'::jsonb), external_id, company_id,
+        created_at, updated_at
+      FROM jsonb_to_recordset(${json(creates)}::jsonb) AS ${RECORD}`;
+  const updates = steps.flatMap((s) => (s.kind === 'update' ? [columns(s.after)] : []));
+  if (updates.length)
+    await tx.$executeRaw`
+      UPDATE contacts c SET first_name = x.first_name, last_name = x.last_name, email = x.email, phone = x.phone,
+        company = x.company, job_title = x.job_title, status = x.status, source = x.source, tags = x.tags,
+        assigned_to = x.assigned_to, custom_fields = x.custom_fields, address = NULLIF(x.address, 'null'::jsonb),
+        external_id = x.external_id, company_id = x.company_id, updated_at = x.updated_at
+      FROM jsonb_to_recordset(${json(updates)}::jsonb) AS ${RECORD}
+      WHERE c.id = x.id`;
+  const deletes = steps.flatMap((s) => (s.kind === 'delete' ? [s.before.id] : []));
+  if (deletes.length) await tx.$executeRaw`DELETE FROM contacts WHERE id = ANY(${deletes}::text[])`;
+  const actor = actorOf(ctx);
+  const events = steps.flatMap((s): NewEvent[] => {
+    switch (s.kind) {
+      case 'create':
+        return [{ ...contactCreated.build(s.row), workspaceId: s.row.workspaceId, contactId: s.row.id, actor }];
+      case 'update':
+        return s.events;
+      case 'delete':
+        return [
+          { ...contactDeleted.build(s.before), workspaceId: s.before.workspaceId, contactId: s.before.id, actor },
+        ];
+      default:
+        return [];
+    }
+  });
+  await recordEvents(tx, events);
+  return true;
+}
