@@ -164,7 +164,7 @@ function serviceCases(s: Seeded): Case[] {
 }
 
 /**
- * The filter language on indexed conditions (issue 12's goal: p95 at 1,000,000 contacts within 2× of
+ * The filter language on indexed conditions (goal: p95 at 1,000,000 contacts within 2× of
  * 10,000): each selects about as many contacts at every size, so the cost that grows is the search.
  */
 export function filterBodies(s: Seeded): Array<[string, Record<string, unknown>]> {

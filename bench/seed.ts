@@ -109,9 +109,11 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
   await run(`INSERT INTO users (id, workspace_id, name, email, updated_at)
     SELECT '${ids.user}' || g, '${ws}', 'Owner ' || g, 'owner' || g || '@example.com', now()
     FROM generate_series(1, 10) g`);
-  await run(`INSERT INTO companies (id, workspace_id, name, domain, industry, size, tags, created_at, updated_at)
+  await run(`INSERT INTO companies (id, workspace_id, name, domain, industry, size, tags, owner_id, created_at,
+      updated_at)
     SELECT '${ids.company}' || lpad(g::text, 8, '0'), '${ws}', 'Company ' || g, 'company' || g || '.example',
       (${sqlArray(['software', 'retail', 'media', 'energy'])})[1 + g % 4], g % 5000, ARRAY['segment' || (g % 5)],
+      '${ids.user}' || (1 + g % 10),
       timestamptz '2024-01-01' + g * interval '1 second', timestamptz '2024-01-01' + g * interval '1 second'
     FROM generate_series(1, ${companies}) g`);
   // Created one second apart, newest last, as an import of older records would be.
