@@ -569,7 +569,9 @@ describe('GraphQL', () => {
       app.base,
       ws.key,
       `query($id: ID!) {
-        company(id: $id) { name owner { id } contacts { id company_id company_record { id } } deals { title company { id } } }
+        company(id: $id) {
+          name owner { id } contacts { id company_id company_record { id } } deals { title company { id } }
+        }
         companies(filter: { name: "graph co" }) { nodes { id } total }
         contact(id: "${contact.id}") { company_id company_record { name } }
       }`,

@@ -130,7 +130,8 @@ describe('company GraphQL expected_version', () => {
   }) => {
     const c = await company(ws);
     const update =
-      'mutation($id: ID!, $v: Int) { updateCompany(id: $id, input: { industry: "G" }, expected_version: $v) { version industry } }';
+      'mutation($id: ID!, $v: Int) { ' +
+      'updateCompany(id: $id, input: { industry: "G" }, expected_version: $v) { version industry } }';
     const stale = await gql(app.base, ws.key, update, { id: c.id, v: 5 });
     expect(stale.data).toBeNull();
     expect(stale.errors?.[0].extensions).toMatchObject({
@@ -156,7 +157,8 @@ describe('company GraphQL expected_version', () => {
     const secondary = await company(ws, { name: 'Secondary' });
     await ws.api('PUT', `/v1/companies/${primary.id}`, { industry: 'Moved on' });
     const merge =
-      'mutation($p: String!, $s: String!, $v: Int) { mergeCompanies(input: { primary_id: $p, secondary_id: $s }, expected_version: $v) { id version } }';
+      'mutation($p: String!, $s: String!, $v: Int) { ' +
+      'mergeCompanies(input: { primary_id: $p, secondary_id: $s }, expected_version: $v) { id version } }';
     const stale = await gql(app.base, ws.key, merge, { p: primary.id, s: secondary.id, v: 1 });
     expect(stale.errors?.[0].extensions).toMatchObject({
       code: 'precondition_failed',

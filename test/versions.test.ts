@@ -269,7 +269,8 @@ describe('GraphQL expected_version', () => {
   }) => {
     const c = await contact(ws);
     const update =
-      'mutation($id: ID!, $v: Int) { updateContact(id: $id, input: { job_title: "G" }, expected_version: $v) { version } }';
+      'mutation($id: ID!, $v: Int) { ' +
+      'updateContact(id: $id, input: { job_title: "G" }, expected_version: $v) { version } }';
     const stale = await gql(app.base, ws.key, update, { id: c.id, v: 5 });
     expect(stale.data).toBeNull();
     expect(stale.errors?.[0].extensions).toMatchObject({

@@ -50,7 +50,8 @@ export async function assertVersion(
 ): Promise<void> {
   if (expected === null || expected === undefined) return;
   const rows = await tx.$queryRaw<{ version: number }[]>(
-    Prisma.sql`SELECT version FROM ${Prisma.raw(`"${table}"`)} WHERE id = ${id} AND workspace_id = ${workspaceId} FOR UPDATE`,
+    Prisma.sql`SELECT version FROM ${Prisma.raw(`"${table}"`)}
+      WHERE id = ${id} AND workspace_id = ${workspaceId} FOR UPDATE`,
   );
   if (rows.length && rows[0].version !== expected) throw staleVersion(expected, rows[0].version);
 }

@@ -119,7 +119,8 @@ export function whereInput(spec: ResourceWhere): AnyInput {
   ref.implement({
     description:
       `A filter of ${spec.name}: every condition given must hold. Fields take an object of operators; ` +
-      'relations take a filter of the related record (one hop; a list relation matches when any related record does). ' +
+      'relations take a filter of the related record (one hop; a list relation matches when any related ' +
+      'record does). ' +
       'Limits: 5 levels of nesting, 100 conditions, 1000 values per in / nin.',
     fields: (t: Fields) => ({
       and: t.field({ type: [ref] as never, required: false, description: 'Every filter holds' }),
