@@ -108,6 +108,24 @@ describe('POST /v1/contacts/batch', () => {
     expect(await app.db.prisma.event.count({ where: { data: { path: ['contact', 'email'], equals: email } } })).toBe(0);
   });
 
+  it('atomic: a conflict with a record the batch made and rolled back names that operation, not the record', async ({
+    ws,
+  }) => {
+    const email = uniqueEmail('twice');
+    const r = await ws.api('POST', '/v1/contacts/batch', {
+      atomic: true,
+      operations: [
+        { op: 'create', data: { first_name: 'A', email } },
+        { op: 'create', data: { first_name: 'B', email: email.toUpperCase() } },
+      ],
+    });
+    expect(r.status).toBe(207);
+    const failed = r.body.data.results[1];
+    expect(failed.status).toBe(409);
+    expect(failed.error.details.existing_id).toBeUndefined();
+    expect(failed.error.message).toMatch(/operation 0 of this batch/);
+  });
+
   it('dry_run reports what would happen and writes nothing', async ({ app, ws }) => {
     const existing = (await ws.api('POST', '/v1/contacts', { first_name: 'Dry', email: uniqueEmail('dry') })).body.data;
     const eventsBefore = await app.db.prisma.event.count({ where: { workspaceId: ws.id } });

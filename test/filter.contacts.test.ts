@@ -190,6 +190,52 @@ describe('bad filters are a 400 naming the field', () => {
     expect(atLimit.status).toBe(200);
   });
 
+  it.for<[string, unknown]>([
+    ['__proto__', { ['__proto__']: { eq: 1 } }],
+    ['constructor', { constructor: 1 }],
+    ['hasOwnProperty', { hasOwnProperty: 1 }],
+    ['toString on a relation', { 'company.toString': 1 }],
+    ['valueOf as an operator', { first_name: { valueOf: 'x' } }],
+  ])('a built-in object name is no field or operator: %s', async ([, where], { ws }) => {
+    // Sent as text: a JSON body is parsed into own keys, whatever their names.
+    const r = await ws.api('POST', '/v1/contacts/query', `{"where":${JSON.stringify(where)}}`);
+    expect(r.status, r.text).toBe(400);
+    expect(r.body.error.code).toBe('validation_error');
+  });
+
+  it('every part of a filter counts against its cost, so no filter is slow to plan or run', async ({ ws }) => {
+    // Each value of a custom field's in is a test of its own.
+    const values = await query(ws, { 'custom_fields.seats': { in: Array.from({ length: 101 }, (_, i) => i) } });
+    expect(values.status).toBe(400);
+    expect(values.body.error.details.where.join(' ')).toMatch(/costs more than 100/);
+    expect((await query(ws, { 'custom_fields.seats': { in: [1, 2, 3, 12] } })).status).toBe(200);
+    // Empty filters are not free.
+    const empties = await query(ws, { or: Array.from({ length: 20_000 }, () => ({ not: {} })) });
+    expect(empties.status).toBe(400);
+    // A relation is a join: ten of them at most.
+    const joins = await query(ws, {
+      or: Array.from({ length: 11 }, (_, i) => ({ 'company.name': { contains: `n${i}` } })),
+    });
+    expect(joins.status).toBe(400);
+    expect((await query(ws, { or: [{ 'company.name': 'x' }, { 'deals.title': 'y' }] })).status).toBe(200);
+  });
+
+  it('a custom field matched as text takes % and _ as themselves', async ({ ws }) => {
+    const r = await query(ws, { 'custom_fields.plan': { contains: '%' } });
+    expect(r.status).toBe(200);
+    expect(r.body.data).toEqual([]);
+    expect(ids(await query(ws, { 'custom_fields.plan': { starts_with: 'p_' } }))).toEqual([]);
+    expect(ids(await query(ws, { 'custom_fields.plan': { starts_with: 'PR' } }))).toEqual([seeded.ada]);
+  });
+
+  it("a filter reaching a related record needs that record's read permission", async ({ ws }) => {
+    const key = await ws.addKey({ scope: 'custom', permissions: ['contacts:read'] });
+    const r = await key.api('POST', '/v1/contacts/query', { where: { 'company.industry': { starts_with: 'S' } } });
+    expect(r.status).toBe(403);
+    expect((await key.api('POST', '/v1/contacts/query', { where: { 'deals.value': { gt: 1 } } })).status).toBe(403);
+    expect((await key.api('POST', '/v1/contacts/query', { where: { status: 'lead' } })).status).toBe(200);
+  });
+
   it('refuses a deep filter sent as deeply nested JSON without recursing through it', async ({ ws }) => {
     // 10,000 levels: refused at level 6, answered quickly, no stack overflow.
     const text = '{"where":' + '{"not":'.repeat(10_000) + '{}' + '}'.repeat(10_000) + '}';

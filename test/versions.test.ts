@@ -288,6 +288,23 @@ describe('GraphQL expected_version', () => {
     );
     expect(del.errors?.[0].extensions?.code).toBe('precondition_failed');
   });
+
+  it('refuses a version no record ever had (below 1) as bad input, as REST refuses If-Match: "0"', async ({
+    app,
+    ws,
+  }) => {
+    const c = await contact(ws);
+    for (const v of [0, -1]) {
+      const r = await gql(
+        app.base,
+        ws.key,
+        'mutation($id: ID!, $v: Int) { updateContact(id: $id, input: { job_title: "G" }, expected_version: $v) { id } }',
+        { id: c.id, v },
+      );
+      expect(r.errors?.[0].extensions).toMatchObject({ code: 'validation_error', status: 400 });
+    }
+    expect((await ws.api('PUT', `/v1/contacts/${c.id}`, { job_title: 'G' }, { 'if-match': '"0"' })).status).toBe(400);
+  });
 });
 
 describe('events', () => {

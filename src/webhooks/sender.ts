@@ -54,7 +54,9 @@ export class WebhookSender {
   constructor(private readonly policy: UrlPolicy) {
     this.agent = new Agent({
       connect: { lookup: guardedLookup(policy) as never },
-      keepAliveTimeout: 10_000,
+      // Below the 5 s after which common servers (Node's among them) close an idle connection, so a
+      // connection is rarely reused as the receiver closes it (undici also honours Keep-Alive hints).
+      keepAliveTimeout: 4_000,
       connections: 32,
     });
   }
@@ -66,15 +68,24 @@ export class WebhookSender {
       const url = new URL(req.url);
       // IP literals never reach the lookup, so check them here.
       if (net.isIP(url.hostname.replace(/^\[|\]$/g, ''))) await assertPublicTarget(url, this.policy);
-      const res = await this.agent.request({
-        origin: url.origin,
-        path: url.pathname + url.search,
-        method: req.method as 'POST',
-        headers: req.headers,
-        body: req.body,
-        signal: AbortSignal.timeout(req.timeoutMs),
-        headersTimeout: req.timeoutMs,
-        bodyTimeout: req.timeoutMs,
+      const signal = AbortSignal.timeout(req.timeoutMs);
+      const request = () =>
+        this.agent.request({
+          origin: url.origin,
+          path: url.pathname + url.search,
+          method: req.method as 'POST',
+          headers: req.headers,
+          body: req.body,
+          signal,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        });
+      // A kept-alive connection the receiver closed as we wrote to it (its idle timeout, or ours
+      // running late while the process was busy) fails before any answer: that is no answer of the
+      // receiver's, so the request goes once more, on a new connection, within the same timeout.
+      const res = await request().catch((err: unknown) => {
+        if (!closedUnderUs(err) || signal.aborted) throw err;
+        return request();
       });
       const responseBody = await readCapped(res.body).catch(() => null);
       const ok = res.statusCode >= 200 && res.statusCode < 300;
@@ -110,6 +121,13 @@ export class WebhookSender {
   close(): Promise<void> {
     return this.agent.destroy();
   }
+}
+
+/** The connection was closed or reset before the receiver answered anything. */
+function closedUnderUs(err: unknown): boolean {
+  const e = err as { code?: string; cause?: { code?: string } };
+  const code = e.code ?? e.cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET' || code === 'EPIPE';
 }
 
 function describe(err: unknown, timeoutMs: number): string {

@@ -1,6 +1,6 @@
 // Runs a batch: every operation in order, each answered on its own (index, status, id, error).
-// - Not atomic: each operation runs in a savepoint of one transaction; one that fails is rolled
-//   back alone and the others stay.
+// - Not atomic: each operation runs in a savepoint; one that fails is rolled back alone and the
+//   others stay. Operations commit in chunks of 25, so other requests get the database between them.
 // - Atomic: the first failure rolls everything back; the operations that did not fail are answered
 //   `424 failed_dependency`.
 // - Dry run: the same, in a transaction that is always rolled back, so the answers say exactly what
@@ -71,6 +71,9 @@ export interface BatchAnswer {
   created: number;
   dry_run: boolean;
 }
+
+/** Operations per transaction of a batch that is neither atomic nor a dry run. */
+const CHUNK = 25;
 
 /** Rolls a dry run's transaction back once every operation has run. */
 class DryRunDone extends Error {}
@@ -193,9 +196,9 @@ export async function runBatch<C, U>(
   }));
   const planned = resource.plan ? await runPlan(ctx, resource, operations, results, dryRun, atomic) : null;
   if (planned) return planned;
-  let created = 0;
-  const run = async (tx: Tx) => {
-    for (const [index, op] of operations.entries()) {
+  const run = (from: number, to: number) => async (tx: Tx) => {
+    for (let index = from; index < to; index++) {
+      const op = operations[index];
       const result = results[index];
       if (!atomic) await tx.$executeRawUnsafe('SAVEPOINT batch_operation');
       try {
@@ -203,7 +206,6 @@ export async function runBatch<C, U>(
         if (!atomic) await tx.$executeRawUnsafe('RELEASE SAVEPOINT batch_operation');
         result.status = done.status;
         result.id = dryRun && done.created ? null : done.id;
-        if (done.created) created++;
       } catch (err) {
         const error = failure(err);
         if (error.code === 'internal_error' || error.code === 'service_unavailable') throw err;
@@ -216,10 +218,26 @@ export async function runBatch<C, U>(
     if (dryRun) throw new DryRunDone();
   };
   try {
-    await ctx.prisma.$transaction(run, { timeout: 120_000, maxWait: 10_000 });
+    // All or nothing (and a dry run, rolled back whole) is one transaction. Otherwise operations
+    // commit in chunks, so a batch of slow writes does not hold the database (on PGlite, its one
+    // connection) from every other request for its whole length.
+    const chunk = atomic || dryRun ? operations.length : CHUNK;
+    for (let from = 0; from < operations.length; from += chunk) {
+      const to = Math.min(from + chunk, operations.length);
+      try {
+        await ctx.prisma.$transaction(run(from, to), { timeout: 120_000, maxWait: 10_000 });
+      } catch (err) {
+        if (atomic || dryRun) throw err;
+        // The database failed (unreachable, a fault): this chunk was rolled back and the rest is
+        // not run. Each says so; the chunks before it stay applied, as their answers say.
+        const error = errorInfo(failure(err));
+        for (let i = from; i < operations.length; i++) Object.assign(results[i], { id: null, error });
+        break;
+      }
+    }
   } catch (err) {
     if (err instanceof AtomicFailure) {
-      created = 0;
+      forgetRolledBackHolder(results, err.index);
       for (const r of results)
         if (r.index !== err.index) {
           r.id = r.status === 201 ? null : r.id;
@@ -240,7 +258,7 @@ export async function runBatch<C, U>(
     results,
     applied: dryRun ? 0 : results.length - failed,
     failed,
-    created: dryRun ? 0 : created,
+    created: dryRun ? 0 : results.filter((r) => !r.error && r.status === 201).length,
     dry_run: dryRun,
   };
 }
@@ -289,6 +307,23 @@ async function runPlan<C, U>(
   }
   const created = plan.outcomes.filter((o) => !(o instanceof AppError) && o.created).length;
   return { results, applied: results.length - failed, failed, created, dry_run: false };
+}
+
+/**
+ * A conflict with a record an earlier operation of this atomic batch created names that operation
+ * instead of the record: rolled back, the record does not exist.
+ */
+function forgetRolledBackHolder(results: BatchResult[], failedAt: number): void {
+  const error = results[failedAt].error;
+  const holder = (error?.details as Record<string, unknown> | undefined)?.existing_id;
+  const maker = results.find((r) => r.index < failedAt && r.status === 201 && r.id === holder);
+  if (!error || !maker) return;
+  const { existing_id: _gone, ...details } = error.details as Record<string, unknown>;
+  results[failedAt].error = {
+    ...error,
+    message: `${error.message}: operation ${maker.index} of this batch took it, and was rolled back`,
+    details: details as ErrorInfo['details'],
+  };
 }
 
 class AtomicFailure extends Error {

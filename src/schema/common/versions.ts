@@ -4,7 +4,7 @@
 // the row locked until it commits, so of two writers holding the same version exactly one wins and
 // the other is refused with 412, having written nothing.
 import { Prisma } from '../../db/generated/client/client.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, validationError } from '../../errors.ts';
 
 /** The tables whose rows carry a version. */
 export type VersionedTable =
@@ -27,6 +27,11 @@ export const EXPECTED_VERSION_HELP =
 export const versionDescription = 'Raised by one on every change, starting at 1; REST sends it as the ETag.';
 
 /** The refusal of a write whose caller holds another version than the record's. */
+/** Versions start at 1: a smaller one names no version a record ever had (a 400, as If-Match: "0" is). */
+export function assertVersionValue(expected: number): void {
+  if (expected < 1) throw validationError({ expected_version: ['must be a version: an integer of at least 1'] });
+}
+
 export function staleVersion(expected: number, current: number): AppError {
   return new AppError(
     'precondition_failed',
@@ -49,6 +54,7 @@ export async function assertVersion(
   expected: number | null | undefined,
 ): Promise<void> {
   if (expected === null || expected === undefined) return;
+  assertVersionValue(expected);
   const rows = await tx.$queryRaw<{ version: number }[]>(
     Prisma.sql`SELECT version FROM ${Prisma.raw(`"${table}"`)}
       WHERE id = ${id} AND workspace_id = ${workspaceId} FOR UPDATE`,
@@ -61,6 +67,7 @@ export async function assertVersion(
  * (its own FOR UPDATE, or its parent's, as stages are written under their pipeline's lock).
  */
 export function assertLockedVersion(row: { version: number }, expected: number | null | undefined): void {
+  if (expected !== null && expected !== undefined) assertVersionValue(expected);
   if (expected !== null && expected !== undefined && row.version !== expected)
     throw staleVersion(expected, row.version);
 }
@@ -70,5 +77,7 @@ export function assertLockedVersion(row: { version: number }, expected: number |
  * with a version, a row that changed meanwhile is not found (Prisma's P2025) instead of overwritten.
  */
 export function versionedKey(id: string, expected: number | null | undefined): { id: string; version?: number } {
-  return expected === null || expected === undefined ? { id } : { id, version: expected };
+  if (expected === null || expected === undefined) return { id };
+  assertVersionValue(expected);
+  return { id, version: expected };
 }

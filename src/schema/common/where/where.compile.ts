@@ -8,6 +8,8 @@ import { parseCalendarDate, parseCalendarDateTime } from '../dates.ts';
 import { isDatabaseText } from '../storable.ts';
 import {
   KIND_OPERATORS,
+  owns,
+  RELATION_COST,
   WHERE_LIMITS,
   type FieldKind,
   type FieldSpec,
@@ -38,9 +40,18 @@ const CUSTOM_KINDS: Record<string, FieldKind> = {
   date: 'date',
 };
 
+/** Thrown once a filter costs more than the limit: the rest of it is not read. */
+class OverLimit extends Error {}
+
 class Compiler {
   readonly details: ErrorDetails = {};
   conditions = 0;
+
+  /** Adds to the filter's cost (WHERE_LIMITS.conditions); stops the compile beyond the limit. */
+  cost(n: number) {
+    this.conditions += n;
+    if (this.conditions > WHERE_LIMITS.conditions) throw new OverLimit();
+  }
 
   constructor(private readonly defs: readonly CustomFieldDef[]) {}
 
@@ -95,10 +106,8 @@ class Compiler {
         this.fail(at, `is not an operator of a ${kind} field; allowed: ${KIND_OPERATORS[kind].join(', ')}`);
         continue;
       }
-      if (++this.conditions > WHERE_LIMITS.conditions) {
-        this.fail('where', `holds more than ${WHERE_LIMITS.conditions} conditions`);
-        continue;
-      }
+      // Each value of a custom field's in / nin is a test of its own.
+      this.cost('custom' in target && Array.isArray(raw) ? Math.max(1, raw.length) : 1);
       let value: unknown;
       if (op === 'is_null') {
         if (typeof raw !== 'boolean') this.fail(at, 'must be true or false');
@@ -135,12 +144,16 @@ class Compiler {
     for (const [key, v] of Object.entries(where)) {
       if (v === undefined || v === null) continue;
       const at = `${path}.${key}`;
+      if (key === 'and' || key === 'or' || key === 'not') this.cost(1);
       if (key === 'and' || key === 'or') {
         if (!Array.isArray(v)) {
           this.fail(at, 'must be a list of filters');
           continue;
         }
-        const parts = v.map((item, i) => this.where(spec, item, `${at}.${i}`, depth + 1, inRelation));
+        const parts = v.map((item, i) => {
+          this.cost(1);
+          return this.where(spec, item, `${at}.${i}`, depth + 1, inRelation);
+        });
         all.push(key === 'and' ? { and: parts } : { or: parts });
       } else if (key === 'not') {
         all.push({ not: this.where(spec, v, at, depth + 1, inRelation) });
@@ -161,11 +174,12 @@ class Compiler {
             def.type === 'select' ? { kind: 'enum', field: name, values: def.options } : undefined;
           all.push(...this.operators({ custom: name, kind }, kind, ops, `${at}.${name}`, field));
         }
-      } else if (spec.fields[key]) {
+      } else if (owns(spec.fields, key)) {
         const field = spec.fields[key];
         all.push(...this.operators({ column: field }, field.kind, v, at, field));
-      } else if (!inRelation && spec.relations[key]) {
+      } else if (!inRelation && owns(spec.relations, key)) {
         const relation = spec.relations[key];
+        this.cost(RELATION_COST);
         all.push({ relation, where: this.where(relation.target(), v, at, depth + 1, true) });
       } else this.fail(at, `is not a field of ${spec.name} that filters can name`);
     }
@@ -176,7 +190,16 @@ class Compiler {
 /** The conditions a `where` input states; a 400 with every finding when it breaks a rule. */
 export function compileWhere(spec: ResourceWhere, where: unknown, defs: readonly CustomFieldDef[]): Condition {
   const compiler = new Compiler(defs);
-  const condition = compiler.where(spec, where, 'where', 1, false);
+  let condition: Condition;
+  try {
+    condition = compiler.where(spec, where, 'where', 1, false);
+  } catch (err) {
+    if (!(err instanceof OverLimit)) throw err;
+    throw validationError(
+      { where: [`costs more than ${WHERE_LIMITS.conditions} conditions (docs/filtering.md: Limits)`] },
+      'The filter is too large',
+    );
+  }
   if (Object.keys(compiler.details).length) throw validationError(compiler.details, 'The filter is not valid');
   return condition;
 }

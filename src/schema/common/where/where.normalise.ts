@@ -4,7 +4,7 @@
 // the second, and every name that is no field or operator is refused with a 400 that names it and
 // what is allowed, before GraphQL would drop or misreport it.
 import { validationError, type ErrorDetails } from '../../../errors.ts';
-import { KIND_OPERATORS, OPERATORS, WHERE_LIMITS, type FieldSpec, type ResourceWhere } from './where.spec.ts';
+import { KIND_OPERATORS, OPERATORS, owns, WHERE_LIMITS, type FieldSpec, type ResourceWhere } from './where.spec.ts';
 
 type Obj = Record<string, unknown>;
 const isObject = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -44,6 +44,14 @@ function merge(into: Obj, key: string, value: Obj) {
   into[key] = isObject(into[key]) ? { ...(into[key] as Obj), ...value } : value;
 }
 
+/** Nodes a filter may hold before it is refused unread: far above any filter within the limits. */
+const MAX_NODES = WHERE_LIMITS.conditions * 10;
+
+class TooLarge extends Error {}
+
+/** Keys walked in the current filter (one filter is normalised at a time: the walk is synchronous). */
+const nodes = { seen: 0 };
+
 function walk(
   spec: ResourceWhere,
   value: unknown,
@@ -62,19 +70,23 @@ function walk(
   }
   const out: Obj = {};
   for (const [key, v] of Object.entries(value)) {
+    if (++nodes.seen > MAX_NODES) throw new TooLarge();
     const at = `${path}.${key}`;
     if (key === 'and' || key === 'or') {
       if (!Array.isArray(v)) add(details, at, 'must be a list of filters');
-      else out[key] = v.map((item, i) => walk(spec, item, `${at}.${i}`, depth + 1, inRelation, details));
+      else
+        out[key] = v.map((item, i) => {
+          if (++nodes.seen > MAX_NODES) throw new TooLarge();
+          return walk(spec, item, `${at}.${i}`, depth + 1, inRelation, details);
+        });
       continue;
     }
     if (key === 'not') {
       out.not = walk(spec, v, at, depth + 1, inRelation, details);
       continue;
     }
-    const field = spec.fields[key];
-    if (field) {
-      out[key] = operatorsOf(field, v, at, details);
+    if (owns(spec.fields, key)) {
+      out[key] = operatorsOf(spec.fields[key], v, at, details);
       continue;
     }
     const dot = key.indexOf('.');
@@ -90,8 +102,8 @@ function walk(
         }
       continue;
     }
-    const relation = inRelation ? undefined : (spec.pathAliases?.[head] ?? head);
-    if (relation && spec.relations[relation] && (rest || isObject(v))) {
+    const relation = inRelation ? undefined : owns(spec.pathAliases, head) ? spec.pathAliases[head] : head;
+    if (relation && owns(spec.relations, relation) && (rest || isObject(v))) {
       const target = spec.relations[relation].target();
       const inner = walk(target, rest ? { [rest]: v } : v, `${path}.${head}`, depth + 1, true, details);
       if (inner) merge(out, relation, inner);
@@ -106,7 +118,14 @@ function walk(
 export function normaliseWhere(spec: ResourceWhere, value: unknown): Obj | undefined {
   if (value === undefined || value === null) return undefined;
   const details: ErrorDetails = {};
-  const out = walk(spec, value, 'where', 1, false, details);
+  nodes.seen = 0;
+  let out: Obj | undefined;
+  try {
+    out = walk(spec, value, 'where', 1, false, details);
+  } catch (err) {
+    if (!(err instanceof TooLarge)) throw err;
+    throw validationError({ where: [`holds more than ${MAX_NODES} fields and filters`] }, 'The filter is too large');
+  }
   if (Object.keys(details).length)
     throw validationError(details, 'The filter names fields or operators that do not exist');
   return out;

@@ -65,9 +65,9 @@ function customTest(key: string, op: string, value: unknown): Where {
     case 'nin':
       return { OR: [{ NOT: { OR: (value as unknown[]).map((v) => at({ equals: v })) } }, missing] };
     case 'contains':
-      return at({ string_contains: value, mode: 'insensitive' });
+      return at({ string_contains: literal(value as string), mode: 'insensitive' });
     case 'starts_with':
-      return at({ string_starts_with: value, mode: 'insensitive' });
+      return at({ string_starts_with: literal(value as string), mode: 'insensitive' });
     case 'is_null':
       return value ? missing : { NOT: missing };
     default:

@@ -81,10 +81,20 @@ export interface ResourceWhere {
 export const WHERE_LIMITS = {
   /** and / or / not inside one another, and a relation's filter counts as one more. */
   depth: 5,
-  /** Operator conditions in the whole filter. */
+  /**
+   * The filter's cost: each operator, and each and / or / not, counts one; each value of a custom
+   * field's in / nin one (each is a test of its own); a relation ten (each is a join or a subquery).
+   */
   conditions: 100,
   /** Values of one `in` / `nin`. */
   listValues: 1000,
   /** Characters of one text value. */
   textLength: 1000,
 } as const;
+
+/** What a relation's filter costs against WHERE_LIMITS.conditions. */
+export const RELATION_COST = 10;
+
+/** `name` is an own key of `record` (not `constructor`, `__proto__` or another inherited name). */
+export const owns = <T>(record: Record<string, T> | undefined, name: string): record is Record<string, T> =>
+  record !== undefined && Object.hasOwn(record, name);
