@@ -298,7 +298,8 @@ describe('GraphQL expected_version', () => {
       const r = await gql(
         app.base,
         ws.key,
-        'mutation($id: ID!, $v: Int) { updateContact(id: $id, input: { job_title: "G" }, expected_version: $v) { id } }',
+        'mutation($id: ID!, $v: Int) { ' +
+          'updateContact(id: $id, input: { job_title: "G" }, expected_version: $v) { id } }',
         { id: c.id, v },
       );
       expect(r.errors?.[0].extensions).toMatchObject({ code: 'validation_error', status: 400 });
