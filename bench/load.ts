@@ -9,6 +9,10 @@ export interface Case {
   method?: 'GET' | 'POST';
   /** Called for every request: path, headers and body may change from one request to the next. */
   request: () => { path: string; headers?: Record<string, string>; body?: string };
+  /** Concurrent requests of this case, when not the run's (a batch of 1,000 rows is not a read). */
+  connections?: number;
+  /** What one request counts for in `rps` (a batch: its rows). */
+  perRequest?: number;
 }
 
 export interface Measured {
@@ -86,11 +90,13 @@ export async function measureInRounds(
   for (let round = 0; round < opts.rounds; round++) {
     for (const [i, t] of targets.entries()) {
       if (round === 0 && opts.warmupSeconds > 0)
-        await fire(t.server.base, t.case, opts.connections, opts.warmupSeconds);
+        await fire(t.server.base, t.case, t.case.connections ?? opts.connections, opts.warmupSeconds);
       const tally = tallies[i];
       await opts.settle?.();
       const cpuBefore = t.server.cpuMs();
-      const result = await fire(t.server.base, t.case, opts.connections, slice, (ms) => tally.latencies.push(ms));
+      const result = await fire(t.server.base, t.case, t.case.connections ?? opts.connections, slice, (ms) =>
+        tally.latencies.push(ms),
+      );
       tally.cpu += t.server.cpuMs() - cpuBefore;
       tally.requests += result.requests.total;
       tally.failures += result.non2xx + result.errors + result.timeouts;
@@ -101,7 +107,7 @@ export async function measureInRounds(
     latencies.sort((a, b) => a - b);
     const m: Measured = {
       name: t.case.name,
-      rps: requests / opts.seconds,
+      rps: (requests * (t.case.perRequest ?? 1)) / opts.seconds,
       p50: round(percentile(latencies, 50)),
       p95: round(percentile(latencies, 95)),
       p99: round(percentile(latencies, 99)),

@@ -198,8 +198,10 @@ let batches = 0;
  */
 function batchCase(writeKey: () => string): Case {
   return {
-    name: `REST POST /v1/contacts/batch (${BATCH_ROWS} upserts)`,
+    name: `REST POST /v1/contacts/batch, rows/s (${BATCH_ROWS} upserts a request)`,
     method: 'POST',
+    connections: 4,
+    perRequest: BATCH_ROWS,
     request: () => {
       const n = batches++;
       const set = n % 10;

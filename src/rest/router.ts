@@ -10,8 +10,9 @@
 // budget it is refused, over its reservation it must find room in the pool or is refused with 503.
 import type { NextFunction, Request, Response } from 'express';
 import {
-  execute,
   getNamedType,
+  Kind,
+  visit,
   isInputObjectType,
   isObjectType,
   typeFromAST,
@@ -102,19 +103,33 @@ function isRecursive(type: GraphQLInputType, seen = new Set<string>()): boolean 
 }
 
 /**
- * The route's operation compiled with graphql-jit. graphql-jit inlines variable parsing and cannot
- * compile a recursive input type (its generator never ends), so an operation taking one (the
- * filters of …/query) runs on graphql-js's executor; its variables were checked by restVariables.
+ * The route's operation compiled with graphql-jit. graphql-jit inlines the parsing of each
+ * variable by its type and cannot do so for a recursive input type (a filter's
+ * `and: [ContactWhere]`: its generator never ends). Those variables are checked and coerced by
+ * their real types before the operation runs (restVariables), so the compiled copy declares them
+ * as a JSON object scalar, which passes the coerced value through as it is.
  */
-function precompile(route: RestRoute, schema: GraphQLSchema, document: DocumentNode, op: OperationDefinitionNode) {
-  const variableTypes = (op.variableDefinitions ?? []).map((d) => typeFromAST(schema, d.type as never));
-  if (variableTypes.some((t) => t && isRecursive(t as GraphQLInputType))) return execute as Execute;
-  const compiled = compileQuery(schema, document);
+function precompile(route: RestRoute, schema: GraphQLSchema, document: DocumentNode) {
+  const compiled = compileQuery(schema, withoutRecursiveVariables(schema, document));
   if (!isCompiledQuery(compiled))
     throw new Error(`Route ${route.method} ${route.path}: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   const run: Execute = (args) =>
     compiled.query(args.rootValue, args.contextValue, args.variableValues) as ReturnType<Execute>;
   return run;
+}
+
+/** A JSON object scalar of the schema, for variables graphql-jit cannot parse by their type. */
+const PASS_THROUGH = 'CustomFieldConditions';
+
+function withoutRecursiveVariables(schema: GraphQLSchema, document: DocumentNode): DocumentNode {
+  return visit(document, {
+    VariableDefinition(node) {
+      const type = typeFromAST(schema, node.type as never);
+      if (!type || !isRecursive(type as GraphQLInputType)) return undefined;
+      const scalar = { kind: Kind.NAMED_TYPE, name: { kind: Kind.NAME, value: PASS_THROUGH } } as const;
+      return { ...node, type: node.type.kind === Kind.NON_NULL_TYPE ? { ...node.type, type: scalar } : scalar };
+    },
+  });
 }
 
 function compile(
@@ -138,7 +153,7 @@ function compile(
   const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
   if (route.ifMatch && !op.variableDefinitions?.some((d) => d.variable.name.value === 'expected_version'))
     throw new Error(`Route ${route.method} ${route.path} honours If-Match: its operation must take $expected_version`);
-  const run = precompile(route, schema, document, op);
+  const run = precompile(route, schema, document);
   return {
     ...route,
     pattern,
