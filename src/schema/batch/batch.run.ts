@@ -84,12 +84,12 @@ const errorInfo = (err: AppError): ErrorInfo => ({
   ...(err.details ? { details: err.details } : {}),
 });
 
-function invalid(details: ErrorDetails, message = 'The operation has invalid fields'): AppError {
+export function invalid(details: ErrorDetails, message = 'The operation has invalid fields'): AppError {
   return new AppError('validation_error', message, details);
 }
 
 /** The operation's data, checked against what its kind needs, or the operation's own 400. */
-function dataOf<T>(schema: z.ZodType<T>, op: BatchOperation): T {
+export function dataOf<T>(schema: z.ZodType<T>, op: BatchOperation): T {
   const parsed = schema.safeParse(op.data ?? {});
   if (!parsed.success) throw invalid(issuesToDetails(parsed.error.issues, 'data.'));
   return parsed.data;

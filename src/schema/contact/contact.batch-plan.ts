@@ -8,12 +8,11 @@ import { AppError, validationError, type ErrorDetails } from '../../errors.ts';
 import { recordEvents, type NewEvent } from '../../events/outbox.ts';
 import { contactCreated, contactDeleted } from '../../events/catalogue/contact.events.ts';
 import { actorOf, type Context } from '../context.ts';
-import { issuesToDetails } from '../common/validation.ts';
 import { definitionsLoader } from '../custom-field/custom-field.loader.ts';
 import { applyCustomFields, droppedWarning } from '../custom-field/custom-field.rules.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { BatchOperation } from '../batch/batch.inputs.ts';
-import type { BatchPlan, Outcome } from '../batch/batch.run.ts';
+import { dataOf, invalid, type BatchPlan, type Outcome } from '../batch/batch.run.ts';
 import {
   contactCreateInput,
   contactUpdateInput,
@@ -37,20 +36,6 @@ const conflict = (key: string, holder: string) =>
     [key]: ['is already taken'],
     existing_id: holder,
   } as ErrorDetails);
-
-function parse<T>(
-  schema: { safeParse(v: unknown): { success: true; data: T } | { success: false; error: { issues: never[] } } },
-  data: unknown,
-): T {
-  const parsed = schema.safeParse(data ?? {});
-  if (!parsed.success)
-    throw new AppError(
-      'validation_error',
-      'The operation has invalid fields',
-      issuesToDetails(parsed.error.issues, 'data.'),
-    );
-  return parsed.data;
-}
 
 /** The row after an update, as the database will hold it (the trigger raises the version). */
 function updated(
@@ -147,14 +132,14 @@ export async function planContacts(ctx: Context, operations: BatchOperation[]): 
     if (byExt && byExt.id !== self) throw conflict('external_id', byExt.id);
   };
   const create = async (op: BatchOperation): Promise<Step> => {
-    const input = parse<ContactCreateInput>(contactCreateInput as never, op.data);
+    const input = dataOf<ContactCreateInput>(contactCreateInput, op);
     assertFree(input.email, input.external_id, null);
     await assertActiveUser(null, ctx, input.assigned_to, 'assigned_to');
     const customFields = customFieldsOf(input.custom_fields, {}) ?? {};
     return { kind: 'create', row: newContact(ctx, input, customFields, linkedOf(input.company_id, input.email, true)) };
   };
   const update = async (before: Contact, op: BatchOperation): Promise<Step> => {
-    const input = parse<ContactUpdateInput>(contactUpdateInput as never, op.data);
+    const input = dataOf<ContactUpdateInput>(contactUpdateInput, op);
     if (input.first_name === null || input.email === null)
       throw validationError({ [input.first_name === null ? 'data.first_name' : 'data.email']: ['cannot be null'] });
     assertFree(input.email, input.external_id, before.id);
@@ -169,28 +154,21 @@ export async function planContacts(ctx: Context, operations: BatchOperation[]): 
   const decide = async (op: BatchOperation, index: number): Promise<Step> => {
     switch (op.op) {
       case undefined:
-        throw validationError(
-          { op: ['is required: create, update, upsert or delete'] },
-          'The operation has invalid fields',
-        );
+        throw invalid({ op: ['is required: create, update, upsert or delete'] });
       case 'create':
         return create(op);
       case 'update':
       case 'delete': {
-        if (!op.id) throw validationError({ id: [`is required for ${op.op}`] }, 'The operation has invalid fields');
+        if (!op.id) throw invalid({ id: [`is required for ${op.op}`] });
         const before = byId.get(op.id);
         if (!before) throw new AppError('not_found', 'Contact not found');
         return op.op === 'delete' ? { kind: 'delete', before } : update(before, op);
       }
       case 'upsert': {
         const key = op.upsert_by;
-        if (!key) throw validationError({ upsert_by: ['is required for upsert'] }, 'The operation has invalid fields');
+        if (!key) throw invalid({ upsert_by: ['is required for upsert'] });
         const value = key === 'email' ? emails[index] : externals[index];
-        if (!value)
-          throw validationError(
-            { [`data.${key}`]: ['is required for an upsert by it'] },
-            'The operation has invalid fields',
-          );
+        if (!value) throw invalid({ [`data.${key}`]: ['is required for an upsert by it'] });
         const existing = key === 'email' ? byEmail.get(value) : byExternal.get(value);
         return existing ? update(existing, op) : create(op);
       }
