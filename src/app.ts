@@ -88,6 +88,7 @@ export function buildApp(deps: AppDeps) {
   const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
   const contextOf = (caller: Caller, requestId: string): Context => ({
     prisma: db.prisma,
+    sql: db.sql,
     caller,
     requestId,
     warnings: [],

@@ -136,7 +136,7 @@ async function start() {
   });
   const feed =
     config.eventFeedIntervalMs > 0
-      ? startEventFeed({ prisma: db.prisma, bus, logger, intervalMs: config.eventFeedIntervalMs })
+      ? startEventFeed({ sql: db.sql, bus, logger, intervalMs: config.eventFeedIntervalMs })
       : null;
   const scheduler = startTaskScheduler({ prisma: db.prisma, logger, intervalMs: config.schedulerIntervalMs });
 

@@ -1,6 +1,10 @@
 // POST /v1/contacts/batch and batchContacts: every operation answered in order, atomic and dry runs,
 // upserts by email and external_id, the normal events per applied operation, and bad batches.
 import { describe, expect } from 'vitest';
+import { Authenticator } from '../src/auth/authenticate.ts';
+import { PlanOutdated } from '../src/schema/batch/batch.run.ts';
+import { planContacts } from '../src/schema/contact/contact.batch-plan.ts';
+import type { Context } from '../src/schema/context.ts';
 import { gql, uniqueEmail } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
 
@@ -220,6 +224,46 @@ describe('POST /v1/contacts/batch', () => {
     expect(planned.byRecord).toEqual(oneByOne.byRecord);
     expect(planned.answers.map((a: unknown[]) => a[0])).toEqual([200, 200, 200, 409, 422, 201, 404, 200]);
     expect(planned.warnings?.join(' ')).toMatch(/nope/);
+  });
+
+  it("a plan's write undoes itself when another writer changed a record after the plan read it", async ({
+    app,
+    ws,
+  }) => {
+    const mk = async (name: string) =>
+      (await ws.api('POST', '/v1/contacts', { first_name: name, email: uniqueEmail(name) })).body.data;
+    const [kept, changed, doomed] = [await mk('kept'), await mk('changed'), await mk('doomed')];
+    const ctx: Context = {
+      prisma: app.db.prisma,
+      sql: app.db.sql,
+      caller: await new Authenticator(app.db.prisma).authenticate(`Bearer ${ws.key}`),
+      requestId: 'plan',
+      warnings: [],
+      bus: app.bus,
+      webhooks: app.webhooks,
+      keyCache: { forget: () => {}, forgetWorkspace: () => {} },
+    };
+    const operations = [
+      { op: 'create' as const, data: { first_name: 'new', email: uniqueEmail('new') } },
+      { op: 'update' as const, id: kept.id, data: { job_title: 'Planned' } },
+      { op: 'update' as const, id: changed.id, data: { job_title: 'Planned' } },
+      { op: 'delete' as const, id: doomed.id },
+    ];
+    const plan = await planContacts(ctx, operations);
+    expect(plan).not.toBeNull();
+    // Between the read and the write: another writer.
+    expect((await ws.api('PUT', `/v1/contacts/${changed.id}`, { job_title: 'Theirs' })).status).toBe(200);
+    const eventsBefore = await app.db.prisma.event.count({ where: { workspaceId: ws.id } });
+    await expect(app.db.sql.transaction((q) => plan!.write(q))).rejects.toBeInstanceOf(PlanOutdated);
+    // Nothing of the plan stayed: no new contact, no update, no delete, no event.
+    expect(await app.db.prisma.contact.count({ where: { workspaceId: ws.id, firstName: 'new' } })).toBe(0);
+    expect((await ws.api('GET', `/v1/contacts/${kept.id}`)).body.data.job_title).toBeNull();
+    expect((await ws.api('GET', `/v1/contacts/${changed.id}`)).body.data.job_title).toBe('Theirs');
+    expect((await ws.api('GET', `/v1/contacts/${doomed.id}`)).status).toBe(200);
+    expect(await app.db.prisma.event.count({ where: { workspaceId: ws.id } })).toBe(eventsBefore);
+    // Sent again, the batch plans from what the records hold now, and applies.
+    const r = await ws.api('POST', '/v1/contacts/batch', { operations });
+    expect(r.body.data.results.map((x: { status: number }) => x.status)).toEqual([201, 200, 200, 200]);
   });
 
   it('needs contacts:write', async ({ ws }) => {

@@ -222,6 +222,15 @@ describe('read, list, search', () => {
         q,
       ).toContain(c.id);
     }
+    // A change of a searched field is searched at once; other changes keep what was searchable.
+    expect((await ws.api('PUT', `/v1/companies/${c.id}`, { size: 40, industry: 'Robotics' })).status).toBe(200);
+    const found = async (q: string) =>
+      (await ws.api('GET', `/v1/companies/search?q=${encodeURIComponent(q)}`)).body.data.map(
+        (x: { id: string }) => x.id,
+      );
+    expect(await found('robotics')).toContain(c.id);
+    expect(await found('biotech')).not.toContain(c.id);
+    expect(await found(`${word}-labs`)).toContain(c.id);
     const none = await ws.api('GET', `/v1/companies/search?q=${word}nothing`);
     expect(none.body.data).toEqual([]);
     expect((await ws.api('GET', '/v1/companies/search?q=')).status).toBe(400);

@@ -134,6 +134,28 @@ describe('search', () => {
     expect(new Set([...p1.body.data, ...p2.body.data].map((c: { id: string }) => c.id)).size).toBe(30);
   });
 
+  it('follows a change of a searched field, and keeps the vector through other changes', async ({ ws }) => {
+    const word = `quill${Date.now().toString(36)}`;
+    const c = (await ws.api('POST', '/v1/contacts', { first_name: word, email: uniqueEmail('q') })).body.data;
+    const ids = async (q: string) =>
+      (await ws.api('GET', `/v1/contacts/search?q=${encodeURIComponent(q)}`)).body.data.map(
+        (x: { id: string }) => x.id,
+      );
+    expect(await ids(word)).toEqual([c.id]);
+    expect((await ws.api('PUT', `/v1/contacts/${c.id}`, { job_title: 'Engineer', status: 'customer' })).status).toBe(
+      200,
+    );
+    expect(await ids(word)).toEqual([c.id]);
+    const renamed = `re${word}`;
+    // Through a batch too: its UPDATE statement is a set-based one of its own.
+    const batch = await ws.api('POST', '/v1/contacts/batch', {
+      operations: [{ op: 'update', id: c.id, data: { first_name: renamed, last_name: 'Plume' } }],
+    });
+    expect(batch.status).toBe(200);
+    expect(await ids(`${renamed} plume`)).toEqual([c.id]);
+    expect(await ids(word)).toEqual([]);
+  });
+
   it('400 without q; no hits from another workspace', async ({ app, ws }) => {
     expect((await ws.api('GET', '/v1/contacts/search')).status).toBe(400);
     const other = await app.workspace();

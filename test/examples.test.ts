@@ -72,7 +72,7 @@ describe('docs/webhooks.md example receiver, form-encoded deliveries', () => {
 
 describe('docs/graphql.md example subscription', () => {
   it('receives contact.created over graphql-ws', async ({ app, ws }) => {
-    const feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
+    const feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 20 });
     const client = connect(app.base, ws.key);
     const events: LiveEvent[] = [];
     const stop = onEvents(client, ['contact.created'], (e) => events.push(e));

@@ -21,7 +21,7 @@ describe.runIf(DATABASE_URL && REDIS_URL)('subscriptions across instances (Postg
   beforeAll(async () => {
     a = await startTestApp({ bus: createEventBus(REDIS_URL!, { prefix }) });
     b = await startTestApp({ bus: createEventBus(REDIS_URL!, { prefix }) });
-    feeds = [a, b].map((app) => startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 }));
+    feeds = [a, b].map((app) => startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 20 }));
     ws = await a.workspace();
     sub = subscribe(
       b.base,
@@ -61,7 +61,7 @@ describe.runIf(DATABASE_URL && REDIS_URL)('subscriptions across instances (Postg
     for (const i of [0, 1]) {
       await feeds[i].stop();
       const app = i === 0 ? a : b;
-      feeds[i] = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
+      feeds[i] = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 20 });
       seen.push(await createOnA());
     }
     await createOnA();

@@ -9,6 +9,7 @@ import { PrismaClient, type Prisma } from './generated/client/client.ts';
 import { StartupError } from '../startup-error.ts';
 import { prepareDataDir } from './data-dir.ts';
 import { DatabaseBusyError, lockDirectory } from './dir-lock.ts';
+import { pgliteSql, pgSql, type SqlClient } from './sql.ts';
 
 export { DatabaseBusyError };
 
@@ -20,6 +21,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** The embedded database itself, when that is what is open. */
   pglite?: PGlite;
+  /** Plain SQL on the same database and connections, for statements with very large parameters (sql.ts). */
+  sql: SqlClient;
   close(): Promise<void>;
 }
 
@@ -73,20 +76,28 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
   if (opts.databaseUrl) {
     if (opts.probe) await checkPostgres(opts.databaseUrl);
     const options = opts.schema ? `-c search_path=${opts.schema}` : undefined;
-    const adapter = new PrismaPg(
-      // A connection PostgreSQL ends (restart, admin shutdown) can report it more than once; pg
-      // throws an 'error' event nobody listens to at that moment, which would end the process.
-      // Every connection gets a listener for its whole life; the pool drops and replaces it.
-      {
-        connectionString: opts.databaseUrl,
-        max: opts.poolSize ?? 10,
-        options,
-        onConnect: (client) => void client.on('error', () => {}),
-      },
-      opts.schema ? { schema: opts.schema } : undefined,
-    );
+    // A connection PostgreSQL ends (restart, admin shutdown) can report it more than once; pg
+    // throws an 'error' event nobody listens to at that moment, which would end the process.
+    // Every connection gets a listener for its whole life; the pool drops and replaces it.
+    const pool = new pg.Pool({
+      connectionString: opts.databaseUrl,
+      max: opts.poolSize ?? 10,
+      options,
+      onConnect: (client) => void client.on('error', () => {}),
+    });
+    // An idle connection's error is the pool's to handle (it drops the connection), also before
+    // Prisma first connects and adds its own listener.
+    pool.on('error', () => {});
+    // Prisma and the migrations each connect and dispose of their connections; the pool outlives them.
+    const adapter = new PrismaPg(pool, opts.schema ? { schema: opts.schema } : undefined);
     const prisma = createClient(adapter, opts.onQuery);
-    return { prisma, adapter, kind: 'postgres', close: () => prisma.$disconnect() };
+    let closing: Promise<void> | undefined;
+    const close = () =>
+      (closing ??= (async () => {
+        await prisma.$disconnect();
+        await pool.end();
+      })());
+    return { prisma, adapter, kind: 'postgres', sql: pgSql(pool), close };
   }
   const { pglite, release } = await openPglite(opts.dataDir ?? null, opts.fromDump);
   const adapter = new PrismaPGlite(pglite);
@@ -96,6 +107,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     adapter,
     kind: 'pglite',
     pglite,
+    sql: pgliteSql(pglite),
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();

@@ -9,14 +9,22 @@ function driverCause(err: unknown): DriverCause | undefined {
   return (err as { meta?: { driverAdapterError?: { cause?: DriverCause } } } | null)?.meta?.driverAdapterError?.cause;
 }
 
+/** The SQLSTATE of an error: under a Prisma error, or of the driver's own (a statement of db/sql.ts). */
+function sqlState(err: unknown): string | undefined {
+  const under = driverCause(err)?.originalCode;
+  if (typeof under === 'string') return under;
+  const own = (err as { code?: unknown }).code;
+  return typeof own === 'string' && /^[0-9A-Z]{5}$/.test(own) ? own : undefined;
+}
+
 /**
  * A unique constraint violation: Prisma's P2002 from a model query, or SQLSTATE 23505 under the
- * P2010 of a raw statement (the single-statement writes), however the error was wrapped.
+ * P2010 of a raw statement (the single-statement writes) or from the driver itself.
  */
 export function isUniqueViolation(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   if ((err as { code?: unknown }).code === 'P2002') return true;
-  return driverCause(err)?.originalCode === '23505';
+  return sqlState(err) === '23505';
 }
 
 /**
@@ -37,7 +45,7 @@ export function uniqueColumns(err: unknown): string[] {
 export function isForeignKeyViolation(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   if ((err as { code?: unknown }).code === 'P2003') return true;
-  return driverCause(err)?.originalCode === '23503';
+  return sqlState(err) === '23503';
 }
 
 /** A model write named a row by its key that does not exist (any more): Prisma's P2025. */
@@ -50,6 +58,12 @@ export function isRecordNotFound(err: unknown): boolean {
  * holding a NUL character: the request's fault, however far it got before the database said so.
  */
 export function isInvalidValue(err: unknown): boolean {
-  const cause = driverCause(err);
-  return typeof cause?.originalCode === 'string' && cause.originalCode.startsWith('22');
+  if (typeof err !== 'object' || err === null) return false;
+  return sqlState(err)?.startsWith('22') ?? false;
+}
+
+/** PostgreSQL ended the transaction to break a deadlock (SQLSTATE 40P01): running it again may succeed. */
+export function isDeadlock(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  return sqlState(err) === '40P01';
 }

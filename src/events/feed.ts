@@ -10,8 +10,7 @@
 // Several instances: on a shared (Redis) bus only the lease holder publishes, and a new
 // holder resumes from the cursor the previous one saved. Without Redis each instance's feed
 // publishes to its own in-memory bus, which serves only its own subscribers.
-import type { Db } from '../db/client.ts';
-import type { Event } from '../db/generated/client/client.ts';
+import type { SqlClient } from '../db/sql.ts';
 import type { EventBus, PublishedEvent } from './bus.ts';
 
 const BATCH = 200;
@@ -25,7 +24,8 @@ export interface FeedLogger {
 }
 
 export interface EventFeedDeps {
-  prisma: Db;
+  /** Every event passes through here, a batch's thousand at once: read on the driver itself (db/sql.ts). */
+  sql: SqlClient;
   bus: EventBus;
   /** Pause between runs; 0 runs only when runOnce is called (tests). */
   intervalMs: number;
@@ -38,20 +38,47 @@ export interface EventFeed {
   stop(): Promise<void>;
 }
 
-export function toPublished(e: Event): PublishedEvent {
+/** An events row as the feed reads it (seq also as text: the drivers differ on bigint). */
+interface EventRow {
+  id: string;
+  seq_text: string;
+  type: string;
+  workspace_id: string;
+  entity_type: string;
+  entity_id: string;
+  sequence: number;
+  data: Record<string, unknown>;
+  created_at: Date;
+}
+
+const COLUMNS = `id, seq, seq::text AS seq_text, type, workspace_id, entity_type, entity_id, sequence, data,
+  created_at`;
+
+/** Gap numbers as runs of consecutive numbers, lowest first: `[[5, 9], [50, 99]]`. */
+export function gapRanges(gaps: Map<bigint, number>): [bigint, bigint][] {
+  const ranges: [bigint, bigint][] = [];
+  for (const seq of [...gaps.keys()].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
+    const last = ranges.at(-1);
+    if (last && seq === last[1] + 1n) last[1] = seq;
+    else ranges.push([seq, seq]);
+  }
+  return ranges;
+}
+
+function toPublished(e: EventRow): PublishedEvent {
   return {
     id: e.id,
     event: e.type,
-    timestamp: e.createdAt.toISOString(),
-    workspaceId: e.workspaceId,
-    entityType: e.entityType,
-    entityId: e.entityId,
+    timestamp: new Date(e.created_at).toISOString(),
+    workspaceId: e.workspace_id,
+    entityType: e.entity_type,
+    entityId: e.entity_id,
     sequence: e.sequence,
-    data: e.data as Record<string, unknown>,
+    data: e.data,
   };
 }
 
-export function startEventFeed({ prisma, bus, intervalMs, logger }: EventFeedDeps): EventFeed {
+export function startEventFeed({ sql, bus, intervalMs, logger }: EventFeedDeps): EventFeed {
   // The lease must outlive a few runs, or a slow run would hand it to another instance.
   const leaseMs = Math.max(MIN_LEASE_MS, intervalMs * 3);
   /** Highest seq published; null while not the publisher (not started, or lease lost). */
@@ -59,7 +86,23 @@ export function startEventFeed({ prisma, bus, intervalMs, logger }: EventFeedDep
   /** Skipped seq → when it was first missed. */
   const gaps = new Map<bigint, number>();
 
-  const head = async () => (await prisma.event.aggregate({ _max: { seq: true } }))._max.seq ?? 0n;
+  const head = async () =>
+    BigInt((await sql.query<{ head: string }>('SELECT coalesce(max(seq), 0)::text AS head FROM events'))[0].head);
+
+  /**
+   * The next events after `since`, and any that turned up in the gaps (a batch's thousand
+   * numbers rolled back, or committed after a later one): each part is one index range scan,
+   * however many numbers the gaps hold.
+   */
+  const readAfter = (since: bigint, ranges: [bigint, bigint][]) =>
+    sql.query<EventRow>(
+      `(SELECT ${COLUMNS} FROM events WHERE seq > $1::bigint ORDER BY events.seq LIMIT ${BATCH})
+      UNION ALL
+      (SELECT ${COLUMNS} FROM events JOIN unnest($2::bigint[], $3::bigint[]) AS gap(low, high)
+        ON events.seq BETWEEN gap.low AND gap.high ORDER BY events.seq LIMIT ${BATCH})
+      ORDER BY seq LIMIT ${BATCH}`,
+      [since.toString(), ranges.map((r) => r[0].toString()), ranges.map((r) => r[1].toString())],
+    );
 
   function noteGaps(from: bigint, to: bigint, now: number) {
     for (let s = from + 1n; s < to && gaps.size < MAX_GAPS; s++) gaps.set(s, now);
@@ -81,18 +124,14 @@ export function startEventFeed({ prisma, bus, intervalMs, logger }: EventFeedDep
     }
     let published = 0;
     for (;;) {
-      const since: bigint = cursor;
-      const rows = await prisma.event.findMany({
-        where: { OR: [{ seq: { gt: since } }, ...(gaps.size ? [{ seq: { in: [...gaps.keys()] } }] : [])] },
-        orderBy: { seq: 'asc' },
-        take: BATCH,
-      });
+      const rows = await readAfter(cursor, gapRanges(gaps));
       const now = Date.now();
       for (const row of rows) {
-        gaps.delete(row.seq);
-        if (row.seq > cursor) {
-          noteGaps(cursor, row.seq, now);
-          cursor = row.seq;
+        const seq = BigInt(row.seq_text);
+        gaps.delete(seq);
+        if (seq > cursor) {
+          noteGaps(cursor, seq, now);
+          cursor = seq;
         }
         bus.publish(toPublished(row));
         published++;

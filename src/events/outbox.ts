@@ -1,6 +1,7 @@
 // The outbox write. Every change builds its events with the catalogue (./catalogue) and records
 // them inside its own transaction, so an event exists exactly when its change was committed.
 import { Prisma } from '../db/generated/client/client.ts';
+import type { SqlQuery } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import type { BuiltEvent } from './catalogue/define.ts';
 
@@ -64,9 +65,10 @@ export function insertEventSql(e: NewEvent, ...before: Prisma.Sql[]): { id: stri
 /**
  * Records many events in one statement, for writes of many records at once (batches): the same
  * rows as recordEvent, in the order given. Each record's counter is raised once by its number of
- * events, and its events take the numbers in order, so sequences stay gapless and ordered.
+ * events, and its events take the numbers in order, so sequences stay gapless and ordered. The
+ * events travel as one JSON parameter, on the driver itself (db/sql.ts): they can be megabytes.
  */
-export async function recordEvents(tx: EventWriter, events: NewEvent[]): Promise<string[]> {
+export async function recordEvents(query: SqlQuery, events: NewEvent[]): Promise<string[]> {
   if (events.length === 0) return [];
   const rows = events.map((e, ord) => ({
     ord,
@@ -79,10 +81,11 @@ export async function recordEvents(tx: EventWriter, events: NewEvent[]): Promise
     data: e.data,
     actor: e.actor,
   }));
-  await tx.$executeRaw(Prisma.sql`WITH given AS (
+  await query(
+    `WITH given AS (
       SELECT *, row_number() OVER (PARTITION BY entity_type, entity_id ORDER BY ord) AS nth,
         count(*) OVER (PARTITION BY entity_type, entity_id) AS n
-      FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(ord int, id text, workspace_id text, type text,
+      FROM jsonb_to_recordset($1::jsonb) AS x(ord int, id text, workspace_id text, type text,
         entity_type text, entity_id text, contact_id text, data jsonb, actor jsonb)),
     counters AS (
       INSERT INTO record_sequences (entity_type, entity_id, last)
@@ -93,6 +96,8 @@ export async function recordEvents(tx: EventWriter, events: NewEvent[]): Promise
     SELECT g.id, g.workspace_id, g.type, g.entity_type, g.entity_id, (c.last - g.n + g.nth)::int, g.contact_id,
       g.data, g.actor
     FROM given g JOIN counters c USING (entity_type, entity_id)
-    ORDER BY g.ord`);
+    ORDER BY g.ord`,
+    [JSON.stringify(rows)],
+  );
   return rows.map((r) => r.id);
 }

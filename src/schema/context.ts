@@ -1,5 +1,6 @@
 import type { Authenticator, Caller } from '../auth/authenticate.ts';
 import type { Db } from '../db/client.ts';
+import type { SqlClient } from '../db/sql.ts';
 import type { Actor } from '../events/outbox.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { WebhookServices } from '../webhooks/services.ts';
@@ -7,6 +8,8 @@ import type { WebhookServices } from '../webhooks/services.ts';
 /** Everything a resolver may use. Built per request by REST and /graphql, per operation over WebSocket. */
 export interface Context {
   prisma: Db;
+  /** Plain SQL on the same database, for statements with very large parameters (batches). */
+  sql: SqlClient;
   caller: Caller;
   requestId: string;
   /** Non-fatal notes for the client (REST `meta.warnings`, GraphQL `extensions.warnings`). */

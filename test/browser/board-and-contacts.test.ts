@@ -25,7 +25,7 @@ beforeAll(async () => {
   // Its own schema on PostgreSQL, so that this file's event feed publishes this file's events.
   [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
   // What the service runs in main.ts: committed events published to subscribers.
-  feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 50 });
+  feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 50 });
   ws = await app.workspace();
   const { body } = await ws.api('GET', '/v1/pipelines');
   pipelineId = body.data[0].id;

@@ -33,7 +33,7 @@ export const test = base
   .extend('other', { scope: 'file' }, ({ app }) => app.workspace())
   /** The event feed publishing the app's event log on its bus, as the service runs it, polling often. */
   .extend('feed', { scope: 'file' }, ({ app }, { onCleanup }) => {
-    const feed = startEventFeed({ prisma: app.db.prisma, bus: app.bus, intervalMs: 20 });
+    const feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 20 });
     onCleanup(() => feed.stop());
     return feed;
   })

@@ -183,6 +183,7 @@ async function scanGraphql(key: string): Promise<Map<string, string>> {
     expect(validate(schema, document), f.name).toEqual([]);
     const ctx: Context = {
       prisma: world.app.db.prisma,
+      sql: world.app.db.sql,
       caller,
       requestId: 'scan',
       warnings: [],

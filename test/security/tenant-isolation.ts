@@ -263,7 +263,7 @@ export function tenantIsolationTests(worldOf: () => World): void {
 
     it("GraphQL subscriptions: a key receives only its own tenant's events", async () => {
       const spaces = [world.A, world.sandboxA, world.B];
-      const feed = startEventFeed({ prisma: world.app.db.prisma, bus: world.app.bus, intervalMs: 20 });
+      const feed = startEventFeed({ sql: world.app.db.sql, bus: world.app.bus, intervalMs: 20 });
       let checked = 0;
       try {
         for (const field of subscriptionFields()) {
@@ -313,7 +313,7 @@ export function tenantIsolationTests(worldOf: () => World): void {
     }, 120_000);
 
     it("GraphQL subscriptions given another tenant's ids as arguments receive nothing of its changes", async () => {
-      const feed = startEventFeed({ prisma: world.app.db.prisma, bus: world.app.bus, intervalMs: 20 });
+      const feed = startEventFeed({ sql: world.app.db.sql, bus: world.app.bus, intervalMs: 20 });
       let checked = 0;
       let refused = 0;
       try {

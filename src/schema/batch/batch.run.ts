@@ -8,8 +8,9 @@
 // Each applied operation writes its record's normal events, through the resource's own writes.
 import type { z } from 'zod';
 import { AppError, httpStatus, internalError, type ErrorDetails } from '../../errors.ts';
-import { isUniqueViolation } from '../../db/errors.ts';
+import { isDeadlock, isUniqueViolation } from '../../db/errors.ts';
 import type { Prisma } from '../../db/generated/client/client.ts';
+import type { SqlQuery } from '../../db/sql.ts';
 import { withRefusals, type Refusals } from '../../db/transaction.ts';
 import { issuesToDetails } from '../common/validation.ts';
 import type { Context } from '../context.ts';
@@ -52,8 +53,11 @@ export type Outcome = { status: number; id: string; created: boolean } | AppErro
 export interface BatchPlan {
   /** One per operation, in order. */
   outcomes: Outcome[];
-  /** Writes the operations that succeed; false (having written nothing) when a record changed since it was read. */
-  write(tx: Tx): Promise<boolean>;
+  /**
+   * Writes the operations that succeed, in one transaction on the driver itself (db/sql.ts);
+   * throws PlanOutdated (rolling it back) when a record changed since it was read.
+   */
+  write(query: SqlQuery): Promise<void>;
 }
 
 export interface BatchResult {
@@ -74,6 +78,9 @@ export interface BatchAnswer {
 
 /** Operations per transaction of a batch that is neither atomic nor a dry run. */
 const CHUNK = 25;
+
+/** A plan's write found a record changed since the plan read it: rolled back, the batch runs one by one. */
+export class PlanOutdated extends Error {}
 
 /** Rolls a dry run's transaction back once every operation has run. */
 class DryRunDone extends Error {}
@@ -293,12 +300,14 @@ async function runPlan<C, U>(
   });
   const failed = results.filter((r) => r.error).length;
   if (dryRun || rolledBack) return { results, applied: 0, failed, created: 0, dry_run: dryRun };
-  let written: boolean;
+  let written = true;
   try {
-    written = await ctx.prisma.$transaction((tx) => plan.write(tx), { timeout: 120_000, maxWait: 10_000 });
+    await ctx.sql.transaction((query) => plan.write(query));
   } catch (err) {
-    // Another writer took a key the plan found free: one by one, each operation is answered for itself.
-    if (isUniqueViolation(err)) written = false;
+    // Another writer came between: it changed a record the plan read, took a key the plan found
+    // free, or locked rows in the other order (a deadlock PostgreSQL broke by ending this
+    // transaction). One by one, each operation is answered for itself.
+    if (err instanceof PlanOutdated || isUniqueViolation(err) || isDeadlock(err)) written = false;
     else throw err;
   }
   if (!written) {

@@ -3,7 +3,8 @@
 // statements (insert, update, delete, events) instead of several statements per operation. The
 // answers and events are those the one-by-one writes give. A batch where two operations name the
 // same record or the same email or external_id takes the one-by-one way, whose order decides.
-import { Prisma, type Contact } from '../../db/generated/client/client.ts';
+import type { Contact } from '../../db/generated/client/client.ts';
+import type { SqlQuery } from '../../db/sql.ts';
 import { AppError, validationError, type ErrorDetails } from '../../errors.ts';
 import { recordEvents, type NewEvent } from '../../events/outbox.ts';
 import { contactCreated, contactDeleted } from '../../events/catalogue/contact.events.ts';
@@ -12,7 +13,7 @@ import { definitionsLoader } from '../custom-field/custom-field.loader.ts';
 import { applyCustomFields, droppedWarning } from '../custom-field/custom-field.rules.ts';
 import { assertActiveUser } from '../user/user.rules.ts';
 import type { BatchOperation } from '../batch/batch.inputs.ts';
-import { dataOf, invalid, type BatchPlan, type Outcome } from '../batch/batch.run.ts';
+import { dataOf, invalid, PlanOutdated, type BatchPlan, type Outcome } from '../batch/batch.run.ts';
 import {
   contactCreateInput,
   contactUpdateInput,
@@ -21,7 +22,6 @@ import {
 } from './contact.inputs.ts';
 import { contactChanges, contactUpdateEvents, FIELD_MAP, newContact } from './contact.write.ts';
 
-type Tx = Prisma.TransactionClient;
 type Company = { id: string; name: string };
 
 /** What one operation will do, decided in memory. */
@@ -71,13 +71,14 @@ export async function planContacts(ctx: Context, operations: BatchOperation[]): 
   if (repeated(emails) || repeated(externals) || repeated(ids)) return null;
 
   // One statement with three array parameters: a batch names up to 2,000 keys, which as Prisma's
-  // `in` lists would be as many parameters to send and plan.
+  // `in` lists would be as many parameters to send and plan. On the driver itself (db/sql.ts):
+  // Prisma would walk every one of up to 1,000 rows.
   const given = (values: (string | undefined)[]) => values.filter((v): v is string => Boolean(v));
-  const found = await ctx.prisma.$queryRaw<ContactRow[]>`
-    SELECT ${CONTACT_COLUMNS} FROM contacts
-    WHERE workspace_id = ${ws}
-      AND (id = ANY(${ids}::text[]) OR email = ANY(${given(emails)}::text[])
-        OR external_id = ANY(${given(externals)}::text[]))`;
+  const found = await ctx.sql.query<ContactRow>(
+    `SELECT ${CONTACT_COLUMNS} FROM contacts
+    WHERE workspace_id = $1 AND (id = ANY($2::text[]) OR email = ANY($3::text[]) OR external_id = ANY($4::text[]))`,
+    [ws, ids, given(emails), given(externals)],
+  );
   const rows = found.map(contactOf);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const byEmail = new Map(rows.map((r) => [r.email, r]));
@@ -199,15 +200,15 @@ export async function planContacts(ctx: Context, operations: BatchOperation[]): 
         : { status: 200, id: s.kind === 'unchanged' ? s.id : s.before.id, created: false },
   );
   const ok = steps.filter((s): s is Step => !(s instanceof AppError));
-  return { outcomes, write: (tx) => writeSteps(tx, ctx, ok) };
+  return { outcomes, write: (query) => writeSteps(query, ctx, ok) };
 }
 
 const json = (rows: unknown[]) => JSON.stringify(rows);
 
 /** Every column of a contact but its search vector (read by search only). */
-const CONTACT_COLUMNS = Prisma.raw(`id, workspace_id, first_name, last_name, email, phone, company, job_title, status,
+const CONTACT_COLUMNS = `id, workspace_id, first_name, last_name, email, phone, company, job_title, status,
   source, tags, assigned_to, engagement_score, custom_fields, address, company_id, external_id, version, created_at,
-  updated_at`);
+  updated_at`;
 
 type ContactRow = Omit<ReturnType<typeof columns>, 'created_at' | 'updated_at'> & {
   version: number;
@@ -266,43 +267,59 @@ function columns(c: Contact) {
   };
 }
 
-const RECORD = Prisma.raw(`x(id text, workspace_id text, first_name text, last_name text, email text, phone text,
+const RECORD = `x(id text, workspace_id text, first_name text, last_name text, email text, phone text,
   company text, job_title text, status text, source text, tags text[], assigned_to text, engagement_score int,
-  custom_fields jsonb, address jsonb, external_id text, company_id text, created_at timestamptz,
-  updated_at timestamptz)`);
+  custom_fields jsonb, address jsonb, external_id text, company_id text, version int, created_at timestamptz,
+  updated_at timestamptz)`;
 
 /**
  * Writes the plan's rows and events. False, writing nothing, when a record it read changed since
  * (another writer came between): the batch then runs one by one.
  */
-async function writeSteps(tx: Tx, ctx: Context, steps: Step[]): Promise<boolean> {
-  const existing = steps.flatMap((s) => (s.kind === 'update' || s.kind === 'delete' ? [s.before] : []));
-  if (existing.length) {
-    const locked = await tx.$queryRaw<{ id: string; version: number }[]>`
-      SELECT id, version FROM contacts WHERE id = ANY(${existing.map((c) => c.id)}::text[]) FOR UPDATE`;
-    const versions = new Map(locked.map((r) => [r.id, r.version]));
-    if (existing.some((c) => versions.get(c.id) !== c.version)) return false;
-  }
+async function writeSteps(query: SqlQuery, ctx: Context, steps: Step[]): Promise<void> {
   const creates = steps.flatMap((s) => (s.kind === 'create' ? [columns(s.row)] : []));
   if (creates.length)
-    await tx.$executeRaw`
-      INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source,
-        tags, assigned_to, engagement_score, custom_fields, address, external_id, company_id, created_at, updated_at)
+    await query(
+      `INSERT INTO contacts (id, workspace_id, first_name, last_name, email, phone, company, job_title, status,
+        source, tags, assigned_to, engagement_score, custom_fields, address, external_id, company_id, created_at,
+        updated_at)
       SELECT id, workspace_id, first_name, last_name, email, phone, company, job_title, status, source, tags,
         assigned_to, engagement_score, custom_fields, NULLIF(address, 'null'::jsonb), external_id, company_id,
         created_at, updated_at
-      FROM jsonb_to_recordset(${json(creates)}::jsonb) AS ${RECORD}`;
-  const updates = steps.flatMap((s) => (s.kind === 'update' ? [columns(s.after)] : []));
-  if (updates.length)
-    await tx.$executeRaw`
-      UPDATE contacts c SET first_name = x.first_name, last_name = x.last_name, email = x.email, phone = x.phone,
-        company = x.company, job_title = x.job_title, status = x.status, source = x.source, tags = x.tags,
-        assigned_to = x.assigned_to, custom_fields = x.custom_fields, address = NULLIF(x.address, 'null'::jsonb),
-        external_id = x.external_id, company_id = x.company_id, updated_at = x.updated_at
-      FROM jsonb_to_recordset(${json(updates)}::jsonb) AS ${RECORD}
-      WHERE c.id = x.id`;
-  const deletes = steps.flatMap((s) => (s.kind === 'delete' ? [s.before.id] : []));
-  if (deletes.length) await tx.$executeRaw`DELETE FROM contacts WHERE id = ANY(${deletes}::text[])`;
+      FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}`,
+      [json(creates)],
+    );
+  // Each update and delete holds only where the record is still at the version the plan read;
+  // one that is not (another writer came between) undoes the whole write.
+  const updates = steps.flatMap((s) =>
+    s.kind === 'update' ? [{ ...columns(s.after), version: s.before.version }] : [],
+  );
+  if (updates.length) {
+    const [{ n }] = await query<{ n: number }>(
+      `WITH changed AS (
+        UPDATE contacts c SET first_name = x.first_name, last_name = x.last_name, email = x.email, phone = x.phone,
+          company = x.company, job_title = x.job_title, status = x.status, source = x.source, tags = x.tags,
+          assigned_to = x.assigned_to, custom_fields = x.custom_fields, address = NULLIF(x.address, 'null'::jsonb),
+          external_id = x.external_id, company_id = x.company_id, updated_at = x.updated_at
+        FROM jsonb_to_recordset($1::jsonb) AS ${RECORD}
+        WHERE c.id = x.id AND c.version = x.version
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM changed`,
+      [json(updates)],
+    );
+    if (n !== updates.length) throw new PlanOutdated();
+  }
+  const deletes = steps.flatMap((s) => (s.kind === 'delete' ? [s.before] : []));
+  if (deletes.length) {
+    const [{ n }] = await query<{ n: number }>(
+      `WITH gone AS (
+        DELETE FROM contacts c USING unnest($1::text[], $2::int[]) AS d(id, version)
+        WHERE c.id = d.id AND c.version = d.version RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`,
+      [deletes.map((c) => c.id), deletes.map((c) => c.version)],
+    );
+    if (n !== deletes.length) throw new PlanOutdated();
+  }
   const actor = actorOf(ctx);
   const events = steps.flatMap((s): NewEvent[] => {
     switch (s.kind) {
@@ -318,6 +335,5 @@ async function writeSteps(tx: Tx, ctx: Context, steps: Step[]): Promise<boolean>
         return [];
     }
   });
-  await recordEvents(tx, events);
-  return true;
+  await recordEvents(query, events);
 }
