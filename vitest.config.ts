@@ -1,5 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
+// Files that run on the embedded database whatever DATABASE_URL says: they start the service, the
+// worker and the CLI on a DATA_DIR of their own, or test PGlite itself. The PostgreSQL pass would
+// only run them again as they are.
+const EMBEDDED_ONLY = ['test/operator-start.test.ts', 'test/cli.test.ts', 'test/migrations.test.ts'];
+
 export default defineConfig({
   // Vite would resolve `graphql` to its .mjs build while CommonJS dependencies (Pothos) load the
   // .js build: two copies of graphql in one process. Pin our imports to the one Node uses.
@@ -8,7 +13,12 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     // Browser tests need Chromium and run on their own: `npm run test:browser`; so do the fault
     // and several-instance tests, which start their own servers: `npm run test:reliability`.
-    exclude: ['**/node_modules/**', 'test/browser/**', 'test/reliability/**'],
+    exclude: [
+      '**/node_modules/**',
+      'test/browser/**',
+      'test/reliability/**',
+      ...(process.env.DATABASE_URL ? EMBEDDED_ONLY : []),
+    ],
     globalSetup: ['test/helpers/global-setup.ts', 'test/helpers/build-setup.ts'],
     pool: 'forks',
     // Many files wait on real processes, receivers and timeouts rather than the CPU: on a 2-core
