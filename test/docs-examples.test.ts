@@ -8,7 +8,7 @@ import { projectRoot } from '../src/project-root.ts';
 import { gql } from './helpers/app.ts';
 import { it, test } from './helpers/fixtures.ts';
 
-const DOCS = ['docs/filtering.md', 'docs/batches.md'];
+const DOCS = ['docs/filtering.md', 'docs/batches.md', 'docs/events.md'];
 
 interface Example {
   doc: string;
@@ -58,6 +58,7 @@ it.for(all.map((e) => [`${e.doc}:${e.line}`, e] as const))('%s', async ([, examp
   }
   const [requestLine, ...body] = example.code.split('\n');
   const [method, url] = requestLine.split(' ');
-  const r = await ws.api(method, url, JSON.parse(body.join('\n')));
+  const text = body.join('\n').trim();
+  const r = await ws.api(method, url, text ? JSON.parse(text) : undefined);
   expect(r.status, JSON.stringify(r.body)).toBe(example.status);
 });

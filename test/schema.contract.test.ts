@@ -91,7 +91,7 @@ describe('the GraphQL schema', () => {
       'code',
       'type',
     ];
-    const eventNames = new Set(['TimelineEntry.type', 'CompanyTimelineEntry.type']);
+    const eventNames = new Set(['TimelineEntry.type', 'CompanyTimelineEntry.type', 'LoggedEvent.type']);
     // An HTTP status code, a number by nature.
     const numbers = new Set(['BatchOperationResult.status']);
     const strings = outputFields.filter(

@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { deliveryWorld } from './helpers/delivery-world.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
+import { recordOutcomes, type Outcome } from '../src/webhooks/queue.ts';
 
 const world = deliveryWorld();
 const { listen, subscribe, logs, drive } = world;
@@ -138,6 +139,38 @@ describe('delivery', () => {
     const gap = rc.hits[1].at - rc.hits[0].at;
     expect(gap).toBeGreaterThanOrEqual(1900);
     expect((await logs(sub.id))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+  });
+
+  it('an inactive subscription keeps the count that turned it off, whatever attempts under way answer', async () => {
+    const rc = await listen();
+    const sub = await subscribe(rc.url, { events: ['activity.logged'], auto_disable_after: 2 });
+    await app.db.prisma.webhookSubscription.update({
+      where: { id: sub.id },
+      data: { active: false, disabledAt: new Date(), consecutiveFailures: 3 },
+    });
+    const row = await app.db.prisma.webhookSubscription.findUniqueOrThrow({ where: { id: sub.id } });
+    // Attempts that were under way when it turned inactive, recorded afterwards.
+    const attempt = (ok: boolean): Outcome => ({
+      claim: {
+        id: 'dlv_under_way',
+        subscription_id: sub.id,
+        event_id: null,
+        attempts: 1,
+        previous_attempt_at: null,
+        lease_expired: false,
+      },
+      sub: row,
+      requestBody: null,
+      result: { ok, statusCode: ok ? 200 : 500, responseTimeMs: 3, responseBody: null, retryAfter: null, error: null },
+      attempted: true,
+    });
+    for (const outcome of [attempt(true), attempt(false), attempt(true)]) {
+      await recordOutcomes(app.db.prisma, [outcome]);
+      const off = (await ws.api('GET', `/v1/webhooks/${sub.id}`)).body.data;
+      expect(off).toMatchObject({ active: false, consecutive_failures: 3 });
+    }
+    const on = await ws.api('PUT', `/v1/webhooks/${sub.id}`, { active: true });
+    expect(on.body.data).toMatchObject({ active: true, consecutive_failures: 0 });
   });
 
   it('turns a subscription inactive past auto_disable_after failures, keeps and resumes its deliveries', async () => {

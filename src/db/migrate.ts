@@ -198,7 +198,8 @@ async function withEngine<T>(
 /**
  * Applies the pending migrations in prisma/migrations and records them in `_prisma_migrations`,
  * as `prisma migrate deploy` does; returns the names applied now. On PostgreSQL the engine
- * itself takes `pg_advisory_lock(72707369)`, so concurrent callers wait for each other.
+ * itself takes `pg_advisory_lock(72707369)`, so concurrent callers wait for each other: the engine
+ * gives up after 10 s, and the call then tries again, for up to 5 minutes.
  */
 export async function applyMigrations(
   adapter: SqlMigrationAwareDriverAdapterFactory,
@@ -216,11 +217,26 @@ export async function applyMigrations(
     ).length === 0
   )
     return [];
-  return withEngine(adapter, async (engine) => {
-    const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: noFilter });
-    return appliedMigrationNames;
-  });
+  // The engine gives up on its advisory lock after 10 s, before it changes anything. Another
+  // instance (or test run) applying migrations to the same database may well take longer on a busy
+  // machine: wait our turn instead of failing the start.
+  const started = Date.now();
+  for (;;) {
+    try {
+      return await withEngine(adapter, async (engine) => {
+        const { appliedMigrationNames } = await engine.applyMigrations({ migrationsList, filters: noFilter });
+        return appliedMigrationNames;
+      });
+    } catch (err) {
+      if (!LOCK_TIMEOUT.test(String((err as Error)?.message)) || Date.now() - started > MIGRATION_TURN_MS) throw err;
+    }
+  }
 }
+
+/** The engine's refusal when another caller holds its migration lock for more than 10 s. */
+const LOCK_TIMEOUT = /Timed out trying to acquire a postgres advisory lock/;
+/** How long a start waits for others' migrations to the same database. */
+const MIGRATION_TURN_MS = 5 * 60_000;
 
 /** Anything that can run a raw query: the service's Prisma client. */
 export interface MigrationReader {

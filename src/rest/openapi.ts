@@ -101,6 +101,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Tasks: 'To-dos with due dates, priorities and reminders, assigned to users and related to a contact or deal.',
   Activities: 'Calls, emails, meetings, notes and messages logged against contacts and deals, and the workspace feed.',
   Users: "The workspace's users and their notification preferences.",
+  Events:
+    'The event log: every change webhooks deliver, oldest first, with the same ids, for integrations that ' +
+    'catch up on what they missed.',
   Webhooks: 'Subscriptions that receive signed events, their delivery logs, test sends and redeliveries.',
   Settings: "The workspace's settings, such as linking new contacts to companies by e-mail domain.",
 };

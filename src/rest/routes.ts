@@ -52,7 +52,8 @@ import {
 import { taskCompleteInput, taskCreateInput, taskFilter, taskUpdateInput } from '../schema/task/task.inputs.ts';
 import { preferencesInput } from '../schema/user/preferences.rules.ts';
 import { userFilter } from '../schema/user/user.inputs.ts';
-import { logFilter, webhookCreateInput, webhookUpdateInput } from '../schema/webhook/webhook.inputs.ts';
+import { logFilter, recoverInput, webhookCreateInput, webhookUpdateInput } from '../schema/webhook/webhook.inputs.ts';
+import { eventLogFilter } from '../schema/event/event-log.inputs.ts';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -544,6 +545,18 @@ export const routes: RestRoute[] = [
     body: settingsInput,
   },
 
+  // The event log
+  {
+    method: 'GET',
+    path: '/events',
+    operation: 'ListEvents',
+    variables: page(undefined, true),
+    query: eventLogFilter,
+    list: true,
+    // Events about records the key may not read are left out, with a warning.
+    anyKey: true,
+  },
+
   // Webhooks
   { method: 'GET', path: '/webhooks', operation: 'ListWebhooks', variables: page(), list: true },
   {
@@ -581,5 +594,14 @@ export const routes: RestRoute[] = [
     variables: (r) => ({ id: r.params.id, logId: r.params.log_id }),
     status: 202,
     errors: [409, 422],
+  },
+  {
+    method: 'POST',
+    path: '/webhooks/:id/recover',
+    operation: 'RecoverWebhookEvents',
+    variables: idAndBody,
+    body: recoverInput,
+    status: 202,
+    errors: [422],
   },
 ];

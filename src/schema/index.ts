@@ -34,6 +34,7 @@ import './user/user.mutations.ts';
 import './webhook/webhook.queries.ts';
 import './webhook/webhook.mutations.ts';
 import './webhook/delivery-attempts.ts';
+import './webhook/webhook.recover.ts';
 // The workspace's settings
 import './workspace/settings.ts';
 // Dashboard users only: API keys and custom field definitions
@@ -41,6 +42,8 @@ import './api-key/api-key.queries.ts';
 import './api-key/api-key.mutations.ts';
 import './custom-field/custom-field.queries.ts';
 import './custom-field/custom-field.mutations.ts';
+// The event log
+import './event/event-log.queries.ts';
 // Live events over graphql-ws
 import './subscription/events.subscription.ts';
 import './subscription/changes.subscription.ts';

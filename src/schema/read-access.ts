@@ -57,9 +57,13 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   RetryPolicy: 'webhooks',
   WebhookDelivery: 'webhooks',
   WebhookTestResult: 'webhooks',
+  WebhookRecoverResult: 'webhooks',
   DeliveryAttempt: 'webhooks',
   // A live event's envelope is the subscriber's; its data needs the event's resource (below).
   LiveEvent: null,
+  // The log's envelope: which kinds of record the key may read is the root field's filter; its
+  // data needs the event's resource (below).
+  LoggedEvent: null,
   User: null,
   NotificationPreferences: null,
   // Who caused a change: a key's or user's name, readable like users.
@@ -95,6 +99,7 @@ export const FIELD_NEEDS: Record<string, Needs> = {
   'CompanyTimelineEntry.summary': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'CompanyTimelineEntry.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'LiveEvent.data': (e: { event: string; data: unknown }) => eventNeeds(e.event, e.data),
+  'LoggedEvent.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   // The body as sent (either payload format): what any event of that name may carry.
   'WebhookDelivery.request_body': (d: { event: string }) => eventNeeds(d.event),
   // A receiver may echo what it was sent: its answer is as sensitive as the body.

@@ -251,12 +251,14 @@ export async function recordOutcomes(db: Db, batch: Outcome[]): Promise<Recorded
   if (counted.every(({ results }) => results.at(-1) === true)) {
     // The usual case, every subscription's last attempt succeeded: one statement records the
     // batch and clears failure counts. Counts already at 0 are not written, so workers
-    // recording at once do not queue on a subscription's row.
+    // recording at once do not queue on a subscription's row. A subscription turned inactive
+    // keeps the count that turned it off (an attempt that was under way then may still succeed):
+    // reactivating it starts the count again.
     const cleared = JSON.stringify(counted.map(({ sub }) => sub.id));
     await db.$executeRaw`
       WITH ${recordDeliveries}, logged AS (${insertAttemptsFrom('recorded')})
       UPDATE webhook_subscriptions SET consecutive_failures = 0, updated_at = now()
-      WHERE id IN (SELECT jsonb_array_elements_text(${cleared}::jsonb)) AND consecutive_failures <> 0`;
+      WHERE id IN (SELECT jsonb_array_elements_text(${cleared}::jsonb)) AND consecutive_failures <> 0 AND active`;
   } else {
     await db.$transaction(async (tx) => {
       await tx.$executeRaw`WITH ${recordDeliveries} ${insertAttemptsFrom('recorded')}`;
@@ -282,9 +284,10 @@ async function countFailures(
   const lastOk = results.lastIndexOf(true);
   const failuresAfter = results.length - 1 - lastOk;
   if (lastOk === -1 && failuresAfter === 0) return null;
-  // updateMany: the subscription may have been deleted while its attempt ran.
+  // updateMany: the subscription may have been deleted while its attempt ran. An inactive one
+  // keeps the count that turned it off.
   const { count } = await tx.webhookSubscription.updateMany({
-    where: { id: sub.id },
+    where: { id: sub.id, active: true },
     data: { consecutiveFailures: lastOk >= 0 ? failuresAfter : { increment: failuresAfter } },
   });
   const updated = count ? await tx.webhookSubscription.findUnique({ where: { id: sub.id } }) : null;

@@ -188,6 +188,7 @@ export function scopeTests(worldOf: () => World): void {
       RetryPolicy: 'webhooks',
       WebhookDelivery: 'webhooks',
       WebhookTestResult: 'webhooks',
+      WebhookRecoverResult: 'webhooks',
       DeliveryAttempt: 'webhooks',
       User: null,
       NotificationPreferences: null,
@@ -199,6 +200,8 @@ export function scopeTests(worldOf: () => World): void {
       BatchOperationResult: null,
       DeleteResult: null,
       LiveEvent: null,
+      // The log's envelope; its root field lists only the kinds of record the key may read.
+      LoggedEvent: null,
       ApiKey: null,
       CreatedApiKey: null,
       CustomField: null,

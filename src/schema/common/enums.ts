@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../../errors.ts';
 import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
 import { BATCH_OPS } from '../batch/batch.inputs.ts';
+import { EVENT_RESOURCES } from '../event/event-log.inputs.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
 import { CUSTOM_FIELD_TYPES } from '../custom-field/custom-field.rules.ts';
 import { DEAL_STATUSES } from '../../records/deal.ts';
@@ -49,6 +50,11 @@ export const NotificationChannel = closedSet(
   'NotificationChannel',
   NOTIFICATION_CHANNELS,
   'A channel reminders and notifications may use.',
+);
+export const EventResource = closedSet(
+  'EventResource',
+  EVENT_RESOURCES,
+  'The kind of record an event is about (contact.updated is about a contact).',
 );
 export const ActivityType = closedSet('ActivityType', ACTIVITY_TYPES, 'What kind of interaction an activity was.');
 export const ActivityOutcome = closedSet('ActivityOutcome', ACTIVITY_OUTCOMES, 'How an interaction ended.');

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ACCEPTED_EVENTS } from '../../events/outbox.ts';
 import { filtersSchema } from '../../webhooks/filters.ts';
 import { inputNamed, scalarNamed } from '../common/graphql-names.ts';
-import { name255, optionalText } from '../common/validation.ts';
+import { isoDateOrTime, name255, optionalText } from '../common/validation.ts';
 
 export const MAX_SUBSCRIPTIONS = 100;
 export const HTTP_METHODS = ['POST', 'PUT', 'PATCH'] as const;
@@ -96,3 +96,11 @@ export const logFilter = z.object({
   status: z.enum(DELIVERY_STATUSES).optional(),
   event: z.string().optional(),
 });
+
+/** POST /v1/webhooks/:id/recover: the window whose events to send again. */
+export const recoverInput = z
+  .object({
+    since: isoDateOrTime.meta({ description: 'Events at or after this time (ISO 8601)' }),
+    until: isoDateOrTime.meta({ description: 'Events before this time (ISO 8601); at most now' }),
+  })
+  .refine((w) => w.since < w.until, { path: ['until'], message: 'must be after since' });
