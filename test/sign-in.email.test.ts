@@ -1,22 +1,14 @@
 // E-mail addresses are compared exactly (after trim + lowercase), never as LIKE patterns: in
 // sign-in, its lockout, the admin's set-password, and list filters that match text.
 import fs from 'node:fs';
-import { describe, expect, vi } from 'vitest';
+import { describe, expect } from 'vitest';
 import { setUserPassword } from '../src/admin/workspaces.ts';
 import { LOGIN_LIMITS } from '../src/auth/login-limits.ts';
+// The service counts its argon2 verifications; the tests read the count around each sign-in.
+import { passwordChecks as verifications } from '../src/auth/passwords.ts';
 import { client, uniqueEmail } from './helpers/app.ts';
 import { PASSWORD, setPassword } from './helpers/dashboard.ts';
 import { test } from './helpers/fixtures.ts';
-
-// Counts argon2 verifications (the library, not the database, is watched).
-const verifications = vi.hoisted(() => ({ count: 0 }));
-vi.mock('@node-rs/argon2', async (importOriginal) => {
-  const real = await importOriginal<typeof import('@node-rs/argon2')>();
-  return {
-    ...real,
-    verify: (...args: Parameters<typeof real.verify>) => (verifications.count++, real.verify(...args)),
-  };
-});
 
 let n = 0;
 const it = test

@@ -129,6 +129,7 @@ export const VALID_INPUT: Record<string, (s: Space) => Record<string, unknown>> 
   updateNotificationPreferences: () => ({ email: false }),
   createWebhook: () => ({ url: 'http://127.0.0.1:9/hook', events: ['contact.created'] }),
   updateWebhook: () => ({ description: 'updated' }),
+  recoverWebhookEvents: () => ({ since: '2026-01-01T00:00:00Z', until: '2026-01-02T00:00:00Z' }),
 };
 
 /** ID arguments of GraphQL fields no REST route runs (the others are derived from the route table). */
