@@ -104,6 +104,8 @@ export interface Config {
   schedulerIntervalMs: number;
   /** Pause between reads of the event log for live subscriptions (their latency); 0 turns them off. */
   eventFeedIntervalMs: number;
+  /** Days the event log keeps events (GET /v1/events, recovery, resumed subscriptions); 0 keeps all. */
+  eventRetentionDays: number;
   /** Bearer token that /metrics requires; when unset /metrics is open and should be firewalled. */
   metricsToken: string | null;
   /** How long SIGTERM waits for requests and webhook attempts in flight before cutting them. */
@@ -187,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerPollMs: int('WEBHOOK_WORKER_POLL_MS', env.WEBHOOK_WORKER_POLL_MS, 250),
     schedulerIntervalMs: int('SCHEDULER_INTERVAL_MS', env.SCHEDULER_INTERVAL_MS, 30_000),
     eventFeedIntervalMs: int('EVENT_FEED_INTERVAL_MS', env.EVENT_FEED_INTERVAL_MS, 200),
+    eventRetentionDays: int('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 90),
     metricsToken: env.METRICS_TOKEN || null,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
     httpHeadersTimeoutMs: positive('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS, 10_000),

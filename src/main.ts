@@ -8,6 +8,7 @@ import { buildApp } from './app.ts';
 import { config } from './config.ts';
 import { openDatabase } from './db/client.ts';
 import { applyMigrations } from './db/migrate.ts';
+import { startEventRetention } from './jobs/event-retention.ts';
 import { ensureDefaultWorkspace } from './admin/workspaces.ts';
 import { drainable } from './http/drain.ts';
 import { listen } from './http/listen.ts';
@@ -139,6 +140,12 @@ async function start() {
       ? startEventFeed({ sql: db.sql, bus, logger, intervalMs: config.eventFeedIntervalMs })
       : null;
   const scheduler = startTaskScheduler({ prisma: db.prisma, logger, intervalMs: config.schedulerIntervalMs });
+  const retention = startEventRetention({
+    sql: db.sql,
+    logger,
+    retentionDays: config.eventRetentionDays,
+    onPruned: (n) => metrics.eventsPruned.inc(n),
+  });
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -156,6 +163,7 @@ async function start() {
       // under way share one grace period. Unsent deliveries are released for other workers.
       await Promise.all([...drains.map((d) => d.close(graceMs)), graphqlWs.dispose(), worker?.stop(graceMs)]);
       await feed?.stop();
+      await retention.stop();
       await bus.close();
       await webhooks.sender.close();
       await scheduler.stop();

@@ -58,6 +58,11 @@ export class Metrics {
     labelNames: ['plan'] as const,
     registers: [this.registry],
   });
+  readonly eventsPruned = new Counter({
+    name: 'crm_events_pruned_total',
+    help: 'Events deleted from the event log past its retention (EVENT_RETENTION_DAYS)',
+    registers: [this.registry],
+  });
   private readonly operationNames = new Set<string>();
 
   /**

@@ -30,4 +30,31 @@ describe.runIf(url)('migrations on PostgreSQL', () => {
       await holder.end();
     }
   }, 60_000);
+
+  it('leave no advisory lock behind on the connections the service goes on using', async () => {
+    const schema = `crm_locks_${process.pid}_${Date.now().toString(36)}`;
+    const name = `crm-locks-${process.pid}-${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA ${schema}`);
+    const target = new URL(url!);
+    target.searchParams.set('application_name', name);
+    const db = await openDatabase({ databaseUrl: target.toString(), schema, poolSize: 2 });
+    try {
+      await applyMigrations(db.adapter);
+      // The service's own connections are open and in use afterwards.
+      await db.sql.query('SELECT 1');
+      await db.prisma.workspace.count();
+      const { rows } = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND a.application_name = $1`,
+        [name],
+      );
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await db.close();
+      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    }
+  });
 });

@@ -85,6 +85,38 @@ describe('events(types)', () => {
     ]);
   });
 
+  it('after: a subscriber back from a disconnect gets exactly what it missed, then live events', async () => {
+    const first = live(ws.key, EVENTS, { types: ['contact.created'] });
+    await first.ready(app.bus, probe('contact.created'));
+    const seen = await newContact();
+    const got = await first.waitFor((d) => d.events.data.contact.id === seen.id);
+    await first.close();
+    // While it is away: events of its type and of others, and of another workspace.
+    const missed = [await newContact(), await newContact()];
+    await ws.api('PUT', `/v1/contacts/${missed[0].id}`, { status: 'customer' });
+    await newContact(other);
+    const back = live(
+      ws.key,
+      `subscription($after: ID) { events(types: ["contact.created"], after: $after) { id event data } }`,
+      {
+        after: got.events.id,
+      },
+    );
+    await back.waitFor((d) => d.events.data.contact.id === missed[1].id);
+    const later = await newContact();
+    await back.waitFor((d) => d.events.data.contact.id === later.id);
+    expect(back.received.map((d) => d.events.data.contact.id)).toEqual([...missed, later].map((c) => c.id));
+
+    const gone = live(ws.key, `subscription { events(after: "evt_never") { id } }`);
+    await gone.ended;
+    expect(gone.errors[0]).toMatchObject({ extensions: { code: 'validation_error' } });
+    // Another workspace's event id is no place to resume from either.
+    const [theirs] = await app.db.prisma.event.findMany({ where: { workspaceId: other.id }, take: 1 });
+    const foreign = live(ws.key, `subscription($after: ID) { events(after: $after) { id } }`, { after: theirs.id });
+    await foreign.ended;
+    expect(foreign.errors[0]).toMatchObject({ extensions: { code: 'validation_error' } });
+  });
+
   it('rejects unknown event names with validation_error', async () => {
     const sub = live(ws.key, EVENTS, { types: ['contact.created', 'contact.exploded'] });
     await sub.ended;

@@ -106,7 +106,8 @@ describe('recover', () => {
     const rc = await listen();
     const sub = await subscribe(rc.url, { events: ['task.created'] });
     // RECOVER_MAX + 1 events already fanned out, a millisecond apart, written straight to the log.
-    const start = Date.parse('2026-01-01T00:00:00Z');
+    // An hour ago: within any retention (the retention test prunes old events of every workspace).
+    const start = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
     await app.db.prisma.$executeRaw`
       INSERT INTO events (id, workspace_id, type, entity_type, entity_id, sequence, data, created_at, dispatched_at)
       SELECT 'evt_recover_' || n, ${ws.id}, 'task.created', 'task', 'task_recover_' || n, 1, '{}'::jsonb,

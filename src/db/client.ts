@@ -17,6 +17,7 @@ export type Db = PrismaClient;
 
 export interface Database {
   prisma: PrismaClient;
+  /** What migrations connect with (applyMigrations). */
   adapter: SqlMigrationAwareDriverAdapterFactory;
   kind: 'pglite' | 'postgres';
   /** The embedded database itself, when that is what is open. */
@@ -79,18 +80,22 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     // A connection PostgreSQL ends (restart, admin shutdown) can report it more than once; pg
     // throws an 'error' event nobody listens to at that moment, which would end the process.
     // Every connection gets a listener for its whole life; the pool drops and replaces it.
-    const pool = new pg.Pool({
+    const config = {
       connectionString: opts.databaseUrl,
       max: opts.poolSize ?? 10,
       options,
-      onConnect: (client) => void client.on('error', () => {}),
-    });
+      onConnect: (client: pg.ClientBase) => void client.on('error', () => {}),
+    };
+    const pool = new pg.Pool(config);
     // An idle connection's error is the pool's to handle (it drops the connection), also before
     // Prisma first connects and adds its own listener.
     pool.on('error', () => {});
-    // Prisma and the migrations each connect and dispose of their connections; the pool outlives them.
-    const adapter = new PrismaPg(pool, opts.schema ? { schema: opts.schema } : undefined);
-    const prisma = createClient(adapter, opts.onQuery);
+    const schemaOption = opts.schema ? { schema: opts.schema } : undefined;
+    const prisma = createClient(new PrismaPg(pool, schemaOption), opts.onQuery);
+    // Migrations get connections of their own, closed when they finish: the schema engine takes a
+    // session advisory lock, which on a connection returned to the shared pool would outlive them
+    // and hold every other instance's migrations back.
+    const adapter = new PrismaPg(config, schemaOption);
     let closing: Promise<void> | undefined;
     const close = () =>
       (closing ??= (async () => {

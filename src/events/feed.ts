@@ -38,8 +38,8 @@ export interface EventFeed {
   stop(): Promise<void>;
 }
 
-/** An events row as the feed reads it (seq also as text: the drivers differ on bigint). */
-interface EventRow {
+/** An events row as the feed (and a resumed subscription) reads it: seq also as text, the drivers differ on bigint. */
+export interface EventRow {
   id: string;
   seq_text: string;
   type: string;
@@ -51,8 +51,9 @@ interface EventRow {
   created_at: Date;
 }
 
-const COLUMNS = `id, seq, seq::text AS seq_text, type, workspace_id, entity_type, entity_id, sequence, data,
-  created_at`;
+/** The columns of an EventRow. */
+export const EVENT_ROW_COLUMNS = `id, seq, seq::text AS seq_text, type, workspace_id, entity_type, entity_id, sequence,
+  data, created_at`;
 
 /** Gap numbers as runs of consecutive numbers, lowest first: `[[5, 9], [50, 99]]`. */
 export function gapRanges(gaps: Map<bigint, number>): [bigint, bigint][] {
@@ -65,7 +66,7 @@ export function gapRanges(gaps: Map<bigint, number>): [bigint, bigint][] {
   return ranges;
 }
 
-function toPublished(e: EventRow): PublishedEvent {
+export function toPublished(e: EventRow): PublishedEvent {
   return {
     id: e.id,
     event: e.type,
@@ -96,9 +97,9 @@ export function startEventFeed({ sql, bus, intervalMs, logger }: EventFeedDeps):
    */
   const readAfter = (since: bigint, ranges: [bigint, bigint][]) =>
     sql.query<EventRow>(
-      `(SELECT ${COLUMNS} FROM events WHERE seq > $1::bigint ORDER BY events.seq LIMIT ${BATCH})
+      `(SELECT ${EVENT_ROW_COLUMNS} FROM events WHERE seq > $1::bigint ORDER BY events.seq LIMIT ${BATCH})
       UNION ALL
-      (SELECT ${COLUMNS} FROM events JOIN unnest($2::bigint[], $3::bigint[]) AS gap(low, high)
+      (SELECT ${EVENT_ROW_COLUMNS} FROM events JOIN unnest($2::bigint[], $3::bigint[]) AS gap(low, high)
         ON events.seq BETWEEN gap.low AND gap.high ORDER BY events.seq LIMIT ${BATCH})
       ORDER BY seq LIMIT ${BATCH}`,
       [since.toString(), ranges.map((r) => r[0].toString()), ranges.map((r) => r[1].toString())],

@@ -2,7 +2,7 @@
 import { validationError } from '../../errors.ts';
 import { ACCEPTED_EVENTS } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
-import { LiveEventType, liveEvents } from './live-events.ts';
+import { LiveEventType, liveEvents, resumedEvents } from './live-events.ts';
 
 const accepted = new Set<string>(ACCEPTED_EVENTS);
 
@@ -10,14 +10,24 @@ builder.subscriptionField('events', (t) =>
   t.field({
     type: LiveEventType,
     description:
-      "Live events of the key's workspace. Best effort: webhooks are the durable way to receive every event.",
-    args: { types: t.arg.stringList({ required: false, description: 'Event names to receive; all when omitted' }) },
+      "Live events of the key's workspace; with after, first those after that event from the log (within its " +
+      'retention). Webhooks are the durable way to receive every event.',
+    args: {
+      types: t.arg.stringList({ required: false, description: 'Event names to receive; all when omitted' }),
+      after: t.arg.id({
+        required: false,
+        description:
+          'The id of the last event received before a disconnect: the events after it are sent first, from ' +
+          'the log (within its retention), then the live ones, each once',
+      }),
+    },
     subscribe: (_root, args, ctx) => {
       const types = args.types ?? null;
       const unknown = (types ?? []).filter((name) => !accepted.has(name));
       if (unknown.length) throw validationError({ types: unknown.map((name) => `unknown event "${name}"`) });
       const wanted = types && new Set(types);
-      return liveEvents(ctx, (e) => !wanted || wanted.has(e.event));
+      const keep = (e: { event: string }) => !wanted || wanted.has(e.event);
+      return args.after ? resumedEvents(ctx, String(args.after), keep) : liveEvents(ctx, keep);
     },
     resolve: (e) => e,
   }),

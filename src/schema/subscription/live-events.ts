@@ -2,8 +2,10 @@
 // timeline-only ones, each only if the key may read the kind of record the event is about.
 import { filter, pipe } from 'graphql-yoga';
 import { eventNeeds, firstUnreadable } from '../../auth/scopes.ts';
+import { validationError } from '../../errors.ts';
 import { TIMELINE_ONLY_EVENTS } from '../../events/outbox.ts';
 import type { PublishedEvent } from '../../events/bus.ts';
+import { EVENT_ROW_COLUMNS, toPublished, type EventRow } from '../../events/feed.ts';
 import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 
@@ -20,6 +22,69 @@ export function liveEvents(ctx: Context, keep: (e: PublishedEvent) => boolean): 
     ctx.bus.subscribe(ctx.caller.workspaceId),
     filter((e: PublishedEvent) => readable(ctx, e) && keep(e)),
   );
+}
+
+/** Log rows a resumed subscription reads at a time. */
+const REPLAY_PAGE = 200;
+
+/**
+ * The caller's events after the event `afterId` (the last one it received before a disconnect),
+ * read from the log, then its live events: what it missed, once each, then what happens. The log
+ * is read again once the live stream is attached, so what committed in between is not lost, and
+ * a live event already read from the log is not given twice. A 400 when the log no longer holds
+ * (past retention) or never held that event for this workspace.
+ */
+export async function resumedEvents(
+  ctx: Context,
+  afterId: string,
+  keep: (e: PublishedEvent) => boolean,
+): Promise<AsyncIterable<PublishedEvent>> {
+  const [from] = await ctx.sql.query<{ seq_text: string }>(
+    'SELECT seq::text AS seq_text FROM events WHERE id = $1 AND workspace_id = $2',
+    [afterId, ctx.caller.workspaceId],
+  );
+  if (!from)
+    throw validationError({
+      after: ["is no event of this workspace's log (never, or past its retention): subscribe without it"],
+    });
+  let cursor = BigInt(from.seq_text);
+  const page = () =>
+    ctx.sql.query<EventRow>(
+      `SELECT ${EVENT_ROW_COLUMNS} FROM events WHERE workspace_id = $1 AND seq > $2::bigint
+      ORDER BY events.seq LIMIT ${REPLAY_PAGE}`,
+      [ctx.caller.workspaceId, cursor.toString()],
+    );
+  async function* replay(seen?: Set<string>): AsyncGenerator<PublishedEvent> {
+    for (;;) {
+      const rows = await page();
+      for (const row of rows) {
+        cursor = BigInt(row.seq_text);
+        seen?.add(row.id);
+        const e = toPublished(row);
+        if (readable(ctx, e) && keep(e)) yield e;
+      }
+      if (rows.length < REPLAY_PAGE) return;
+    }
+  }
+  async function* resume(): AsyncGenerator<PublishedEvent> {
+    yield* replay();
+    const live = liveEvents(ctx, keep)[Symbol.asyncIterator]();
+    // Asking for the first live event attaches the subscriber to the bus.
+    let next = live.next();
+    try {
+      const seen = new Set<string>();
+      yield* replay(seen);
+      for (;;) {
+        const r = await next;
+        if (r.done) return;
+        if (!seen.has(r.value.id)) yield r.value;
+        next = live.next();
+      }
+    } finally {
+      await live.return?.();
+    }
+  }
+  return { [Symbol.asyncIterator]: resume };
 }
 
 /** A nested record of an event's data (`data.deal`, `data.contact`), if present. */

@@ -1,0 +1,68 @@
+// The event log keeps EVENT_RETENTION_DAYS of events: the job deletes older ones (in chunks),
+// leaves newer ones and the delivery log entries of deleted events, and keeps everything at 0.
+import { describe, expect } from 'vitest';
+import { startEventRetention } from '../src/jobs/event-retention.ts';
+import { it } from './helpers/fixtures.ts';
+
+const DAY = 86_400_000;
+const quiet = { info: () => {}, error: () => {} };
+
+describe('event retention', () => {
+  it('deletes events past retention, in chunks, and nothing newer', async ({ app }) => {
+    const ws = await app.workspace();
+    const now = new Date('2026-11-27T12:00:00Z');
+    const tag = Date.now().toString(36);
+    // 5,001 events 100 days old (more than one statement's chunk), 3 from 10 days ago.
+    const insert = (count: number, daysAgo: number, label: string) =>
+      app.db.prisma.$executeRaw`
+        INSERT INTO events (id, workspace_id, type, entity_type, entity_id, sequence, data, created_at)
+        SELECT ${`evt_${label}_${tag}_`} || n, ${ws.id}, 'contact.created', 'contact',
+          ${`con_${label}_${tag}_`} || n, 1, '{}'::jsonb, ${new Date(now.getTime() - daysAgo * DAY)}
+        FROM generate_series(1, ${count}) AS n`;
+    await insert(5001, 100, 'old');
+    await insert(3, 10, 'new');
+    // A delivery of an old event: its log entry stays, without the event.
+    const sub = await app.db.prisma.webhookSubscription.create({
+      data: {
+        id: `wh_${tag}`,
+        workspaceId: ws.id,
+        url: 'https://receiver.example/hook',
+        events: ['contact.created'],
+        secretEncrypted: 'x',
+        retryPolicy: {},
+      },
+    });
+    await app.db.prisma.webhookDelivery.create({
+      data: {
+        id: `dlv_${tag}`,
+        workspaceId: ws.id,
+        subscriptionId: sub.id,
+        eventId: `evt_old_${tag}_1`,
+        event: 'contact.created',
+        status: 'delivered',
+      },
+    });
+
+    const pruned: number[] = [];
+    const kept = startEventRetention({ sql: app.db.sql, logger: quiet, retentionDays: 0 });
+    expect(await kept.runOnce(now)).toBe(0);
+    await kept.stop();
+
+    const job = startEventRetention({
+      sql: app.db.sql,
+      logger: quiet,
+      retentionDays: 90,
+      onPruned: (n) => pruned.push(n),
+    });
+    await job.runOnce(now);
+    await job.stop();
+    const left = await app.db.prisma.event.findMany({ where: { workspaceId: ws.id }, select: { id: true } });
+    expect(left.map((e) => e.id).sort()).toEqual([1, 2, 3].map((n) => `evt_new_${tag}_${n}`));
+    expect(pruned.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5001);
+    const entry = await app.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: `dlv_${tag}` } });
+    expect(entry).toMatchObject({ eventId: null, status: 'delivered' });
+    // The log API no longer lists them.
+    const listed = await ws.api('GET', '/v1/events?limit=100');
+    expect(listed.body.data.map((e: { id: string }) => e.id).sort()).toEqual(left.map((e) => e.id).sort());
+  });
+});
