@@ -30,7 +30,10 @@ describe('caps under concurrency', () => {
         ws.api('POST', '/v1/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['contact.created'] }),
       ),
     );
-    expect(answers.filter((r) => r.status === 201)).toHaveLength(4);
+    expect(
+      answers.filter((r) => r.status === 201),
+      answers.map((r) => r.text).join('\n'),
+    ).toHaveLength(4);
     expect(answers.filter((r) => r.status === 422)).toHaveLength(PARALLEL - 4);
     expect(await app.db.prisma.webhookSubscription.count({ where: { workspaceId: ws.id } })).toBe(MAX_SUBSCRIPTIONS);
   });

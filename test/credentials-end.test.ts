@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { setUserPassword } from '../src/admin/workspaces.ts';
 import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { PASSWORD, setPassword, signIn, type Signed } from './helpers/dashboard.ts';
-import { fileBus, test } from './helpers/fixtures.ts';
+import { fileBus, withAppOptions } from './helpers/fixtures.ts';
 import { contactProbe, subscribe, subscribeSse, type TestSubscription } from './helpers/subscriptions.ts';
 
 /** The requirement: everything of an ended credential is closed within this. */
@@ -19,7 +19,7 @@ let app: TestApp;
 let ws: TestWorkspace;
 const open: TestSubscription[] = [];
 
-test.override('appOptions', () => ({ bus: fileBus() }));
+const test = withAppOptions(() => ({ bus: fileBus() }));
 // The helpers below work on the file's app and workspace.
 test.beforeAll(({ app: started, ws: main }) => {
   app = started;

@@ -5,13 +5,14 @@ import { newId } from '../src/ids.ts';
 import { MAX_CUSTOM_FIELDS } from '../src/schema/custom-field/custom-field.write.ts';
 import { client, gql, uniqueEmail } from './helpers/app.ts';
 import { setPassword, signIn, type Signed } from './helpers/dashboard.ts';
-import { fileBus, it, test } from './helpers/fixtures.ts';
+import { fileBus, withAppOptions } from './helpers/fixtures.ts';
 import { contactProbe, subscribe } from './helpers/subscriptions.ts';
 
 let user: Signed;
 let userId: string;
 
-test.override('appOptions', () => ({ bus: fileBus() }));
+const test = withAppOptions(() => ({ bus: fileBus() }));
+const it = test;
 // Names the feed so that it publishes the event log on the bus for every test of the file.
 test.beforeAll(async ({ app, ws, feed }) => {
   void feed;

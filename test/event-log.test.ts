@@ -94,6 +94,11 @@ describe('GET /v1/events', () => {
     for (const [query, field] of [
       ['type=contact.exploded', 'type'],
       ['type=note.created', 'type'],
+      ['type=', 'type'],
+      ['type=,,,', 'type'],
+      ['resource=__proto__', 'resource'],
+      ['resource=constructor', 'resource'],
+      ['since=2030-01-01&until=2020-01-01', 'until'],
       ['resource=invoice', 'resource'],
       ['since=yesterday', 'since'],
       ['until=2026-02-30', 'until'],

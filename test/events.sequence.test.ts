@@ -9,13 +9,14 @@ import { migrationsDir } from '../src/db/migrate.ts';
 import { contactUpdated } from '../src/events/catalogue/contact.events.ts';
 import { recordEvent } from '../src/events/outbox.ts';
 import { uniqueEmail, type TestApp } from './helpers/app.ts';
-import { fileBus, it, test } from './helpers/fixtures.ts';
+import { fileBus, withAppOptions } from './helpers/fixtures.ts';
 import { contactProbe, subscribe } from './helpers/subscriptions.ts';
 import { until } from './helpers/receiver.ts';
 
 const N = 12;
 
-test.override('appOptions', () => ({ bus: fileBus() }));
+const test = withAppOptions(() => ({ bus: fileBus() }));
+const it = test;
 // The feed publishes the event log on the bus for every test of the file.
 test.beforeAll(({ feed }) => void feed);
 

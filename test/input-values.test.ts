@@ -315,6 +315,9 @@ const SORTS: Record<string, string[]> = {
   '/pipelines': ['name'],
 };
 
+/** Sorts whose first key is a column that may hold nulls (a cursor may carry null for it). */
+const NULLABLE_SORTS = /^-?(last_name|company|value|expected_close_date|due_date)$/;
+
 type Kind = 'date' | 'integer' | 'decimal' | 'text' | 'offset';
 /** What a cursor value is, from its form (deal values are the only decimals: their sort says so). */
 function kindOf(v: unknown, sort?: string): Kind {
@@ -364,6 +367,12 @@ function tampered(cursor: string, sort?: string): { label: string; cursor: strin
   );
   parsed.v.forEach((value, i) => {
     if (value === null) return;
+    // A null where the column holds none (the sort's first key may be a nullable column).
+    if (!(i === 0 && sort && NULLABLE_SORTS.test(sort))) {
+      const v = [...parsed.v];
+      v[i] = null;
+      out.push({ label: 'null for a column that holds no nulls', cursor: encode({ ...parsed, v }) });
+    }
     const kind = kindOf(value, sort);
     for (const bad of BAD[kind]) {
       const v = [...parsed.v];

@@ -100,8 +100,10 @@ describe('metrics', () => {
   it('counts webhook deliveries by outcome and shows the pending queue', async ({ app, ws, listen }) => {
     const ok = await listen(() => 200);
     const failing = await listen(() => 500);
-    const subscribe = async (url: string, body: Record<string, unknown>) =>
-      expect((await ws.api('POST', '/v1/webhooks', { url, events: ['contact.created'], ...body })).status).toBe(201);
+    const subscribe = async (url: string, body: Record<string, unknown>) => {
+      const r = await ws.api('POST', '/v1/webhooks', { url, events: ['contact.created'], ...body });
+      expect(r.status, r.text).toBe(201);
+    };
     await subscribe(ok.url, {});
     await subscribe(failing.url, { retry_policy: { max_retries: 2, intervals_seconds: [3600] } });
     await subscribe(`${failing.url}?final`, { retry_policy: { max_retries: 0, intervals_seconds: [] } });

@@ -80,7 +80,7 @@ describe('versions and ETags', () => {
       url: 'https://hooks.example.com/versions',
       events: ['contact.created'],
     });
-    expect(hook.status).toBe(201);
+    expect(hook.status, hook.text).toBe(201);
     expect(hook.headers.get('etag')).toBe('"1"');
     const path = `/v1/webhooks/${hook.body.data.id}`;
     expect((await ws.api('PUT', path, { name: 'Stale' }, { 'if-match': '"2"' })).status).toBe(412);

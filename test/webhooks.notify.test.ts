@@ -6,7 +6,7 @@ import { createLogger } from '../src/logger.ts';
 import { createOwnerNotifier } from '../src/webhooks/notify.ts';
 import { DeliveryWorker } from '../src/webhooks/worker.ts';
 import type { TestApp } from './helpers/app.ts';
-import { test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 import { until, type Receiver } from './helpers/receiver.ts';
 
 interface Mail {
@@ -21,7 +21,7 @@ let rc: Receiver;
 const mails: Mail[] = [];
 
 // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
-test.override('appOptions', { isolated: true });
+const test = withAppOptions({ isolated: true });
 test.beforeAll(async ({ app: started, listen }) => {
   app = started;
   rc = await listen(() => 500);

@@ -18,8 +18,12 @@ const newContact = (status = 'lead') =>
 describe('recover', () => {
   it('sends every matching event of the window again, with its own id, as redeliveries', async () => {
     const rc = await listen();
-    const sub = await subscribe(rc.url, { events: ['contact.created'], filters: { status: 'customer' } });
+    // From before the subscription existed: never meant for it, so never recovered for it.
     const since = new Date().toISOString();
+    await newContact('customer');
+    await world.worker.runOnce();
+    await new Promise((done) => setTimeout(done, 5));
+    const sub = await subscribe(rc.url, { events: ['contact.created'], filters: { status: 'customer' } });
     await newContact('customer');
     await newContact('lead');
     await newContact('customer');
@@ -108,6 +112,7 @@ describe('recover', () => {
     // RECOVER_MAX + 1 events already fanned out, a millisecond apart, written straight to the log.
     // An hour ago: within any retention (the retention test prunes old events of every workspace).
     const start = Math.floor((Date.now() - 3_600_000) / 1000) * 1000;
+    await app.db.prisma.webhookSubscription.update({ where: { id: sub.id }, data: { createdAt: new Date(start) } });
     await app.db.prisma.$executeRaw`
       INSERT INTO events (id, workspace_id, type, entity_type, entity_id, sequence, data, created_at, dispatched_at)
       SELECT 'evt_recover_' || n, ${ws.id}, 'task.created', 'task', 'task_recover_' || n, 1, '{}'::jsonb,

@@ -6,14 +6,14 @@ import { createClient, type Client as WsClient } from 'graphql-ws';
 import WebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { uniqueEmail, type TestApp } from './helpers/app.ts';
-import { fileBus, test } from './helpers/fixtures.ts';
+import { fileBus, withAppOptions } from './helpers/fixtures.ts';
 import { setPassword, signIn } from './helpers/dashboard.ts';
 import { subscribeSse } from './helpers/subscriptions.ts';
 
 let app: TestApp;
 const cleanup: (() => unknown)[] = [];
 
-test.override('appOptions', () => ({ bus: fileBus() }));
+const test = withAppOptions(() => ({ bus: fileBus() }));
 // The helpers below work on the file's app.
 test.beforeAll(({ app: started }) => {
   app = started;

@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import type { DeliveryWorker } from '../../src/webhooks/worker.ts';
 import type { Client, TestApp, TestAppOptions, TestWorkspace } from './app.ts';
-import { test } from './fixtures.ts';
+import { withAppOptions } from './fixtures.ts';
 import { until, type Behaviour, type Receiver } from './receiver.ts';
 
 export interface DeliveryWorld {
@@ -44,8 +44,7 @@ export function deliveryWorld(options: TestAppOptions = {}): DeliveryWorld {
       );
     },
   } as DeliveryWorld;
-  test.override('appOptions', { isolated: true, ...options });
-  test.beforeAll(({ app, ws, listen }) => {
+  withAppOptions({ isolated: true, ...options }).beforeAll(({ app, ws, listen }) => {
     world.app = app;
     world.ws = ws;
     world.worker = app.worker();

@@ -1,8 +1,10 @@
 // What test files share, as vitest fixtures: a test names what it needs (`async ({ app, ws }) =>`)
 // and gets it; whatever a fixture starts is closed after the file. The app and its workspaces are
 // per file (`scope: 'file'`), so every file has its own workspaces and keys and files run in
-// parallel. A file that needs another app sets its options once, at its top level:
-// `test.override('appOptions', { isolated: true })`.
+// parallel. A file that needs another app takes its own copy of the API with those options:
+// `const test = withAppOptions({ isolated: true })`. Never `test.override` on the shared `test`
+// at a file's top level: a worker runs many files (isolate: false), and the override would stay
+// for the files after it.
 import { randomUUID } from 'node:crypto';
 import { test as base } from 'vitest';
 import { createEventBus, type EventBus } from '../../src/events/bus.ts';
@@ -69,3 +71,11 @@ export const test = base
 test.beforeAll(({ app }) => void app);
 
 export const it = test;
+
+/** This file's test API with other app options: a copy, so the options stay in the file that set them. */
+export function withAppOptions(options: TestAppOptions | (() => TestAppOptions)): typeof test {
+  // extend makes a new set of fixtures; its top-level override changes that set only.
+  const own = test.extend({}) as unknown as typeof test;
+  own.override('appOptions', options as TestAppOptions);
+  return own;
+}

@@ -34,6 +34,7 @@ const KINDS = [
   'user',
   'webhook',
   'delivery',
+  'event',
 ] as const;
 export type IdKind = (typeof KINDS)[number];
 
@@ -415,6 +416,7 @@ export async function seedSpace(
   );
   const webhook = await ok(api('POST', '/v1/webhooks', { url: hookUrl, events: ['contact.created'] }), 'webhook');
   const [sent] = await ok(api('POST', `/v1/webhooks/${webhook.id}/test`), 'webhook test');
+  const [event] = await ok(api('GET', '/v1/events?limit=1'), 'event log');
   return {
     label,
     workspaceId,
@@ -435,6 +437,7 @@ export async function seedSpace(
       user: userId,
       webhook: webhook.id,
       delivery: sent.delivery_id,
+      event: event.id,
     },
   };
 }

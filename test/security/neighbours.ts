@@ -130,6 +130,7 @@ async function seedMarked(): Promise<Space> {
       ? logs
       : null;
   }, 30_000);
+  const [event] = await ok(api('GET', '/v1/events?limit=1'), 'event log');
   return {
     label: 'Marked',
     workspaceId: ws.id,
@@ -150,6 +151,7 @@ async function seedMarked(): Promise<Space> {
       user: user.id,
       webhook: webhook.id,
       delivery: delivered[0].id,
+      event: event.id,
     },
   };
 }

@@ -58,6 +58,7 @@ const TRIGGER: Record<
 const SUBSCRIPTION_ID_ARGS: Record<string, IdKind> = {
   'contactChanged.id': 'contact',
   'dealChanged.pipelineId': 'pipeline',
+  'events.after': 'event',
 };
 /** Values for the other arguments of subscription fields: ones that let the trigger's events through. */
 const SUBSCRIPTION_OTHER_ARGS: Record<string, unknown> = {

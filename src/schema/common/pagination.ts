@@ -165,7 +165,10 @@ function decodeCursor(list: string, keys: SortKey[], cursor: string): { values: 
   if (parsed.s !== signature(keys) || parsed.v.length !== keys.length) {
     throw validationError({ cursor: ['was issued for a different sort order'] });
   }
-  const values = keys.map((k, i) => decodeValue(parsed.v[i], k.type));
+  // A null only where the column can hold one: `seq: null` would reach the database as a query it refuses.
+  const values = keys.map((k, i) =>
+    parsed.v[i] === null && !k.nullable ? undefined : decodeValue(parsed.v[i], k.type),
+  );
   if (values.includes(undefined) || !isDatabaseText(parsed.id)) throw notACursor();
   return { values, id: parsed.id };
 }

@@ -27,6 +27,10 @@ export const eventLogFilter = z
       .max(2000)
       .transform((s, ctx) => {
         const names = [...new Set(s.split(',').map((n) => n.trim()))].filter(Boolean);
+        if (names.length === 0) {
+          ctx.addIssue({ code: 'custom', message: 'must name at least one event, or be left out' });
+          return z.NEVER;
+        }
         const unknown = names.filter((n) => !emitted.has(n));
         if (unknown.length) {
           ctx.addIssue({ code: 'custom', message: `unknown event name(s): ${unknown.slice(0, 10).join(', ')}` });
@@ -39,7 +43,11 @@ export const eventLogFilter = z
     resource: z
       .string()
       .transform((s, ctx) => {
-        const kind = (EVENT_RESOURCES as readonly string[]).includes(s) ? (s as EventResource) : PLURALS[s];
+        const kind = (EVENT_RESOURCES as readonly string[]).includes(s)
+          ? (s as EventResource)
+          : Object.hasOwn(PLURALS, s)
+            ? PLURALS[s]
+            : undefined;
         if (!kind) {
           ctx.addIssue({ code: 'custom', message: `must be one of ${EVENT_RESOURCES.join(', ')}` });
           return z.NEVER;
@@ -52,4 +60,5 @@ export const eventLogFilter = z
     since: isoDateOrTime.optional().meta({ description: 'Events at or after this time (ISO 8601)' }),
     until: isoDateOrTime.optional().meta({ description: 'Events before this time (ISO 8601)' }),
   })
-  .strip();
+  .strip()
+  .refine((f) => !f.since || !f.until || f.since < f.until, { path: ['until'], message: 'must be after since' });

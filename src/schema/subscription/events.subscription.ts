@@ -23,11 +23,13 @@ builder.subscriptionField('events', (t) =>
     },
     subscribe: (_root, args, ctx) => {
       const types = args.types ?? null;
+      if (types?.length === 0) throw validationError({ types: ['must name at least one event, or be left out'] });
+      if (args.after === '') throw validationError({ after: ['must be an event id, or be left out'] });
       const unknown = (types ?? []).filter((name) => !accepted.has(name));
       if (unknown.length) throw validationError({ types: unknown.map((name) => `unknown event "${name}"`) });
       const wanted = types && new Set(types);
       const keep = (e: { event: string }) => !wanted || wanted.has(e.event);
-      return args.after ? resumedEvents(ctx, String(args.after), keep) : liveEvents(ctx, keep);
+      return args.after != null ? resumedEvents(ctx, String(args.after), keep) : liveEvents(ctx, keep);
     },
     resolve: (e) => e,
   }),

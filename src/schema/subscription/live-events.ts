@@ -1,7 +1,7 @@
 // What a live subscriber may see: the committed events of its key's workspace, except the
 // timeline-only ones, each only if the key may read the kind of record the event is about.
 import { filter, pipe } from 'graphql-yoga';
-import { eventNeeds, firstUnreadable } from '../../auth/scopes.ts';
+import { eventNeeds, firstUnreadable, readableRecordKinds } from '../../auth/scopes.ts';
 import { validationError } from '../../errors.ts';
 import { TIMELINE_ONLY_EVENTS } from '../../events/outbox.ts';
 import type { PublishedEvent } from '../../events/bus.ts';
@@ -26,6 +26,12 @@ export function liveEvents(ctx: Context, keep: (e: PublishedEvent) => boolean): 
 
 /** Log rows a resumed subscription reads at a time. */
 const REPLAY_PAGE = 200;
+/**
+ * How old an event sent from the log may be and still come by live as well: the feed publishes an
+ * event within moments of its commit, and a transaction's events carry its start time, which a
+ * long batch puts minutes before its commit.
+ */
+const STILL_LIVE_MS = 5 * 60_000;
 
 /**
  * The caller's events after the event `afterId` (the last one it received before a disconnect),
@@ -39,13 +45,16 @@ export async function resumedEvents(
   afterId: string,
   keep: (e: PublishedEvent) => boolean,
 ): Promise<AsyncIterable<PublishedEvent>> {
+  // Only an event the key could have received: another one's place in the log is not its to learn.
   const [from] = await ctx.sql.query<{ seq_text: string }>(
-    'SELECT seq::text AS seq_text FROM events WHERE id = $1 AND workspace_id = $2',
-    [afterId, ctx.caller.workspaceId],
+    'SELECT seq::text AS seq_text FROM events WHERE id = $1 AND workspace_id = $2 AND entity_type = ANY($3::text[])',
+    [afterId, ctx.caller.workspaceId, readableRecordKinds(ctx.caller)],
   );
   if (!from)
     throw validationError({
-      after: ["is no event of this workspace's log (never, or past its retention): subscribe without it"],
+      after: [
+        "is no event of this workspace's log that this key may read (or it is past retention): subscribe without it",
+      ],
     });
   let cursor = BigInt(from.seq_text);
   const page = () =>
@@ -54,12 +63,16 @@ export async function resumedEvents(
       ORDER BY events.seq LIMIT ${REPLAY_PAGE}`,
       [ctx.caller.workspaceId, cursor.toString()],
     );
-  async function* replay(seen?: Set<string>): AsyncGenerator<PublishedEvent> {
+  // Ids sent from the log that the feed may still publish live (it publishes what committed in the
+  // last moments): recent ones only, so a long replay keeps no large set.
+  const sent = new Set<string>();
+  async function* replay(): AsyncGenerator<PublishedEvent> {
     for (;;) {
       const rows = await page();
+      const recent = Date.now() - STILL_LIVE_MS;
       for (const row of rows) {
         cursor = BigInt(row.seq_text);
-        seen?.add(row.id);
+        if (new Date(row.created_at).getTime() >= recent) sent.add(row.id);
         const e = toPublished(row);
         if (readable(ctx, e) && keep(e)) yield e;
       }
@@ -72,12 +85,11 @@ export async function resumedEvents(
     // Asking for the first live event attaches the subscriber to the bus.
     let next = live.next();
     try {
-      const seen = new Set<string>();
-      yield* replay(seen);
+      yield* replay();
       for (;;) {
         const r = await next;
         if (r.done) return;
-        if (!seen.has(r.value.id)) yield r.value;
+        if (!sent.delete(r.value.id)) yield r.value;
         next = live.next();
       }
     } finally {

@@ -69,6 +69,8 @@ async function recover(ctx: Context, webhookId: string, input: unknown): Promise
   // paced by the worker's caps like any others.
   await assertOutboundRoom(ctx, 'redeliver', sub, 1);
   const filtered = sub.filters !== null && typeof sub.filters === 'object';
+  // Nothing from before the subscription existed: recovery resends what it was meant to get.
+  const from = new Date(Math.max(window.since.getTime(), sub.createdAt.getTime()));
   return ctx.sql.transaction(async (query) => {
     const rows = await query<Candidate>(
       `SELECT e.id, e.type, e.created_at, ${filtered ? 'e.data' : 'NULL::jsonb AS data'},
@@ -78,7 +80,7 @@ async function recover(ctx: Context, webhookId: string, input: unknown): Promise
       FROM events e
       WHERE e.workspace_id = $1 AND e.type = ANY($3::text[]) AND e.created_at >= $4 AND e.created_at < $5
       ORDER BY e.seq LIMIT ${RECOVER_MAX + 1}`,
-      [sub.workspaceId, sub.id, sub.events, window.since, window.until],
+      [sub.workspaceId, sub.id, sub.events, from, window.until],
     );
     const hasMore = rows.length > RECOVER_MAX;
     const taken = rows.slice(0, RECOVER_MAX);
