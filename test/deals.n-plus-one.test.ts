@@ -4,12 +4,12 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, createUser, createWorkspace } from '../src/admin/workspaces.ts';
 import { client, gql, type Client, type TestApp } from './helpers/app.ts';
-import { test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 
 let app: TestApp;
 const statements: string[] = [];
 
-test.override('appOptions', { onQuery: (e) => statements.push(e.query) });
+const test = withAppOptions({ onQuery: (e) => statements.push(e.query) });
 test.beforeAll(({ app: started }) => {
   app = started;
 });

@@ -4,12 +4,13 @@ import { describe, expect } from 'vitest';
 import { createReceiver, eventOf, verifyServiceSignature } from '../examples/verify-webhook.ts';
 import { connect, onEvents, type LiveEvent } from '../examples/subscribe.ts';
 import { uniqueEmail } from './helpers/app.ts';
-import { it, test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 import { until } from './helpers/receiver.ts';
 import { startEventFeed } from '../src/events/feed.ts';
 
 // Its own schema on PostgreSQL: a delivery worker here must not pick up other files' deliveries.
-test.override('appOptions', { isolated: true });
+const test = withAppOptions({ isolated: true });
+const it = test;
 
 describe('docs/webhooks.md example receiver', () => {
   it('accepts real signed deliveries once per event id and refuses forged ones', async ({ app, ws }) => {

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { afterAll, describe, expect, vi } from 'vitest';
 import { createLogger } from '../src/logger.ts';
 import { client, gql, uniqueEmail } from './helpers/app.ts';
-import { it, test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 import { until } from './helpers/receiver.ts';
 
 let text = '';
@@ -22,7 +22,8 @@ const logLines = () =>
     .split('\n')
     .map((l) => JSON.parse(l) as Record<string, any>);
 
-test.override('appOptions', { logger });
+const test = withAppOptions({ logger });
+const it = test;
 afterAll(() => {
   vi.restoreAllMocks();
 });

@@ -9,7 +9,7 @@ import { loadOperations } from '../src/rest/operations.ts';
 import { schema } from '../src/schema/index.ts';
 import { seed } from '../bench/seed.ts';
 import { client, gql, type Client, type TestApp } from './helpers/app.ts';
-import { test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 
 let app: TestApp;
 let key: string;
@@ -17,7 +17,7 @@ let api: Client;
 const statements: string[] = [];
 const operations = loadOperations(schema);
 
-test.override('appOptions', { onQuery: (e) => statements.push(e.query) });
+const test = withAppOptions({ onQuery: (e) => statements.push(e.query) });
 test.beforeAll(async ({ app: started }) => {
   app = started;
   // 110 contacts and a deal for each, inserted set-wise as the benchmark does.

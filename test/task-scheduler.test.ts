@@ -3,7 +3,7 @@ import { openDatabase, type Database } from '../src/db/client.ts';
 import { newId } from '../src/ids.ts';
 import { runOnce, startTaskScheduler, type JobLogger, type SchedulerDeps } from '../src/jobs/task-scheduler.ts';
 import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 
 // The scheduler works on every workspace of its database: an isolated database keeps other
 // test files' tasks out of its way (and their event counts out of its reach).
@@ -27,7 +27,7 @@ function recordingLogger(): JobLogger & { lines: Logged[] } {
 
 const minutesFromNow = (m: number) => new Date(Date.now() + m * 60_000).toISOString();
 
-test.override('appOptions', { isolated: true });
+const test = withAppOptions({ isolated: true });
 test.beforeAll(async ({ app: started, ws: main }) => {
   app = started;
   ws = main;

@@ -18,7 +18,7 @@ import { EMITTED_EVENTS, type EventName } from '../src/events/names.ts';
 import { createLogger } from '../src/logger.ts';
 import type { DeliveryWorker } from '../src/webhooks/worker.ts';
 import { client, uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 import { receiver, until, type Hit, type Receiver } from './helpers/receiver.ts';
 
 // ajv-formats is CommonJS with a default export.
@@ -61,7 +61,7 @@ const bodyOf = (hit: Hit) =>
     : hit.json;
 
 // Its own schema on PostgreSQL: the worker and the scheduler here must not touch other files' rows.
-test.override('appOptions', { isolated: true });
+const test = withAppOptions({ isolated: true });
 test.beforeAll(async ({ app: started, ws: main, listen }) => {
   app = started;
   ws = main;

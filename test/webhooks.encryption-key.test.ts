@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 import { freshStore, runEntry, waitForHttp, freePort, type Child } from './helpers/processes.ts';
 import { receiver, until, type Receiver } from './helpers/receiver.ts';
 import { serviceEnv } from './helpers/service-process.ts';
@@ -13,7 +13,7 @@ import { SecretBox } from '../src/webhooks/secret-box.ts';
 
 const SLOW = 180_000;
 // Its own schema on PostgreSQL: the workers here must not pick up other files' deliveries.
-test.override('appOptions', { isolated: true });
+const test = withAppOptions({ isolated: true });
 
 describe('a secret this instance cannot open', () => {
   let app: TestApp;

@@ -15,7 +15,7 @@ import net from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { WebhookSender } from '../src/webhooks/sender.ts';
 import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
-import { test } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 import { receiver, until } from './helpers/receiver.ts';
 
 /** Addresses as a resolver or an IP literal gives them; every one must be refused. */
@@ -154,7 +154,7 @@ const forbidden = (attempts: Attempt[]) =>
   attempts.filter((a) => !infraPorts.has(a.port) && (a.layer === 'tcp' || net.isIP(bare(a.host)) !== 0));
 
 // Its own schema on PostgreSQL: its worker must not pick up other files' deliveries.
-test.override('appOptions', {
+const test = withAppOptions({
   isolated: true,
   webhooks: { webhookAllowHttp: true, webhookAllowPrivateUrls: false },
   resolve,

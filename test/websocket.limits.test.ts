@@ -19,7 +19,7 @@ import {
 } from '../src/graphql/websocket-limits.ts';
 import { MAX_EVENTS_BEHIND } from '../src/events/bus.ts';
 import type { TestApp, TestWorkspace } from './helpers/app.ts';
-import { fileBus, test } from './helpers/fixtures.ts';
+import { fileBus, withAppOptions } from './helpers/fixtures.ts';
 import { contactProbe, subscribe, subscribeSse } from './helpers/subscriptions.ts';
 
 let app: TestApp;
@@ -27,7 +27,7 @@ let ws: TestWorkspace;
 let url: string;
 const cleanup: (() => unknown)[] = [];
 
-test.override('appOptions', () => ({ bus: fileBus() }));
+const test = withAppOptions(() => ({ bus: fileBus() }));
 // The helpers below work on the file's app and workspace.
 test.beforeAll(({ app: started, ws: main }) => {
   app = started;

@@ -4,7 +4,7 @@
 // heap (this process's) under HEAP_MB.
 import pino from 'pino';
 import { afterEach, expect } from 'vitest';
-import { test } from '../helpers/fixtures.ts';
+import { withAppOptions } from '../helpers/fixtures.ts';
 import { seedSpace, type FuzzSetup } from './fixtures.ts';
 import { graphqlFuzzTests } from './fuzz.graphql.ts';
 import { restFuzzTests } from './fuzz.rest.ts';
@@ -12,7 +12,7 @@ import { restFuzzTests } from './fuzz.rest.ts';
 let setup: FuzzSetup;
 const serverErrors: string[] = [];
 
-test.override('appOptions', {
+const test = withAppOptions({
   logger: pino({ level: 'error' }, { write: (line: string) => void serverErrors.push(line.slice(0, 3000)) }),
 });
 test.beforeAll(async ({ app, listen }) => {

@@ -6,13 +6,13 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { gql, type TestApp } from '../helpers/app.ts';
-import { test } from '../helpers/fixtures.ts';
+import { withAppOptions } from '../helpers/fixtures.ts';
 import type { Receiver } from '../helpers/receiver.ts';
 
 let app: TestApp;
 let hook: Receiver;
 // A schema of its own on PostgreSQL, so pg_dump covers exactly this test's data.
-test.override('appOptions', { isolated: true });
+const test = withAppOptions({ isolated: true });
 test.beforeAll(async ({ app: started, listen }) => {
   app = started;
   hook = await listen();
