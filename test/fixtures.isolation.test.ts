@@ -22,7 +22,6 @@ describe('test fixtures', () => {
     );
     expect(offenders.map((f) => path.relative(projectRoot, f))).toEqual([]);
   });
-
 });
 
 // A copy with other options, taken at the top level as a file would: the shared fixtures keep theirs.
