@@ -1,6 +1,6 @@
 // Who caused a change, as events and a deal's stage history store it (src/events/outbox.ts).
 import type { Actor } from '../../events/outbox.ts';
-import { builder } from '../builder.ts';
+import { builder, type BuilderTypes } from '../builder.ts';
 import { ActorType as ActorKind } from './enums.ts';
 
 export const ActorType = builder.objectRef<Actor>('Actor').implement({
@@ -18,3 +18,14 @@ export const ActorType = builder.objectRef<Actor>('Actor').implement({
 
 /** A stored actor (JSON column), or null when none was stored. */
 export const storedActor = (json: unknown): Actor | null => (json && typeof json === 'object' ? (json as Actor) : null);
+
+/** The `actor` field of an event's type (timeline entries, the event log): who caused it. */
+export const eventActorField = <T extends { actor: unknown }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, T>,
+) =>
+  t.field({
+    type: ActorType,
+    nullable: true,
+    description: 'Who caused it; null when no actor was recorded',
+    resolve: (e) => storedActor(e.actor),
+  });

@@ -5,7 +5,7 @@
 import { assertAllowed, readableRecordKinds } from '../../auth/scopes.ts';
 import { Prisma, type Event } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
-import { ActorType, storedActor } from '../common/actor.type.ts';
+import { eventActorField } from '../common/actor.type.ts';
 import { pageType } from '../common/page.ts';
 import { keysetPage, type SortSpec } from '../common/pagination.ts';
 import { sqlKeyset } from '../common/pagination.sql.ts';
@@ -59,12 +59,7 @@ export const CompanyTimelineEntry = builder.objectRef<Row>('CompanyTimelineEntry
       description: "The event's data; null when the key may not read the record the event is about",
       resolve: (e) => e.data as object,
     }),
-    actor: t.field({
-      type: ActorType,
-      nullable: true,
-      description: 'Who caused it; null when no actor was recorded',
-      resolve: (e) => storedActor(e.actor),
-    }),
+    actor: eventActorField(t),
   }),
 });
 

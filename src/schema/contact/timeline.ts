@@ -2,7 +2,7 @@
 import { assertAllowed, readableRecordKinds } from '../../auth/scopes.ts';
 import type { Event, Prisma } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
-import { ActorType, storedActor } from '../common/actor.type.ts';
+import { eventActorField } from '../common/actor.type.ts';
 import { pageType } from '../common/page.ts';
 import { findPage, type SortSpec } from '../common/pagination.ts';
 import { findContact } from './contact.queries.ts';
@@ -72,12 +72,7 @@ export const TimelineEntry = builder.objectRef<Event>('TimelineEntry').implement
       description: "The event's data; null when the key may not read the record the event is about",
       resolve: (e) => e.data as object,
     }),
-    actor: t.field({
-      type: ActorType,
-      nullable: true,
-      description: 'Who caused it; null when no actor was recorded',
-      resolve: (e) => storedActor(e.actor),
-    }),
+    actor: eventActorField(t),
   }),
 });
 

@@ -5,7 +5,7 @@ import { readableRecordKinds } from '../../auth/scopes.ts';
 import type { Event, Prisma } from '../../db/generated/client/client.ts';
 import { EMITTED_EVENTS } from '../../events/names.ts';
 import { builder } from '../builder.ts';
-import { ActorType, storedActor } from '../common/actor.type.ts';
+import { eventActorField } from '../common/actor.type.ts';
 import { EventResource } from '../common/enums.ts';
 import { pageType } from '../common/page.ts';
 import { findPage, type SortSpec } from '../common/pagination.ts';
@@ -39,12 +39,7 @@ export const LoggedEvent = builder.objectRef<Event>('LoggedEvent').implement({
       description: "The event's data, as deliveries carry it; null when the key may not read it",
       resolve: (e) => e.data as object,
     }),
-    actor: t.field({
-      type: ActorType,
-      nullable: true,
-      description: 'Who caused it; null when no actor was recorded',
-      resolve: (e) => storedActor(e.actor),
-    }),
+    actor: eventActorField(t),
   }),
 });
 
