@@ -1,5 +1,6 @@
 // Test sends and redeliveries draw from the workspace's outbound caps (and test sends from the
-// destination host's); a refusal is a rate_limited error with the wait in seconds.
+// destination host's); a refusal is a rate_limited error with the wait in seconds. Redeliveries
+// also need a signing secret this instance can open, or nothing could be sent.
 import { AppError } from '../../errors.ts';
 import type { Context } from '../context.ts';
 
@@ -14,4 +15,14 @@ export async function assertOutboundRoom(
     throw new AppError('rate_limited', `Refused: ${d.reason}; retry in ${d.retryAfterSeconds} s`, undefined, {
       retryAfter: d.retryAfterSeconds,
     });
+}
+
+/** A 422 when this instance's ENCRYPTION_KEY cannot open the subscription's signing secret. */
+export function assertSecretUsable(ctx: Context, sub: { secretEncrypted: string }): void {
+  if (!ctx.webhooks.box.canOpen(sub.secretEncrypted))
+    throw new AppError(
+      'unprocessable_entity',
+      "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; " +
+        'start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)',
+    );
 }

@@ -17,7 +17,7 @@ import {
   type WebhookUpdateInput,
 } from './webhook.inputs.ts';
 import { findWebhook } from './webhook.queries.ts';
-import { assertOutboundRoom } from './webhook.caps.ts';
+import { assertOutboundRoom, assertSecretUsable } from './webhook.caps.ts';
 import { DeliveryType, WebhookType, type WithSecret } from './webhook.type.ts';
 import { sendTestEvents, WebhookTestResult } from './webhook.test-send.ts';
 import { zodInput } from '../common/zod-input.ts';
@@ -204,13 +204,7 @@ async function redeliver(ctx: Context, webhookId: string, logId: string) {
     throw new AppError('unprocessable_entity', 'Test deliveries cannot be redelivered; send a new test instead');
   if (log.status === 'pending')
     throw new AppError('conflict', 'This delivery is still scheduled; it will be attempted again by itself');
-  if (!ctx.webhooks.box.canOpen(sub.secretEncrypted)) {
-    throw new AppError(
-      'unprocessable_entity',
-      "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; " +
-        'start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)',
-    );
-  }
+  assertSecretUsable(ctx, sub);
   await assertOutboundRoom(ctx, 'redeliver', sub, 1);
   return ctx.prisma.webhookDelivery.create({
     data: {

@@ -12,7 +12,7 @@ import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { parseInput } from '../common/validation.ts';
 import { zodInput } from '../common/zod-input.ts';
-import { assertOutboundRoom } from './webhook.caps.ts';
+import { assertOutboundRoom, assertSecretUsable } from './webhook.caps.ts';
 import { findWebhook } from './webhook.queries.ts';
 import { recoverInput } from './webhook.inputs.ts';
 
@@ -59,12 +59,7 @@ async function recover(ctx: Context, webhookId: string, input: unknown): Promise
     throw new AppError('validation_error', 'The window must end by now', { until: ['must not be in the future'] });
   const sub = await findWebhook(ctx.prisma, ctx, webhookId);
   assertMayReadEvents(ctx.caller, sub.events);
-  if (!ctx.webhooks.box.canOpen(sub.secretEncrypted))
-    throw new AppError(
-      'unprocessable_entity',
-      "This webhook's signing secret cannot be decrypted with this instance's ENCRYPTION_KEY; " +
-        'start it with the key the secret was sealed with, or rotate the secret (rotate_secret: true)',
-    );
+  assertSecretUsable(ctx, sub);
   // One call counts as one redelivery against the workspace's cap; the deliveries it queues are
   // paced by the worker's caps like any others.
   await assertOutboundRoom(ctx, 'redeliver', sub, 1);
