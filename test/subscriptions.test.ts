@@ -361,27 +361,30 @@ describe('event feed', () => {
     await f.stop();
   });
 
-  it('publishes in seq order across a power of ten, and finds late events in thousands of gap numbers', async () => {
+  it('publishes in seq order across a power of ten, and finds late events in thousands of gap numbers after a long jump', async () => {
     const f = await manualFeed();
-    // The next seq one short of a power of ten: 98, 99, 100 … (or 9998, 9999, 10000 …).
+    // The next seq one short of a power of ten (99,998, 99,999, 100,000 …), at least 20,000 numbers
+    // on: a jump longer than the feed keeps gaps for, as a huge rolled-back import leaves.
     const [{ max }] = await app.db.prisma.$queryRaw<{ max: bigint }[]>`SELECT coalesce(max(seq), 0) AS max FROM events`;
-    const next = 10n ** BigInt(String(max + 10n).length);
+    const next = 10n ** BigInt(String(max + 20_000n).length);
     await app.db.prisma.$executeRaw`SELECT setval(pg_get_serial_sequence('events', 'seq'), ${next - 3n})`;
     const made = [await newContact(), await newContact(), await newContact()];
     await f.feed.runOnce();
     // 3,000 numbers taken and never used, as a rolled-back batch leaves them; one of them used late.
-    const [{ low }] = await app.db.prisma.$queryRaw<{ low: bigint }[]>`
-      SELECT min(nextval(pg_get_serial_sequence('events', 'seq'))) AS low FROM generate_series(1, 3000)`;
+    // (On PostgreSQL other test files take numbers meanwhile, so use one this query took.)
+    const taken = (
+      await app.db.prisma.$queryRaw<{ seq: bigint }[]>`
+      SELECT nextval(pg_get_serial_sequence('events', 'seq')) AS seq FROM generate_series(1, 3000)`
+    ).map((r) => r.seq);
     const after = await newContact();
     await f.feed.runOnce();
-    const late = contactEvent(low + 1500n);
+    const late = contactEvent(taken[1500]);
     await app.db.prisma.event.create({ data: late });
     await f.feed.runOnce();
     await f.settle();
     const contactOf = (e: PublishedEvent) => (e.data.contact as { id: string } | undefined)?.id;
     expect(f.seen.map(contactOf).slice(0, 4)).toEqual([...made, after].map((c) => c.id));
-    expect(f.seen.at(-1)?.id).toBe(late.id);
-    expect(f.seen).toHaveLength(5);
+    expect(f.seen.map((e) => e.id).slice(4)).toEqual([late.id]);
     await f.stop();
   });
 

@@ -15,7 +15,10 @@ import type { EventBus, PublishedEvent } from './bus.ts';
 
 const BATCH = 200;
 const GAP_TTL_MS = 60_000;
-/** Bounds memory if seq ever jumps far (a huge rolled-back import): beyond this, gaps are not tracked. */
+/**
+ * Bounds memory if seq ever jumps far (a huge rolled-back import). The newest gaps are kept: a
+ * late commit is one just behind the cursor, so the oldest numbers are given up first.
+ */
 const MAX_GAPS = 10_000;
 const MIN_LEASE_MS = 5_000;
 
@@ -106,7 +109,13 @@ export function startEventFeed({ sql, bus, intervalMs, logger }: EventFeedDeps):
     );
 
   function noteGaps(from: bigint, to: bigint, now: number) {
-    for (let s = from + 1n; s < to && gaps.size < MAX_GAPS; s++) gaps.set(s, now);
+    const first = to - from > BigInt(MAX_GAPS) ? to - BigInt(MAX_GAPS) : from + 1n;
+    for (let s = first; s < to; s++) gaps.set(s, now);
+    // Map order is insertion order, and numbers are noted rising: the first keys are the oldest.
+    for (const seq of gaps.keys()) {
+      if (gaps.size <= MAX_GAPS) break;
+      gaps.delete(seq);
+    }
   }
 
   async function run(): Promise<number> {
