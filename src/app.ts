@@ -35,6 +35,7 @@ import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { loadOperations } from './rest/operations.ts';
 import { restApi } from './rest/router.ts';
+import { DEFAULT_EXPORT_OPTIONS, exporter } from './rest/export/export.stream.ts';
 import { restErrors, sendError } from './rest/errors.ts';
 import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
 import type { Context } from './schema/context.ts';
@@ -58,6 +59,8 @@ export interface AppDeps {
         | 'answerPool'
         | 'sessionIdleMinutes'
         | 'sessionMaxAgeHours'
+        | 'exportMaxSeconds'
+        | 'exportConcurrency'
       >
     >;
   logger: Logger;
@@ -127,7 +130,13 @@ export function buildApp(deps: AppDeps) {
   const v1 = express.Router();
   // Its operations run through yoga's pipeline (rest.plugin, below), with REST's own answers.
   const { maxResponseBytes } = graphqlLimits;
-  const rest = restApi({ schema, operations, onInternalError, answers, maxResponseBytes });
+  const sendExport = exporter(db.prisma, {
+    // The embedded database has one connection: an export must not hold it at a slow client's pace.
+    spool: db.kind === 'pglite',
+    maxSeconds: config.exportMaxSeconds ?? DEFAULT_EXPORT_OPTIONS.maxSeconds,
+    concurrency: config.exportConcurrency ?? DEFAULT_EXPORT_OPTIONS.concurrency,
+  });
+  const rest = restApi({ schema, operations, onInternalError, answers, maxResponseBytes, sendExport });
   v1.use(
     openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })),
     guard,

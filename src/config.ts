@@ -106,6 +106,10 @@ export interface Config {
   eventFeedIntervalMs: number;
   /** Days the event log keeps events (GET /v1/events, recovery, resumed subscriptions); 0 keeps all. */
   eventRetentionDays: number;
+  /** Longest an export's snapshot transaction may stay open (and so its file take to read). */
+  exportMaxSeconds: number;
+  /** Exports one instance runs at once; more are answered 429. */
+  exportConcurrency: number;
   /** Bearer token that /metrics requires; when unset /metrics is open and should be firewalled. */
   metricsToken: string | null;
   /** How long SIGTERM waits for requests and webhook attempts in flight before cutting them. */
@@ -190,6 +194,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     schedulerIntervalMs: int('SCHEDULER_INTERVAL_MS', env.SCHEDULER_INTERVAL_MS, 30_000),
     eventFeedIntervalMs: int('EVENT_FEED_INTERVAL_MS', env.EVENT_FEED_INTERVAL_MS, 200),
     eventRetentionDays: int('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 90),
+    exportMaxSeconds: positive('EXPORT_MAX_SECONDS', env.EXPORT_MAX_SECONDS, 600),
+    exportConcurrency: positive('EXPORT_CONCURRENCY', env.EXPORT_CONCURRENCY, 2),
     metricsToken: env.METRICS_TOKEN || null,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
     httpHeadersTimeoutMs: positive('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS, 10_000),

@@ -108,6 +108,17 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Settings: "The workspace's settings, such as linking new contacts to companies by e-mail domain.",
 };
 
+const EXPORT_DESCRIPTION =
+  'Every record the filter matches, as one file, read in one consistent snapshot and streamed: ' +
+  'oldest first (created_at, then id), the same filters as the list, no paging. ' +
+  'A file cut short (a dropped connection) ends without its final chunk: download it again. See docs/exports.md.';
+
+/** An export's file: a CSV with a header row, or one JSON record (as the record's GET answers it) per line. */
+const EXPORT_CONTENT = {
+  'text/csv': { schema: { type: 'string', description: 'A header row, then one row per record.' } },
+  'application/x-ndjson': { schema: { type: 'string', description: 'One JSON record per line.' } },
+};
+
 /** The operation's description: its GraphQL root field's, which every root field has (the schema linter checks). */
 function descriptionOf(route: RestRoute, op: Operation): string {
   if (op.rootField.description) return op.rootField.description;
@@ -119,7 +130,8 @@ function descriptionOf(route: RestRoute, op: Operation): string {
 /** Paging parameters the operation declares, described by the root field's own arguments. */
 function pageParameters(op: Operation, route: RestRoute, fieldNames: string[]): Parameter[] {
   const params: Parameter[] = Object.entries(PAGE_PARAMETERS)
-    .filter(([name]) => op.variables.has(name))
+    // An export is the whole list: it pages itself.
+    .filter(([name]) => !route.export && op.variables.has(name))
     .map(([name, { schema, help }]) => {
       const arg = op.rootField.args.find((a) => a.name === name);
       const sortEnum = name === 'sort' && arg ? getNamedType(arg.type) : undefined;
@@ -161,7 +173,7 @@ function errorStatuses(route: RestRoute, params: Parameter[]): number[] {
 function dataSchema(route: RestRoute, op: Operation, responses: ResponseSchemas): JsonSchema {
   const { rootField } = op;
   const partial = Boolean(route.fields);
-  if (!route.list) return responses.answer(rootField.type, op.field.selectionSet, partial);
+  if (!route.list && !route.export) return responses.answer(rootField.type, op.field.selectionSet, partial);
   const page = getNamedType(rootField.type);
   const nodes = op.field.selectionSet?.selections.find(
     (s): s is FieldNode => s.kind === Kind.FIELD && s.name.value === 'nodes',
@@ -232,7 +244,7 @@ function describeRoute(
   bodies: Record<string, JsonSchema>,
 ) {
   const data = dataSchema(route, op, responses);
-  const item = route.list ? (data.items as JsonSchema) : data;
+  const item = route.list || route.export ? (data.items as JsonSchema) : data;
   const fieldNames = Object.keys((item.properties as object | undefined) ?? {});
   const pathParams: Parameter[] = [...route.path.matchAll(/:(\w+)/g)].map(([, name]) => ({
     name,
@@ -246,17 +258,18 @@ function describeRoute(
     ...pageParameters(op, route, fieldNames),
   ];
   // Every POST and PUT takes an Idempotency-Key (src/http/idempotency.ts): a replay, or 409/422.
-  const writes = route.method === 'POST' || route.method === 'PUT';
+  const writes = (route.method === 'POST' || route.method === 'PUT') && !route.export;
   if (writes) parameters.push(IDEMPOTENCY_KEY);
   // A record's version is its ETag; writes of one record may be conditional, reads of one may answer 304.
   const tagged = carriesVersion(route, data, responses);
   const notModified = tagged && route.method === 'GET';
   if (route.ifMatch) parameters.push(IF_MATCH);
   if (notModified) parameters.push(IF_NONE_MATCH);
+  const operationId = route.operationId ?? route.operation;
   const operation: Record<string, unknown> = {
-    operationId: route.operation,
-    summary: summaryOf(route.operation),
-    description: descriptionOf(route, op),
+    operationId,
+    summary: summaryOf(operationId),
+    description: route.export ? EXPORT_DESCRIPTION : descriptionOf(route, op),
     tags: [tagOf(route)],
     ...(parameters.length ? { parameters } : {}),
   };
@@ -270,7 +283,9 @@ function describeRoute(
     };
   }
   const success = route.statuses ?? [typeof route.status === 'number' ? route.status : 200];
-  const content = { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
+  const content = route.export
+    ? EXPORT_CONTENT
+    : { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
   const headers = { ...(writes ? writeSuccessHeaders : commonHeaders), ...(tagged ? etagHeader : {}) };
   const preconditions = route.ifMatch || notModified ? [400] : [];
   operation.responses = {

@@ -42,6 +42,7 @@ import { jsonBytes } from '../http/json-bytes.ts';
 import { answerVersion, etagOf, noneMatchHolds, parsePrecondition } from '../http/etag.ts';
 import type { InProcessContext } from '../graphql/in-process.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
+import type { SendExport } from './export/export.stream.ts';
 
 type Execute = (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult>;
 
@@ -149,7 +150,7 @@ function compile(
   const field = first.kind === 'Field' ? (first.alias ?? first.name).value : '';
   const root = op.operation === 'query' ? schema.getQueryType() : schema.getMutationType();
   let type = getNamedType(root!.getFields()[field].type);
-  if (route.list && isObjectType(type)) type = getNamedType(type.getFields().nodes.type);
+  if ((route.list || route.export) && isObjectType(type)) type = getNamedType(type.getFields().nodes.type);
   const selectable = new Set(isObjectType(type) ? Object.keys(type.getFields()) : []);
   if (route.ifMatch && !op.variableDefinitions?.some((d) => d.variable.name.value === 'expected_version'))
     throw new Error(`Route ${route.method} ${route.path} honours If-Match: its operation must take $expected_version`);
@@ -228,6 +229,8 @@ export interface RestOptions {
   answers: AnswerPool;
   /** Bytes one answer may hold (GRAPHQL_MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
+  /** Writes the file of an `export` route. */
+  sendExport: SendExport;
 }
 
 /**
@@ -304,7 +307,7 @@ export function restApi(opts: RestOptions): {
         }
       }
       // A query (POST …/query) names its fields in the body, as a list or as the query string does.
-      const bodyFields = route.method === 'POST' && route.list ? (body as Record<string, unknown>).fields : undefined;
+      const bodyFields = route.method === 'POST' && (route.list || route.export) ? (body as Record<string, unknown>).fields : undefined;
       const fields = parseFields(
         route,
         req.query.fields ?? (Array.isArray(bodyFields) ? bodyFields.join(',') : bodyFields),
@@ -334,6 +337,11 @@ export function restApi(opts: RestOptions): {
       if (!pipeline) throw new Error("The REST plugin is not one of yoga's plugins");
       const enveloped = pipeline({ req, res, inProcess: true });
       const ctx = (await enveloped.contextFactory()) as Context;
+      // An export checks the list's variables as the list does, then streams its file itself.
+      if (route.export) {
+        await opts.sendExport(req, res, ctx, route.export, variableValues, fields);
+        return;
+      }
       const reserving = answers.reserve(route.estimate(variableValues));
       const reservation = reserving instanceof Promise ? await reserving : reserving;
       holdUntilWritten(res, reservation);
@@ -384,6 +392,8 @@ export function restApi(opts: RestOptions): {
     } catch (err) {
       const appErr = err instanceof AppError ? err : internalError(err);
       if (appErr.code === 'internal_error') opts.onInternalError(appErr.cause ?? err, req);
+      // A streamed export that failed after its first bytes has cut its connection already.
+      if (res.headersSent) return;
       return sendError(res, appErr);
     }
   };

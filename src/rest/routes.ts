@@ -54,6 +54,8 @@ import { preferencesInput } from '../schema/user/preferences.rules.ts';
 import { userFilter } from '../schema/user/user.inputs.ts';
 import { logFilter, recoverInput, webhookCreateInput, webhookUpdateInput } from '../schema/webhook/webhook.inputs.ts';
 import { eventLogFilter } from '../schema/event/event-log.inputs.ts';
+import type { ExportResource } from '../schema/export/export.sources.ts';
+import { exportInput, exportQuery } from './export/export.inputs.ts';
 
 export interface RestRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -86,6 +88,47 @@ export interface RestRoute {
    * operation's `$expected_version`, and a record at another version answers 412.
    */
   ifMatch?: boolean;
+  /** The API reference's name for the route, where two routes run one operation (exports). */
+  operationId?: string;
+  /**
+   * The whole filtered list as a file (rest/export): the operation is the list's, whose variables
+   * check the filter; the records are read in one snapshot and streamed, not answered as JSON.
+   */
+  export?: ExportResource;
+}
+
+/**
+ * `GET` (query-string filters) and `POST` (the filter language) `/<resource>/export`, run on the
+ * list's and the query's operations: their variables check the filter exactly as the lists do.
+ */
+function exportRoutes(
+  resource: ExportResource,
+  name: string,
+  filter: z.ZodObject,
+  spec: Parameters<typeof queryBody>[0],
+): RestRoute[] {
+  return [
+    {
+      method: 'GET',
+      path: `/${resource}/export`,
+      operation: `List${name}`,
+      operationId: `Export${name}`,
+      variables: page(undefined, true),
+      query: exportQuery(filter),
+      fields: true,
+      export: resource,
+    },
+    {
+      method: 'POST',
+      path: `/${resource}/export`,
+      operation: `Query${name}`,
+      operationId: `Export${name}ByQuery`,
+      variables: queryBody(spec),
+      body: exportInput(spec),
+      fields: true,
+      export: resource,
+    },
+  ];
 }
 
 /** A batch: 207 when an operation failed, else 201 when one created a record, else 200. */
@@ -102,6 +145,7 @@ export const routes: RestRoute[] = [
     list: true,
     fields: true,
   },
+  ...exportRoutes('contacts', 'Contacts', contactFilter, CONTACT_WHERE),
   {
     method: 'GET',
     path: '/contacts/search',
@@ -195,6 +239,7 @@ export const routes: RestRoute[] = [
     list: true,
     fields: true,
   },
+  ...exportRoutes('companies', 'Companies', companyFilter, COMPANY_WHERE),
   {
     method: 'POST',
     path: '/companies/batch',
@@ -341,6 +386,7 @@ export const routes: RestRoute[] = [
     query: dealFilter,
     list: true,
   },
+  ...exportRoutes('deals', 'Deals', dealFilter, DEAL_WHERE),
   {
     method: 'POST',
     path: '/deals/batch',
@@ -422,6 +468,7 @@ export const routes: RestRoute[] = [
     query: taskFilter,
     list: true,
   },
+  ...exportRoutes('tasks', 'Tasks', taskFilter, TASK_WHERE),
   {
     method: 'POST',
     path: '/tasks/batch',
@@ -480,6 +527,7 @@ export const routes: RestRoute[] = [
     query: activityFilter,
     list: true,
   },
+  ...exportRoutes('activities', 'Activities', activityFilter, ACTIVITY_WHERE),
   {
     method: 'POST',
     path: '/activities/query',

@@ -45,7 +45,7 @@ export async function findDeal(db: Pick<Context['prisma'], 'deal'>, ctx: Context
 }
 
 /** The workspace's deals that meet the query-string filter and the `where` filter. */
-async function dealWhere(ctx: Context, filter: unknown, whereInput?: unknown): Promise<Prisma.DealWhereInput> {
+export async function dealWhere(ctx: Context, filter: unknown, whereInput?: unknown): Promise<Prisma.DealWhereInput> {
   const f = parseInput(dealFilter, filter ?? {});
   const legacy = conditionsOf(DEAL_WHERE, [
     ['pipeline_id', 'eq', f.pipeline_id],

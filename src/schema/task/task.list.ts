@@ -51,7 +51,7 @@ interface TaskPosition {
 }
 
 /** The workspace's tasks that meet the query-string filter and the `where` filter's conditions. */
-function whereOf(workspaceId: string, f: TaskFilter, where: Condition | null): Prisma.Sql {
+export function taskWhereSql(workspaceId: string, f: TaskFilter, where: Condition | null): Prisma.Sql {
   const legacy = conditionsOf(TASK_WHERE, [
     ['assignee_id', 'eq', f.assignee_id],
     ['status', 'eq', f.status],
@@ -74,7 +74,7 @@ export async function listTasks(
 ): Promise<Page<TaskView>> {
   const page = await keysetPage(TASK_KEYSET, args, TASK_SORT, {
     list: 'tasks',
-    where: whereOf(ctx.caller.workspaceId, filter, where),
+    where: taskWhereSql(ctx.caller.workspaceId, filter, where),
     fetch: ({ where, orderBy, take }) => ctx.prisma.$queryRaw<TaskPosition[]>`
       SELECT id, due_date, ${PRIORITY_RANK_SQL} AS priority, created_at, updated_at
       FROM tasks WHERE ${where} ORDER BY ${orderBy} LIMIT ${take}`,

@@ -1,0 +1,92 @@
+// An export's records as CSV or JSON Lines. JSON Lines holds each record exactly as
+// `GET /v1/<resource>/:id` answers it. CSV flattens it for spreadsheets:
+// - a part of a nested object is a column of its own (`address.city`, `reminder.remind_at`);
+// - each defined custom field is a column (`custom_fields.<key>`), in the order they were defined;
+// - lists of text (tags) are joined with "; ", anything else structured is written as JSON;
+// - text that a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage
+//   return) is prefixed with an apostrophe, as OWASP advises against CSV injection.
+import { stringify } from 'csv-stringify/sync';
+import type { ExportRecord } from '../../schema/export/export.sources.ts';
+
+export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: 'text/csv; charset=utf-8',
+  jsonl: 'application/x-ndjson; charset=utf-8',
+};
+
+/** The parts of nested objects, each written as a column of its own. */
+const NESTED: Record<string, readonly string[]> = {
+  address: ['street', 'city', 'state', 'zip', 'country'],
+  related_to: ['type', 'id', 'name'],
+  reminder: ['type', 'before_minutes', 'remind_at', 'sent_at'],
+};
+
+const FORMULA = /^[=+\-@\t\r]/;
+
+function cell(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return FORMULA.test(value) ? `'${value}` : value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return cell(value.join('; '));
+  return cell(JSON.stringify(value));
+}
+
+interface Column {
+  name: string;
+  read: (record: ExportRecord) => unknown;
+}
+
+function columnsOf(fields: readonly string[], customKeys: readonly string[]): Column[] {
+  return fields.flatMap((field): Column[] => {
+    if (field === 'custom_fields')
+      return customKeys.map((key) => ({
+        name: `custom_fields.${key}`,
+        read: (r) => (r.custom_fields as Record<string, unknown> | null)?.[key],
+      }));
+    const parts = NESTED[field];
+    if (parts)
+      return parts.map((part) => ({
+        name: `${field}.${part}`,
+        read: (r) => (r[field] as Record<string, unknown> | null)?.[part],
+      }));
+    return [{ name: field, read: (r) => r[field] }];
+  });
+}
+
+export interface ExportWriter {
+  /** The first bytes of the file (the CSV header), written even when no record matches. */
+  head(): string;
+  /** One page of records as text. */
+  page(records: ExportRecord[]): string;
+}
+
+/** `fields`: the record's fields to write, in order (id first); `customKeys`: the defined custom fields. */
+export function exportWriter(format: ExportFormat, fields: readonly string[], customKeys: readonly string[]) {
+  if (format === 'jsonl') {
+    const picked = new Set(fields);
+    return {
+      head: () => '',
+      page: (records: ExportRecord[]) => {
+        let out = '';
+        for (const r of records) {
+          const line = picked.size === Object.keys(r).length ? r : pick(r, fields);
+          out += JSON.stringify(line) + '\n';
+        }
+        return out;
+      },
+    } satisfies ExportWriter;
+  }
+  const columns = columnsOf(fields, customKeys);
+  return {
+    head: () => stringify([columns.map((c) => c.name)]),
+    page: (records: ExportRecord[]) => stringify(records.map((r) => columns.map((c) => cell(c.read(r))))),
+  } satisfies ExportWriter;
+}
+
+function pick(record: ExportRecord, fields: readonly string[]): ExportRecord {
+  const out: ExportRecord = {};
+  for (const f of fields) out[f] = record[f];
+  return out;
+}

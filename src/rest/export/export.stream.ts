@@ -1,0 +1,200 @@
+// `GET|POST /v1/<resource>/export`: the whole filtered list as one file, read in one snapshot
+// (schema/export/export.snapshot.ts) and written page by page, so memory stays flat however many
+// records there are.
+// - On PostgreSQL the file streams as it is read. A client that stops reading holds the
+//   transaction open, so one that reads nothing for EXPORT_STALL_MS is cut off.
+// - On the embedded database one transaction holds the only connection: every other request waits
+//   for it. The file is written to a temporary file first (at the database's pace, not the
+//   client's), then sent with its length, and the connection is free again meanwhile.
+// Until the first byte is sent a failure is an ordinary error answer; after it, the connection is
+// cut, so a client never mistakes a partial file for a whole one (no final chunk arrives).
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import { AppError, validationError } from '../../errors.ts';
+import type { Db } from '../../db/client.ts';
+import type { Context } from '../../schema/context.ts';
+import { definitionsLoader } from '../../schema/custom-field/custom-field.loader.ts';
+import { readSnapshot } from '../../schema/export/export.snapshot.ts';
+import { exportSource, type ExportResource } from '../../schema/export/export.sources.ts';
+import { CONTENT_TYPES, EXPORT_FORMATS, exportWriter, type ExportFormat } from './export.format.ts';
+
+export interface ExportOptions {
+  /** Write to a temporary file first (the embedded database). */
+  spool: boolean;
+  /** Longest an export's transaction may stay open (EXPORT_MAX_SECONDS). */
+  maxSeconds: number;
+  /** Exports running at once in this process (EXPORT_CONCURRENCY); more are answered 429. */
+  concurrency: number;
+  /** How long a client may read nothing before it is cut off. */
+  stallMs?: number;
+}
+
+export const DEFAULT_EXPORT_OPTIONS = { maxSeconds: 600, concurrency: 2 } as const;
+const STALL_MS = 60_000;
+
+/** Parameters of a list that have no meaning for an export: it is the whole list, oldest first. */
+const NOT_FOR_EXPORTS = {
+  sort: 'does not apply: an export is ordered by created_at, oldest first',
+  limit: 'does not apply: an export holds every matching record',
+  cursor: 'does not apply: an export holds every matching record',
+} as const;
+
+function formatOf(req: Request): ExportFormat {
+  const body = (req.method === 'POST' ? req.body : undefined) as Record<string, unknown> | undefined;
+  const given = req.query.format ?? body?.format ?? 'csv';
+  if (typeof given === 'string' && (EXPORT_FORMATS as readonly string[]).includes(given)) return given as ExportFormat;
+  throw validationError({ format: [`must be one of: ${EXPORT_FORMATS.join(', ')}`] });
+}
+
+function refuseListParameters(req: Request): void {
+  const body = (req.method === 'POST' ? req.body : {}) as Record<string, unknown>;
+  const details: Record<string, string[]> = {};
+  for (const [name, problem] of Object.entries(NOT_FOR_EXPORTS))
+    if (req.query[name] !== undefined || body[name] !== undefined) details[name] = [problem];
+  if (Object.keys(details).length) throw validationError(details);
+}
+
+/** Resolves once the stream wants more, rejects when it closes or reads nothing for `stallMs`. */
+function drained(stream: Writable, stallMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = (err?: Error) => {
+      clearTimeout(timer);
+      stream.off('drain', onDrain);
+      stream.off('close', onClose);
+      stream.off('error', done);
+      if (err) reject(err);
+      else resolve();
+    };
+    const onDrain = () => done();
+    const onClose = () => done(new Error('the client closed the connection'));
+    const timer = setTimeout(() => done(new Error(`the client read nothing for ${stallMs} ms`)), stallMs);
+    stream.on('drain', onDrain);
+    stream.on('close', onClose);
+    stream.on('error', done);
+  });
+}
+
+async function write(stream: Writable, text: string, stallMs: number): Promise<void> {
+  if (!text) return;
+  if (stream.destroyed) throw new Error('the client closed the connection');
+  if (!stream.write(text)) await drained(stream, stallMs);
+}
+
+const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
+
+/** Runs exports, at most `concurrency` at once. */
+export function exporter(db: Db, opts: ExportOptions) {
+  let running = 0;
+  const stallMs = opts.stallMs ?? STALL_MS;
+
+  return async function sendExport(
+    req: Request,
+    res: Response,
+    ctx: Context,
+    resource: ExportResource,
+    variables: Record<string, unknown>,
+    fields: string[] | null,
+  ): Promise<{ rows: number }> {
+    const format = formatOf(req);
+    refuseListParameters(req);
+    const source = exportSource(ctx, resource);
+    const wanted = fields ? ['id', ...fields.filter((f) => f !== 'id')] : [...source.fields];
+    const unknown = wanted.filter((f) => !source.fields.includes(f));
+    if (unknown.length) throw validationError({ fields: [`not in an export: ${unknown.join(', ')}`] });
+    const where = await source.select(ctx, variables.filter, variables.where);
+    const customKeys =
+      source.customFields && wanted.includes('custom_fields')
+        ? (await definitionsLoader(ctx).load(ctx.caller.accountId))
+            .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+            .map((d) => d.key)
+        : [];
+    const writer = exportWriter(format, [...new Set(wanted)], customKeys);
+
+    if (running >= opts.concurrency)
+      throw new AppError('rate_limited', `At most ${opts.concurrency} exports run at once; try again shortly`);
+    running++;
+    let released = false;
+    // The place is given back as soon as the snapshot is read, in the same tick: a client that sends
+    // its next export the moment this one ends finds it free.
+    const release = () => {
+      if (!released) running--;
+      released = true;
+    };
+    try {
+      const filename = `${resource}-${stamp()}.${format}`;
+      res.setHeader('Content-Type', CONTENT_TYPES[format]);
+      res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
+      res.setHeader('Cache-Control', 'no-store');
+      const timeoutMs = opts.maxSeconds * 1000;
+      if (opts.spool) return await spooled(db, source, where, writer, res, timeoutMs, release);
+      let started = false;
+      const rows = await readSnapshot(
+        db,
+        source,
+        where,
+        async (records) => {
+          if (!started) {
+            started = true;
+            res.status(200);
+            await write(res, writer.head(), stallMs);
+          }
+          await write(res, writer.page(records), stallMs);
+        },
+        { timeoutMs },
+      ).catch((err: unknown) => {
+        // Once bytes are out an error answer cannot follow them: cut the connection instead.
+        if (started) res.destroy();
+        throw err;
+      });
+      if (!started) res.status(200).write(writer.head());
+      release();
+      res.end();
+      return { rows };
+    } finally {
+      release();
+    }
+  };
+
+  /** Reads the export into a temporary file, then sends the file with its length. */
+  async function spooled(
+    database: Db,
+    source: Parameters<typeof readSnapshot>[1],
+    where: unknown,
+    writer: ReturnType<typeof exportWriter>,
+    res: Response,
+    timeoutMs: number,
+    release: () => void,
+  ): Promise<{ rows: number }> {
+    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'crm-export-'));
+    const file = path.join(dir, 'export');
+    try {
+      const out = fs.createWriteStream(file, { mode: 0o600 });
+      let rows: number;
+      try {
+        out.write(writer.head());
+        // The file takes what it is given as fast as the disk does; no stall limit applies.
+        rows = await readSnapshot(database, source, where, (records) => write(out, writer.page(records), timeoutMs), {
+          timeoutMs,
+        });
+      } finally {
+        await new Promise<void>((resolve) => out.end(resolve));
+      }
+      release();
+      const { size } = await fsp.stat(file);
+      res.status(200).setHeader('Content-Length', size);
+      // A client that reads nothing for this long is cut off (the socket times out idle).
+      res.setTimeout(stallMs);
+      await pipeline(fs.createReadStream(file), res);
+      return { rows };
+    } finally {
+      await fsp.rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+export type SendExport = ReturnType<typeof exporter>;

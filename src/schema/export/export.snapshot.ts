@@ -1,0 +1,48 @@
+// Reads a whole export in one REPEATABLE READ transaction, page by page: every page sees the
+// database as it was when the first one was read, so an export never holds half of a batch that
+// committed meanwhile, nor a record twice or not at all because it changed between pages.
+import type { Db } from '../../db/client.ts';
+import type { ExportRecord, ExportSource, Position } from './export.sources.ts';
+
+export const EXPORT_PAGE = 1000;
+
+export interface SnapshotOptions {
+  /** Longest the transaction may stay open, in milliseconds (EXPORT_MAX_SECONDS). */
+  timeoutMs: number;
+  pageSize?: number;
+}
+
+/**
+ * Hands each page of records to `write`, which may wait (for a slow reader: that holds the
+ * transaction open); resolves with the number of records once all were written. A `write` that
+ * throws ends the transaction at once.
+ */
+export async function readSnapshot<W>(
+  db: Db,
+  source: ExportSource<W>,
+  where: W,
+  write: (records: ExportRecord[]) => Promise<void>,
+  opts: SnapshotOptions,
+): Promise<number> {
+  const take = opts.pageSize ?? EXPORT_PAGE;
+  return db.$transaction(
+    async (tx) => {
+      let from: Position | null = null;
+      let count = 0;
+      for (;;) {
+        const page = await source.positions(tx, where, from, take);
+        if (page.length === 0) break;
+        const records = await source.records(
+          tx,
+          page.map((p) => p.id),
+        );
+        await write(records);
+        count += records.length;
+        if (page.length < take) break;
+        from = page[page.length - 1];
+      }
+      return count;
+    },
+    { isolationLevel: 'RepeatableRead', timeout: opts.timeoutMs, maxWait: 10_000 },
+  );
+}
