@@ -146,6 +146,7 @@ function serviceCases(s: Seeded): Case[] {
     get('REST GET /v1/contacts/search', () => `/v1/contacts/search?q=${encodeURIComponent(s.searchQuery)}`),
     ...filterCases(s, readKey),
     batchCase(writeKey),
+    exportCase(s, readKey),
     {
       name: 'REST POST /v1/contacts (+ event)',
       method: 'POST',
@@ -221,6 +222,20 @@ function batchCase(writeKey: () => string): Case {
         body: JSON.stringify({ operations }),
       };
     },
+  };
+}
+
+/** A CSV export of the read workspace's first 10,000 contacts per request; its rows/s is req/s times those. */
+function exportCase(s: Seeded, readKey: () => string): Case {
+  return {
+    name: `REST GET /v1/contacts/export (csv), rows/s (${s.export.rows.toLocaleString('en')} a request)`,
+    // At most EXPORT_CONCURRENCY (2) exports run at once.
+    connections: 2,
+    perRequest: s.export.rows,
+    request: () => ({
+      path: `/v1/contacts/export?created_before=${s.export.before}`,
+      headers: { authorization: readKey() },
+    }),
   };
 }
 

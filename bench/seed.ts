@@ -21,6 +21,8 @@ export interface Seeded {
   deepCursor: string;
   /** Matches the same 20 contacts at every size, so search cost does not follow table size. */
   searchQuery: string;
+  /** The first `rows` contacts (created_at up to `before`): what each export request of the benchmark reads. */
+  export: { before: string; rows: number };
   /** Filters of the filter language, each selecting about as many contacts at every size (see filterCases). */
   filters: { range: [string, string]; emailPrefix: string; companyDomain: string };
 }
@@ -73,6 +75,8 @@ const STATUSES = ['active', 'inactive', 'lead', 'customer', 'churned'];
 const SOURCES = ['website', 'referral', 'social', 'paid_ads', 'manual', 'api', 'import'];
 const SEARCH_MATCHES = 20;
 export const DEEP_PAGE = { limit: 10, pages: 1000 };
+/** Contacts in each export request, at every size. */
+const EXPORT_ROWS = 10_000;
 
 const sqlArray = (items: string[]) => `ARRAY[${items.map((s) => `'${s.replace(/'/g, "''")}'`).join(',')}]`;
 
@@ -166,6 +170,11 @@ export async function seed(db: Database, contacts: number, keys: number, dealEve
     contactIds,
     deepCursor: encodeCursor('contacts', sortKeys, deep),
     searchQuery: 'gra hop',
+    // Contact g was created g seconds after 2024-01-01.
+    export: {
+      before: new Date(Date.UTC(2024, 0, 1) + Math.min(EXPORT_ROWS, contacts) * 1000).toISOString(),
+      rows: Math.min(EXPORT_ROWS, contacts),
+    },
     filters: {
       // 1,000 contacts, created one second apart from the 600th on.
       range: ['2024-01-01T00:10:00Z', '2024-01-01T00:26:40Z'],

@@ -3,7 +3,7 @@
 // however writes interleave; bad input answered before any byte; a dropped client frees everything.
 import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
-import { uniqueEmail, type TestWorkspace } from './helpers/app.ts';
+import { uniqueEmail, type Res, type TestWorkspace } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
 import { readSnapshot } from '../src/schema/export/export.snapshot.ts';
 import { EXPORT_SOURCES, type ExportRecord } from '../src/schema/export/export.sources.ts';
@@ -21,7 +21,7 @@ async function everyPage(ws: TestWorkspace, path: string, body?: unknown): Promi
   let cursor: string | null = null;
   do {
     const sep = path.includes('?') ? '&' : '?';
-    const r = body
+    const r: Res = body
       ? await ws.api('POST', path, { ...(body as object), limit: 100, ...(cursor ? { cursor } : {}) })
       : await ws.api('GET', `${path}${sep}limit=100${cursor ? `&cursor=${cursor}` : ''}`);
     expect(r.status, r.text).toBe(200);
@@ -42,42 +42,42 @@ async function filled(ws: TestWorkspace) {
     return r.body.data;
   };
   const company = await create('/v1/companies', {
-      name: 'Acme, "Quoted" Inc.',
-      domain: 'acme.example',
-      industry: 'Tools',
-      size: 40,
-      tags: ['a', 'b'],
-      address: { city: 'Lyon', country: 'FR' },
-      custom_fields: { tier: 'gold' },
-    });
+    name: 'Acme, "Quoted" Inc.',
+    domain: 'acme.example',
+    industry: 'Tools',
+    size: 40,
+    tags: ['a', 'b'],
+    address: { city: 'Lyon', country: 'FR' },
+    custom_fields: { tier: 'gold' },
+  });
   const contact = await create('/v1/contacts', {
-      first_name: 'Zoë',
-      last_name: 'Line\nBreak',
-      email: uniqueEmail('export'),
-      phone: '+14155550100',
-      tags: ['vip', 'x'],
-      address: { street: '1 Rue', city: 'Paris' },
-      custom_fields: { tier: 'silver', seats: 12.5 },
-      assigned_to: user.id,
-      external_id: 'ext-1',
-    });
+    first_name: 'Zoë',
+    last_name: 'Line\nBreak',
+    email: uniqueEmail('export'),
+    phone: '+14155550100',
+    tags: ['vip', 'x'],
+    address: { street: '1 Rue', city: 'Paris' },
+    custom_fields: { tier: 'silver', seats: 12.5 },
+    assigned_to: user.id,
+    external_id: 'ext-1',
+  });
   const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0];
   const deal = await create('/v1/deals', {
-      title: 'Big one',
-      value: 12345.67,
-      pipeline_id: pipeline.id,
-      contact_id: contact.id,
-      expected_close_date: '2027-01-31',
-      custom_fields: { seats: 3 },
-    });
+    title: 'Big one',
+    value: 12345.67,
+    pipeline_id: pipeline.id,
+    contact_id: contact.id,
+    expected_close_date: '2027-01-31',
+    custom_fields: { seats: 3 },
+  });
   const task = await create('/v1/tasks', {
-      title: 'Call back',
-      due_date: '2027-01-01T10:00:00Z',
-      related_to_type: 'contact',
-      related_to_id: contact.id,
-      reminder: { type: 'email', before_minutes: 30 },
-      assignee_id: user.id,
-    });
+    title: 'Call back',
+    due_date: '2027-01-01T10:00:00Z',
+    related_to_type: 'contact',
+    related_to_id: contact.id,
+    reminder: { type: 'email', before_minutes: 30 },
+    assignee_id: user.id,
+  });
   const activity = await create('/v1/activities', {
     type: 'call',
     subject: 'Intro',
@@ -103,7 +103,9 @@ describe('exports', () => {
       const r = await ws.api('GET', `/v1/${resource}/export?format=jsonl`);
       expect(r.status, r.text).toBe(200);
       expect(r.headers.get('content-type')).toBe('application/x-ndjson; charset=utf-8');
-      expect(r.headers.get('content-disposition')).toMatch(new RegExp(`^attachment; filename="${resource}-.+\\.jsonl"$`));
+      expect(r.headers.get('content-disposition')).toMatch(
+        new RegExp(`^attachment; filename="${resource}-.+\\.jsonl"$`),
+      );
       const [line, ...more] = lines(r.text);
       expect(more, resource).toEqual([]);
       // A deal's contacts and stage history are lists of their own (GET /v1/deals/:id answers them too).
@@ -130,14 +132,13 @@ describe('exports', () => {
       }
     }
     // Custom fields are columns in the order they were defined, also when a record holds none.
-    const header = (await ws.api('GET', '/v1/companies/export')).text.split('\n')[0];
+    const header = (await ws.api('GET', '/v1/companies/export')).text.split('\r\n')[0];
     expect(header).toContain('custom_fields.tier,custom_fields.seats');
   });
 
   it('take the list filters and the filter language, and hold every match, oldest first', async ({ app }) => {
     const ws = await app.workspace();
-    const company = (await ws.api('POST', '/v1/companies', { name: 'Filter Co', domain: 'filter.example' })).body
-      .data;
+    const company = (await ws.api('POST', '/v1/companies', { name: 'Filter Co', domain: 'filter.example' })).body.data;
     await ws.addCustomField('score', 'number');
     const ops = Array.from({ length: 120 }, (_, i) => ({
       op: 'create',
@@ -160,7 +161,13 @@ describe('exports', () => {
 
     const where = { 'company.domain': 'filter.example', 'custom_fields.score': { gte: 40 } };
     const queried = await everyPage(ws, '/v1/contacts/query', { where });
-    const q = await ws.api('POST', '/v1/contacts/export', { where, format: 'jsonl', fields: ['email'] });
+    // An Idempotency-Key changes nothing for a read: the file is read afresh every time.
+    const q = await ws.api(
+      'POST',
+      '/v1/contacts/export',
+      { where, format: 'jsonl', fields: ['email'] },
+      { 'idempotency-key': 'export-1' },
+    );
     expect(q.status, q.text).toBe(200);
     const picked = lines(q.text);
     expect(picked.map((c) => c.id).sort()).toEqual(queried.map((c) => c.id).sort());
@@ -169,7 +176,7 @@ describe('exports', () => {
 
     // CSV with fields: only those columns.
     const c = await ws.api('GET', '/v1/contacts/export?status=customer&fields=email,custom_fields');
-    expect(c.text.split('\n')[0]).toBe('id,email,custom_fields.score');
+    expect(c.text.split('\r\n')[0]).toBe('id,email,custom_fields.score');
   });
 
   // Whether the writes below land while the file is still being read depends on how much the
@@ -316,5 +323,28 @@ describe('exports', () => {
     expect(whole.status, whole.text.slice(0, 200)).toBe(200);
     expect(csv(whole.text)).toHaveLength(3000);
     expect((await ws.api('GET', '/v1/contacts?limit=1')).status).toBe(200);
+  });
+
+  it('stream 100,000 contacts whole, each once, in CSV and JSON Lines', async ({ app }) => {
+    const ws = await app.workspace();
+    await app.db.prisma.$executeRawUnsafe(
+      `INSERT INTO contacts (id, workspace_id, first_name, last_name, email, status, source, tags, custom_fields,
+         created_at, updated_at)
+       SELECT 'con_big_' || $1 || '_' || lpad(g::text, 6, '0'), $1, 'Big', 'Row "' || g || '", ok', 'big' || g || '@example.com',
+         'lead', 'import', ARRAY['t' || (g % 5)], '{}'::jsonb, timestamptz '2024-01-01' + g * interval '1 second', now()
+       FROM generate_series(1, 100000) g`,
+      ws.id,
+    );
+    const c = await ws.api('GET', '/v1/contacts/export?fields=email,last_name');
+    expect(c.status).toBe(200);
+    const rows = csv(c.text);
+    expect(rows).toHaveLength(100_000);
+    expect(new Set(rows.map((r) => r.id)).size).toBe(100_000);
+    expect(rows[0]).toEqual({ id: `con_big_${ws.id}_000001`, email: 'big1@example.com', last_name: 'Row "1", ok' });
+    expect(rows.at(-1)?.email).toBe('big100000@example.com');
+    const j = await ws.api('GET', '/v1/contacts/export?format=jsonl&fields=email');
+    const records = lines(j.text);
+    expect(records).toHaveLength(100_000);
+    expect(records.at(-1)).toEqual({ id: `con_big_${ws.id}_100000`, email: 'big100000@example.com' });
   });
 });

@@ -61,6 +61,8 @@ export function idempotency(prisma: Db, logger: Logger, box: SecretBox) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const key = req.get('idempotency-key');
     if ((req.method !== 'POST' && req.method !== 'PUT') || key === undefined) return next();
+    // An export is a read whose answer is a stream of any size: nothing to replay, nothing to store.
+    if (req.method === 'POST' && req.path.endsWith('/export')) return next();
     // Printable ASCII only: Node hands a header's other bytes over as Latin-1 (a UTF-8 "é" arrives
     // as "Ã©") and lets a tab through, and the key is stored.
     if (key.length < 1 || key.length > MAX_KEY_LENGTH || !/^[\x20-\x7e]+$/.test(key)) {

@@ -307,7 +307,8 @@ export function restApi(opts: RestOptions): {
         }
       }
       // A query (POST …/query) names its fields in the body, as a list or as the query string does.
-      const bodyFields = route.method === 'POST' && (route.list || route.export) ? (body as Record<string, unknown>).fields : undefined;
+      const bodyFields =
+        route.method === 'POST' && (route.list || route.export) ? (body as Record<string, unknown>).fields : undefined;
       const fields = parseFields(
         route,
         req.query.fields ?? (Array.isArray(bodyFields) ? bodyFields.join(',') : bodyFields),

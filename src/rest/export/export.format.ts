@@ -5,7 +5,9 @@
 // - lists of text (tags) are joined with "; ", anything else structured is written as JSON;
 // - text that a spreadsheet would run as a formula (starting with =, +, -, @, tab or carriage
 //   return) is prefixed with an apostrophe, as OWASP advises against CSV injection.
-import { stringify } from 'csv-stringify/sync';
+// Fields are quoted as RFC 4180 says (only those holding a comma, quote or line break, quotes
+// doubled), which is all a CSV writer does: a library's general writer cost five times the CPU
+// here (docs/performance.md), and the tests read every file back with csv-parse.
 import type { ExportRecord } from '../../schema/export/export.sources.ts';
 
 export const EXPORT_FORMATS = ['csv', 'jsonl'] as const;
@@ -24,6 +26,10 @@ const NESTED: Record<string, readonly string[]> = {
 };
 
 const FORMULA = /^[=+\-@\t\r]/;
+const NEEDS_QUOTES = /[",\r\n]/;
+
+const field = (text: string) => (NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
+const row = (cells: string[]) => cells.map(field).join(',') + '\r\n';
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -80,8 +86,12 @@ export function exportWriter(format: ExportFormat, fields: readonly string[], cu
   }
   const columns = columnsOf(fields, customKeys);
   return {
-    head: () => stringify([columns.map((c) => c.name)]),
-    page: (records: ExportRecord[]) => stringify(records.map((r) => columns.map((c) => cell(c.read(r))))),
+    head: () => row(columns.map((c) => c.name)),
+    page: (records: ExportRecord[]) => {
+      let out = '';
+      for (const r of records) out += row(columns.map((c) => cell(c.read(r))));
+      return out;
+    },
   } satisfies ExportWriter;
 }
 

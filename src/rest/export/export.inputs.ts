@@ -5,10 +5,9 @@ import type { ResourceWhere } from '../../schema/common/where/where.spec.ts';
 import { queryInput } from '../../schema/common/where/query-body.ts';
 import { EXPORT_FORMATS } from './export.format.ts';
 
-const format = z
-  .enum(EXPORT_FORMATS)
-  .optional()
-  .meta({ description: 'csv (one column per field, custom fields included) or jsonl (one record per line). Default: csv.' });
+const format = z.enum(EXPORT_FORMATS).optional().meta({
+  description: 'csv (one column per field, custom fields included) or jsonl (one record per line). Default: csv.',
+});
 
 /** `GET /v1/<resource>/export`: the list's query-string filters and the format. */
 export function exportQuery(filter: z.ZodObject) {

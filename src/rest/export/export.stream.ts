@@ -16,7 +16,6 @@ import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { AppError, validationError } from '../../errors.ts';
-import type { Db } from '../../db/client.ts';
 import type { Context } from '../../schema/context.ts';
 import { definitionsLoader } from '../../schema/custom-field/custom-field.loader.ts';
 import { readSnapshot } from '../../schema/export/export.snapshot.ts';
@@ -88,7 +87,7 @@ async function write(stream: Writable, text: string, stallMs: number): Promise<v
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
 /** Runs exports, at most `concurrency` at once. */
-export function exporter(db: Db, opts: ExportOptions) {
+export function exporter(db: Context['prisma'], opts: ExportOptions) {
   let running = 0;
   const stallMs = opts.stallMs ?? STALL_MS;
 
@@ -162,7 +161,7 @@ export function exporter(db: Db, opts: ExportOptions) {
 
   /** Reads the export into a temporary file, then sends the file with its length. */
   async function spooled(
-    database: Db,
+    database: Context['prisma'],
     source: Parameters<typeof readSnapshot>[1],
     where: unknown,
     writer: ReturnType<typeof exportWriter>,

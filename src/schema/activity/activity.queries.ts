@@ -33,7 +33,11 @@ const ACTIVITY_SORT: SortSpec = {
 };
 
 /** The workspace's activities that meet the query-string filter and the `where` filter. */
-export async function activityWhere(ctx: Context, filter: unknown, whereInput?: unknown): Promise<Prisma.ActivityWhereInput> {
+export async function activityWhere(
+  ctx: Context,
+  filter: unknown,
+  whereInput?: unknown,
+): Promise<Prisma.ActivityWhereInput> {
   const f = parseInput(activityFilter, filter ?? {});
   const legacy = conditionsOf(ACTIVITY_WHERE, [
     ['type', 'eq', f.type],

@@ -44,7 +44,11 @@ export async function findCompany(db: Pick<Context['prisma'], 'company'>, ctx: C
 }
 
 /** The workspace's companies that meet the query-string filter and the `where` filter. */
-export async function companyWhere(ctx: Context, filter: unknown, whereInput?: unknown): Promise<Prisma.CompanyWhereInput> {
+export async function companyWhere(
+  ctx: Context,
+  filter: unknown,
+  whereInput?: unknown,
+): Promise<Prisma.CompanyWhereInput> {
   const f = parseInput(companyFilter, filter ?? {});
   const legacy = conditionsOf(COMPANY_WHERE, [
     ['name', 'contains', f.name],

@@ -41,7 +41,11 @@ export async function findContact(db: Pick<Context['prisma'], 'contact'>, ctx: C
 }
 
 /** The workspace's contacts that meet the query-string filter and the `where` filter. */
-export async function contactWhere(ctx: Context, filter: unknown, whereInput: unknown): Promise<Prisma.ContactWhereInput> {
+export async function contactWhere(
+  ctx: Context,
+  filter: unknown,
+  whereInput: unknown,
+): Promise<Prisma.ContactWhereInput> {
   const f = parseInput(contactFilter, filter ?? {});
   const legacy = conditionsOf(CONTACT_WHERE, [
     ['status', 'eq', f.status],

@@ -27,19 +27,31 @@ export async function readSnapshot<W>(
   const take = opts.pageSize ?? EXPORT_PAGE;
   return db.$transaction(
     async (tx) => {
-      let from: Position | null = null;
-      let count = 0;
-      for (;;) {
+      type Page = { last: Position | null; full: boolean; records: ExportRecord[] };
+      const read = async (from: Position | null): Promise<Page> => {
         const page = await source.positions(tx, where, from, take);
-        if (page.length === 0) break;
-        const records = await source.records(
-          tx,
-          page.map((p) => p.id),
-        );
-        await write(records);
+        const records = page.length
+          ? await source.records(
+              tx,
+              page.map((p) => p.id),
+            )
+          : [];
+        return { last: page.at(-1) ?? null, full: page.length === take, records };
+      };
+      let count = 0;
+      let next: Promise<Page> | null = read(null);
+      while (next) {
+        const { last, full, records }: Page = await next;
+        // The database reads the next page while this one is written.
+        next = full ? read(last) : null;
+        try {
+          if (records.length) await write(records);
+        } catch (err) {
+          // The transaction ends with the error: let the read in flight finish first.
+          await next?.catch(() => {});
+          throw err;
+        }
         count += records.length;
-        if (page.length < take) break;
-        from = page[page.length - 1];
       }
       return count;
     },
