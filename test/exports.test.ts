@@ -330,7 +330,8 @@ describe('exports', () => {
     await app.db.prisma.$executeRawUnsafe(
       `INSERT INTO contacts (id, workspace_id, first_name, last_name, email, status, source, tags, custom_fields,
          created_at, updated_at)
-       SELECT 'con_big_' || $1 || '_' || lpad(g::text, 6, '0'), $1, 'Big', 'Row "' || g || '", ok', 'big' || g || '@example.com',
+       SELECT 'con_big_' || $1 || '_' || lpad(g::text, 6, '0'), $1, 'Big', 'Row "' || g || '", ok',
+         'big' || g || '@example.com',
          'lead', 'import', ARRAY['t' || (g % 5)], '{}'::jsonb, timestamptz '2024-01-01' + g * interval '1 second', now()
        FROM generate_series(1, 100000) g`,
       ws.id,
