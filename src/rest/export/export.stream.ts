@@ -58,6 +58,9 @@ function refuseListParameters(req: Request): void {
   if (Object.keys(details).length) throw validationError(details);
 }
 
+/** The client went away or stopped reading: its export ends, and that is no fault of the service's. */
+class ClientGone extends Error {}
+
 /** Resolves once the stream wants more, rejects when it closes or reads nothing for `stallMs`. */
 function drained(stream: Writable, stallMs: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -70,8 +73,8 @@ function drained(stream: Writable, stallMs: number): Promise<void> {
       else resolve();
     };
     const onDrain = () => done();
-    const onClose = () => done(new Error('the client closed the connection'));
-    const timer = setTimeout(() => done(new Error(`the client read nothing for ${stallMs} ms`)), stallMs);
+    const onClose = () => done(new ClientGone('the client closed the connection'));
+    const timer = setTimeout(() => done(new ClientGone(`the client read nothing for ${stallMs} ms`)), stallMs);
     stream.on('drain', onDrain);
     stream.on('close', onClose);
     stream.on('error', done);
@@ -80,7 +83,7 @@ function drained(stream: Writable, stallMs: number): Promise<void> {
 
 async function write(stream: Writable, text: string, stallMs: number): Promise<void> {
   if (!text) return;
-  if (stream.destroyed) throw new Error('the client closed the connection');
+  if (stream.destroyed) throw new ClientGone('the client closed the connection');
   if (!stream.write(text)) await drained(stream, stallMs);
 }
 
@@ -148,8 +151,10 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       ).catch((err: unknown) => {
         // Once bytes are out an error answer cannot follow them: cut the connection instead.
         if (started) res.destroy();
+        if (err instanceof ClientGone) return null;
         throw err;
       });
+      if (rows === null) return { rows: 0 };
       if (!started) res.status(200).write(writer.head());
       release();
       res.end();
@@ -176,10 +181,20 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       let rows: number;
       try {
         out.write(writer.head());
-        // The file takes what it is given as fast as the disk does; no stall limit applies.
-        rows = await readSnapshot(database, source, where, (records) => write(out, writer.page(records), timeoutMs), {
-          timeoutMs,
-        });
+        // The file takes what it is given as fast as the disk does; a client gone meanwhile ends the read.
+        rows = await readSnapshot(
+          database,
+          source,
+          where,
+          async (records) => {
+            if (res.destroyed) throw new ClientGone('the client closed the connection');
+            await write(out, writer.page(records), timeoutMs);
+          },
+          { timeoutMs },
+        );
+      } catch (err) {
+        if (err instanceof ClientGone) return { rows: 0 };
+        throw err;
       } finally {
         await new Promise<void>((resolve) => out.end(resolve));
       }
@@ -188,7 +203,13 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       res.status(200).setHeader('Content-Length', size);
       // A client that reads nothing for this long is cut off (the socket times out idle).
       res.setTimeout(stallMs);
-      await pipeline(fs.createReadStream(file), res);
+      // A client that leaves while the file is sent ends the export; nothing is left to clean but the file.
+      try {
+        await pipeline(fs.createReadStream(file), res);
+      } catch (err) {
+        if ((err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') return { rows: 0 };
+        throw err;
+      }
       return { rows };
     } finally {
       await fsp.rm(dir, { recursive: true, force: true });
