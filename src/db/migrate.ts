@@ -61,7 +61,7 @@ function loadEngine(): Promise<void> {
 }
 
 /** The migrations on disk: the folders under prisma/migrations, in name order. */
-async function migrationNames(): Promise<string[]> {
+export async function migrationNames(): Promise<string[]> {
   const entries = await fs.readdir(migrationsDir, { withFileTypes: true }).catch(() => []);
   return entries
     .filter((e) => e.isDirectory())

@@ -68,7 +68,7 @@ export class SecretBox {
  */
 export function loadSecretBox(encryptionKey: string | null, dataDir: string): SecretBox {
   if (encryptionKey) return new SecretBox(encryptionKey);
-  const file = path.join(dataDir, 'encryption.key');
+  const file = keyFile(dataDir);
   if (!fs.existsSync(file)) {
     fs.mkdirSync(dataDir, { recursive: true });
     try {
@@ -80,6 +80,18 @@ export function loadSecretBox(encryptionKey: string | null, dataDir: string): Se
   }
   return new SecretBox(fs.readFileSync(file, 'utf8').trim());
 }
+
+/**
+ * The key loadSecretBox would use, without making one: null when ENCRYPTION_KEY is unset and
+ * `dataDir` has no key file yet (a restore checks the key before anything is started there).
+ */
+export function existingSecretBox(encryptionKey: string | null, dataDir: string): SecretBox | null {
+  if (encryptionKey) return new SecretBox(encryptionKey);
+  const file = keyFile(dataDir);
+  return fs.existsSync(file) ? new SecretBox(fs.readFileSync(file, 'utf8').trim()) : null;
+}
+
+const keyFile = (dataDir: string) => path.join(dataDir, 'encryption.key');
 
 /** Generated secrets follow the Standard Webhooks form: `whsec_` + base64 of 32 random bytes. */
 export function generateWebhookSecret(): string {
