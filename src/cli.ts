@@ -1,5 +1,7 @@
 // Admin CLI: `npm run --silent cli -- <command> [options] --json` prints exactly one JSON document.
-// On the embedded database it needs the server stopped (PGlite is single-process).
+// On the embedded database it needs the server stopped (PGlite is single-process), except `backup`,
+// which the running server answers over its backup channel (backup/control-socket.ts).
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { config } from './config.ts';
 import { DatabaseBusyError, openDatabase, type Database } from './db/client.ts';
@@ -14,6 +16,9 @@ import {
   setUserPassword,
 } from './admin/workspaces.ts';
 import { readPassword } from './admin/read-password.ts';
+import { backup } from './backup/backup.ts';
+import { BackupError } from './backup/backup-error.ts';
+import { restore } from './backup/restore.ts';
 import { StartupError } from './startup-error.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
@@ -25,7 +30,14 @@ const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
   key create --workspace W --name N --scope full|read_only|custom [--permissions contacts:read,deals:write]
              [--sandbox] [--expires-at ISO] [--user U]
   key revoke --id K
-  custom-field create --workspace W --key K --type text|number|boolean|date|select [--options a,b] [--label L]`;
+  custom-field create --workspace W --key K --type text|number|boolean|date|select [--options a,b] [--label L]
+  backup --out FILE [--force]
+             the embedded database in one file (owner-only), taken from the running server or
+             from the stopped directory; --force replaces an existing FILE
+  restore --in FILE [--force]
+             a backup into DATA_DIR, the server stopped; --force moves a database already there
+             aside (DATA_DIR/pglite.before-restore-…) instead of refusing
+  --data-dir D  the embedded database's directory for any command, instead of DATA_DIR`;
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -49,8 +61,14 @@ const { values, positionals } = parseArgs({
     type: { type: 'string' },
     options: { type: 'string' },
     label: { type: 'string' },
+    out: { type: 'string' },
+    in: { type: 'string' },
+    force: { type: 'boolean' },
+    'data-dir': { type: 'string' },
   },
 });
+
+const dataDir = values['data-dir'] ? path.resolve(values['data-dir']) : config.dataDir;
 
 const list = (v: string | undefined) =>
   v
@@ -103,6 +121,24 @@ async function run(db: Database, command: string): Promise<unknown> {
   }
 }
 
+/** backup and restore copy the embedded database's files: they neither migrate it nor run a command in it. */
+function runFileCommand(command: string): Promise<unknown> {
+  if (config.databaseUrl) {
+    throw new BackupError(
+      'use_pg_dump',
+      'DATABASE_URL is set: back up PostgreSQL with pg_dump and restore with pg_restore (docs/operations.md)',
+    );
+  }
+  if (positionals.length > 1)
+    throw new AppError('validation_error', `Unknown command "${positionals.join(' ')}"\n${USAGE}`);
+  if (command === 'backup') {
+    if (!values.out) throw new AppError('validation_error', 'backup needs --out FILE');
+    return backup({ dataDir, out: values.out, force: values.force });
+  }
+  if (!values.in) throw new AppError('validation_error', 'restore needs --in FILE');
+  return restore({ file: values.in, dataDir, encryptionKey: config.encryptionKey, force: values.force });
+}
+
 function fail(code: string, message: string, details?: unknown): never {
   if (values.json)
     process.stdout.write(JSON.stringify({ error: { code, message, ...(details ? { details } : {}) } }) + '\n');
@@ -110,21 +146,27 @@ function fail(code: string, message: string, details?: unknown): never {
   process.exit(1);
 }
 
-if (values.help || positionals.length < 2) {
+const fileCommand = positionals[0] === 'backup' || positionals[0] === 'restore';
+if (values.help || (positionals.length < 2 && !fileCommand)) {
   process.stdout.write(USAGE + '\n');
   process.exit(values.help ? 0 : 1);
 }
 
 let db: Database | null = null;
 try {
-  db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, probe: true });
-  await applyMigrations(db.adapter, { client: db.prisma });
-  const result = await run(db, positionals.slice(0, 2).join(' '));
+  let result: unknown;
+  if (fileCommand) result = await runFileCommand(positionals[0]);
+  else {
+    db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir, probe: true });
+    await applyMigrations(db.adapter, { client: db.prisma });
+    result = await run(db, positionals.slice(0, 2).join(' '));
+    await db.close();
+  }
   process.stdout.write(values.json ? JSON.stringify(result) + '\n' : JSON.stringify(result, null, 2) + '\n');
-  await db.close();
   process.exit(0);
 } catch (err) {
   await db?.close().catch(() => {});
+  if (err instanceof BackupError) fail(err.code, err.message);
   if (err instanceof DatabaseBusyError) fail('database_busy', err.message);
   if (err instanceof StartupError) fail('cannot_start', err.message);
   if (err instanceof AppError) fail(err.code, err.message, err.details);

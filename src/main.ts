@@ -26,6 +26,7 @@ import { startEventFeed } from './events/feed.ts';
 import { createEventBus } from './events/bus.ts';
 import { startTaskScheduler } from './jobs/task-scheduler.ts';
 import { StartupError } from './startup-error.ts';
+import { openControlSocket } from './backup/control-socket.ts';
 
 const logger = createLogger(config.logLevel);
 
@@ -70,6 +71,9 @@ async function start() {
     await db.close();
     process.exit(1);
   });
+
+  // The embedded database is this process's alone: `npm run cli -- backup` asks it for a copy.
+  const control = db.pglite ? await openControlSocket({ dataDir: config.dataDir, pglite: db.pglite, logger }) : null;
 
   const first = await ensureDefaultWorkspace(db.prisma);
   if (first) {
@@ -161,7 +165,12 @@ async function start() {
     try {
       // Nothing new is accepted; requests, WebSockets (closed with 1001) and delivery attempts
       // under way share one grace period. Unsent deliveries are released for other workers.
-      await Promise.all([...drains.map((d) => d.close(graceMs)), graphqlWs.dispose(), worker?.stop(graceMs)]);
+      await Promise.all([
+        ...drains.map((d) => d.close(graceMs)),
+        graphqlWs.dispose(),
+        worker?.stop(graceMs),
+        control?.close(),
+      ]);
       await feed?.stop();
       await retention.stop();
       await bus.close();
