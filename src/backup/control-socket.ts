@@ -134,10 +134,7 @@ async function answer(socket: net.Socket, copy: () => Promise<{ parts: Buffer[] 
   const request = await readRequestLine(socket);
   if (request === null) return;
   socket.pause(); // anything sent after the request is not read
-  if (request !== REQUEST_LINE) {
-    socket.end('ERR unknown request: the only one is "BACKUP 1"\n');
-    return;
-  }
+  if (request !== REQUEST_LINE) return refuse(socket, 'unknown request: the only one is "BACKUP 1"');
   const started = Date.now();
   socket.setTimeout(0); // the copy may wait for a long transaction to end
   let parts: Buffer[];
@@ -145,8 +142,7 @@ async function answer(socket: net.Socket, copy: () => Promise<{ parts: Buffer[] 
     ({ parts } = await copy());
   } catch (err) {
     logger.error({ err }, 'backup failed');
-    socket.end(`ERR the server could not copy the database: ${oneLine((err as Error).message)}\n`);
-    return;
+    return refuse(socket, `the server could not copy the database: ${oneLine((err as Error).message)}`);
   }
   if (socket.destroyed) return;
   socket.setTimeout(STALLED_READER_MS, () => socket.destroy());
@@ -156,6 +152,11 @@ async function answer(socket: net.Socket, copy: () => Promise<{ parts: Buffer[] 
   } catch (err) {
     logger.warn({ err: (err as Error).message }, 'backup not sent: the client went away');
   }
+}
+
+/** One line, then the connection ends, whatever the client still sends or keeps open. */
+function refuse(socket: net.Socket, reason: string): void {
+  socket.end(`ERR ${reason}\n`, () => socket.destroy());
 }
 
 const oneLine = (text: string) => text.replace(/[\r\n]+/g, ' ').slice(0, 500);
@@ -178,7 +179,7 @@ function readRequestLine(socket: net.Socket): Promise<string | null> {
       if (end !== -1 && end <= MAX_REQUEST_BYTES) return done(got.subarray(0, end).toString('latin1').trimEnd());
       if (got.length > MAX_REQUEST_BYTES) {
         socket.pause();
-        socket.end('ERR request too long\n');
+        refuse(socket, 'request too long');
         done(null);
       }
     };
