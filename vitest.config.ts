@@ -3,7 +3,12 @@ import { defineConfig } from 'vitest/config';
 // Files that run on the embedded database whatever DATABASE_URL says: they start the service, the
 // worker and the CLI on a DATA_DIR of their own, or test PGlite itself. The PostgreSQL pass would
 // only run them again as they are.
-const EMBEDDED_ONLY = ['test/operator-start.test.ts', 'test/cli.test.ts', 'test/migrations.test.ts'];
+const EMBEDDED_ONLY = [
+  'test/operator-start.test.ts',
+  'test/cli.test.ts',
+  'test/migrations.test.ts',
+  'test/backup.test.ts',
+];
 
 export default defineConfig({
   // Vite would resolve `graphql` to its .mjs build while CommonJS dependencies (Pothos) load the
