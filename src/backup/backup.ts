@@ -8,10 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import { DatabaseBusyError, openDatabase } from '../db/client.ts';
+import { DatabaseBusyError, openDatabase, type Database } from '../db/client.ts';
 import { askServerForBackup } from './ask-server.ts';
 import { BackupError } from './backup-error.ts';
-import { controlSocketPath } from './control-socket.ts';
+import { checkSocketPath, controlSocketPath } from './control-socket.ts';
 import { readBackup } from './file-format.ts';
 import { snapshot } from './snapshot.ts';
 
@@ -29,10 +29,15 @@ export async function backup(opts: { dataDir: string; out: string; force?: boole
   if (!opts.force && fs.existsSync(out)) {
     throw new BackupError('file_exists', `${out} exists: give another --out, or --force to replace it`);
   }
+  try {
+    fs.accessSync(path.dirname(out), fs.constants.W_OK);
+  } catch (err) {
+    throw new BackupError('backup_failed', `Cannot write ${out}: ${(err as Error).message}`);
+  }
   if (!fs.existsSync(path.join(opts.dataDir, 'pglite', 'PG_VERSION'))) {
     throw new BackupError('no_database', `There is no embedded database in ${opts.dataDir} to back up`);
   }
-  let db: Awaited<ReturnType<typeof openDatabase>>;
+  let db: Database;
   try {
     db = await openDatabase({ dataDir: opts.dataDir });
   } catch (err) {
@@ -51,8 +56,10 @@ export async function backup(opts: { dataDir: string; out: string; force?: boole
 }
 
 function socketOf(dataDir: string, busy: DatabaseBusyError): string {
+  const file = controlSocketPath(dataDir);
   try {
-    return controlSocketPath(dataDir);
+    checkSocketPath(file);
+    return file;
   } catch (err) {
     throw new BackupError('database_busy', `${busy.message} It has no backup channel: ${(err as Error).message}`);
   }

@@ -26,18 +26,16 @@ const STALLED_READER_MS = 60_000;
 /** Each connection may hold a copy of the database in memory until it has read it. */
 const MAX_CONNECTIONS = 4;
 
-const socketFile = (dataDir: string) => path.join(dataDir, 'control', 'backup.sock');
+export const controlSocketPath = (dataDir: string) => path.join(dataDir, 'control', 'backup.sock');
 
 /** What a Unix socket's path may hold on Linux (sun_path, less its closing NUL). */
 const MAX_SOCKET_PATH_BYTES = 107;
 
-/** DATA_DIR/control/backup.sock; throws when DATA_DIR's path is too long for a socket. */
-export function controlSocketPath(dataDir: string): string {
-  const file = socketFile(dataDir);
+/** Throws when `file` is too long a path for a Unix socket (a long DATA_DIR). */
+export function checkSocketPath(file: string): void {
   if (Buffer.byteLength(file) > MAX_SOCKET_PATH_BYTES) {
     throw new Error(`${file} is longer than a Unix socket's path may be (${MAX_SOCKET_PATH_BYTES} bytes)`);
   }
-  return file;
 }
 
 /** The socket's directory, made or checked to be a directory of this user's that no one else can enter. */
@@ -80,7 +78,7 @@ export async function openControlSocket(opts: {
   logger: Logger;
 }): Promise<ControlSocket | null> {
   const { pglite, logger } = opts;
-  const file = socketFile(opts.dataDir);
+  const file = controlSocketPath(opts.dataDir);
   const connections = new Set<net.Socket>();
   // One copy at a time: each holds the whole database in memory for a moment.
   let queue: Promise<unknown> = Promise.resolve();
@@ -97,7 +95,7 @@ export async function openControlSocket(opts: {
   });
   server.maxConnections = MAX_CONNECTIONS;
   try {
-    controlSocketPath(opts.dataDir);
+    checkSocketPath(file);
     privateDirectory(path.dirname(file));
     removeStaleSocket(file);
     await new Promise<void>((resolve, reject) => {

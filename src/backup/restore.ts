@@ -80,7 +80,7 @@ async function load(
   let pglite: PGlite;
   try {
     const tar = await gunzip(payload);
-    pglite = await PGlite.create({ dataDir: staging, loadDataDir: new Blob([new Uint8Array(tar)]) });
+    pglite = await PGlite.create({ dataDir: staging, loadDataDir: new Blob([tar]) });
   } catch (err) {
     const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
     throw new BackupError(
