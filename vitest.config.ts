@@ -8,6 +8,7 @@ const EMBEDDED_ONLY = [
   'test/cli.test.ts',
   'test/migrations.test.ts',
   'test/backup.test.ts',
+  'test/backup.snapshot.test.ts',
 ];
 
 export default defineConfig({

@@ -32,12 +32,17 @@ export async function snapshot(pglite: PGlite): Promise<{ header: BackupHeader; 
     .server_version;
   // Writes the changed pages to the data files, so the restored copy replays little or no WAL.
   await pglite.exec('CHECKPOINT');
-  const dump = await pglite._runExclusiveTransaction(async () => {
+  const dump = await dumpBetweenTransactions(pglite);
+  // Compressed after the lock is released: requests wait for the copy only, not for gzip.
+  const payload = await gzip(Buffer.from(await dump.arrayBuffer()));
+  return encodeBackup({ postgresVersion, migrations }, payload);
+}
+
+/** PGlite's dump (a tar of its directory), taken when no transaction is open. */
+export function dumpBetweenTransactions(pglite: PGlite): Promise<Blob> {
+  return pglite._runExclusiveTransaction(async () => {
     // Nothing in the service opens a transaction outside the lock; should something ever do, no copy.
     if (pglite.isInTransaction()) throw new Error('a transaction is open outside PGlite transaction()');
     return pglite.dumpDataDir('none');
   });
-  // Compressed after the lock is released: requests wait for the copy only, not for gzip.
-  const payload = await gzip(Buffer.from(await dump.arrayBuffer()));
-  return encodeBackup({ postgresVersion, migrations }, payload);
 }
