@@ -247,6 +247,22 @@ describe('a running server', () => {
     expect(fs.statSync(path.dirname(source.socket)).mode & 0o777).toBe(0o700);
   });
 
+  // Needs root to act as another user; DATA_DIR itself is opened to everyone, so only the channel's own
+  // directory and socket stand in the way.
+  it.runIf(process.getuid!() === 0 && fs.existsSync('/usr/bin/setpriv'))(
+    'cannot be reached by another user of the machine',
+    async () => {
+      fs.chmodSync(source.dataDir, 0o755);
+      const connect =
+        "require('net').createConnection(process.argv[1])" +
+        ".on('connect', () => { console.log('connected'); process.exit(0); })" +
+        ".on('error', (e) => { console.log(e.code); process.exit(0); })";
+      const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '-e', connect];
+      const { stdout } = await run('/usr/bin/setpriv', [...asNobody, source.socket], { timeout: 30_000 });
+      expect(stdout.trim()).toBe('EACCES');
+    },
+  );
+
   it('answers anything but a backup request with ERR and closes the connection', async () => {
     const garbage: (string | Buffer)[] = [
       'DROP TABLE contacts;\n',
@@ -261,6 +277,7 @@ describe('a running server', () => {
 
   it('is not harmed by a client that sends nothing, stops reading, or goes away mid-answer', async () => {
     const silent = net.createConnection(source.socket).on('error', () => {});
+    const silentClosed = closed(silent);
     const stalled = net.createConnection(source.socket, () => stalled.write('BACKUP 1\n')).on('error', () => {});
     stalled.pause();
     const cut = await talk(source.socket, 'BACKUP 1\n', 1);
@@ -272,7 +289,7 @@ describe('a running server', () => {
     expect((await api('POST', '/v1/contacts', { first_name: 'Still', email: 'still@backup.example' })).status).toBe(
       201,
     );
-    await closed(silent); // the server ends a connection that sends no request
+    await silentClosed; // the server ends a connection that sends no request
     stalled.destroy();
     expect(source.child.proc.exitCode).toBeNull();
     expect((await fetch(`${source.base}/healthz`)).status).toBe(200);
@@ -411,9 +428,19 @@ describe('a restore refuses', () => {
     expect(hasDatabase(missing)).toBe(false);
 
     const key = fs.readFileSync(path.join(source.dataDir, 'encryption.key'), 'utf8').trim();
-    const given = await cli({ DATA_DIR: missing, ENCRYPTION_KEY: key }, 'restore', '--in', runningBackup);
+    // --data-dir names the directory instead of DATA_DIR.
+    const elsewhere = path.join(tempDir(), 'not-this-one');
+    const given = await cli(
+      { DATA_DIR: elsewhere, ENCRYPTION_KEY: key },
+      'restore',
+      '--in',
+      runningBackup,
+      '--data-dir',
+      missing,
+    );
     expect(given.code, given.stderr).toBe(0);
     expect(hasDatabase(missing)).toBe(true);
+    expect(fs.existsSync(elsewhere)).toBe(false);
   });
 
   it('on PostgreSQL, pointing to pg_dump and pg_restore in one line', async () => {
