@@ -365,5 +365,5 @@ describe('exports', () => {
     const records = lines(j.text);
     expect(records).toHaveLength(100_000);
     expect(records.at(-1)).toEqual({ id: `con_big_${ws.id}_100000`, email: 'big100000@example.com' });
-  });
+  }, 180_000);
 });

@@ -298,7 +298,9 @@ export function pathFor(r: RouteIds, space: Space, overrides: Record<string, str
  * A route that only reads: a GET, or a POST that runs a query operation (`POST /v1/contacts/query`
  * carries its filter in a body but changes nothing).
  */
-export const isRead = (route: RestRoute) => route.method === 'GET' || (route.list === true && route.method === 'POST');
+/** GETs, and the POSTs that only read: queries (POST …/query) and exports (POST …/export). */
+export const isRead = (route: RestRoute) =>
+  route.method === 'GET' || ((route.list === true || route.export !== undefined) && route.method === 'POST');
 
 /** A route's path for a read, with the query a search needs (other routes ignore it). */
 export const readPath = (r: RouteIds, space: Space) =>
