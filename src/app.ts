@@ -35,6 +35,7 @@ import { Metrics } from './metrics.ts';
 import { buildOpenApi } from './rest/openapi.ts';
 import { loadOperations } from './rest/operations.ts';
 import { restApi } from './rest/router.ts';
+import { requestOrigin } from './http/origin.ts';
 import { DEFAULT_EXPORT_OPTIONS, exporter } from './rest/export/export.stream.ts';
 import { restErrors, sendError } from './rest/errors.ts';
 import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
@@ -140,6 +141,7 @@ export function buildApp(deps: AppDeps) {
   v1.use(
     openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })),
     guard,
+    requestOrigin(() => 'rest'),
     refuseNonUtf8Query,
     requireJson,
     parseJson,
@@ -170,6 +172,7 @@ export function buildApp(deps: AppDeps) {
     // The dashboard reads a refused CSRF token as the error envelope, here too.
     (err: unknown, _req: Request, res: Response, next: NextFunction) =>
       err instanceof CsrfRefusal ? sendError(res, err) : next(err),
+    requestOrigin((req) => (usesSessionCookie(req) ? 'dashboard' : 'graphql')),
     // As on REST, a body that is not JSON is a 415 with an error the client can read; it is
     // parsed here too (same size and depth limits), and yoga takes the parsed body as it is.
     requireJson,

@@ -4,6 +4,7 @@ import { Prisma } from '../db/generated/client/client.ts';
 import type { SqlQuery } from '../db/sql.ts';
 import { newId } from '../ids.ts';
 import type { BuiltEvent } from './catalogue/define.ts';
+import { auditOfEventSql, auditRowOfEvent } from './audit.ts';
 
 export { ACCEPTED_EVENTS, EMITTED_EVENTS, TIMELINE_ONLY_EVENTS, type EventName } from './names.ts';
 
@@ -54,7 +55,8 @@ export function insertEventSql(e: NewEvent, ...before: Prisma.Sql[]): { id: stri
     sql: Prisma.sql`WITH ${first}next_sequence AS (
         INSERT INTO record_sequences (entity_type, entity_id, last) VALUES (${e.entityType}, ${e.entityId}, 1)
         ON CONFLICT (entity_type, entity_id) DO UPDATE SET last = record_sequences.last + 1
-        RETURNING last)
+        RETURNING last),
+      ${auditOfEventSql(e, id)}
       INSERT INTO events (id, workspace_id, type, entity_type, entity_id, sequence, contact_id, data, actor)
       SELECT ${id}, ${e.workspaceId}, ${e.type}, ${e.entityType}, ${e.entityId}, last, ${e.contactId ?? null},
         ${JSON.stringify(e.data)}::jsonb, ${actor}::jsonb
@@ -80,13 +82,29 @@ export async function recordEvents(query: SqlQuery, events: NewEvent[]): Promise
     contact_id: e.contactId ?? null,
     data: e.data,
     actor: e.actor,
+    ...auditRowOfEvent(e),
   }));
   await query(
     `WITH given AS (
       SELECT *, row_number() OVER (PARTITION BY entity_type, entity_id ORDER BY ord) AS nth,
         count(*) OVER (PARTITION BY entity_type, entity_id) AS n
       FROM jsonb_to_recordset($1::jsonb) AS x(ord int, id text, workspace_id text, type text,
-        entity_type text, entity_id text, contact_id text, data jsonb, actor jsonb)),
+        entity_type text, entity_id text, contact_id text, data jsonb, actor jsonb, audit_id text, audit_actor jsonb,
+        audit_via text, audit_request_id text, audit_ip text, audit_action text, audit_changes jsonb,
+        audit_companion boolean)),
+    -- The audit log's entries (audit.ts): a companion event adds none where its record's write has one.
+    audit AS (
+      INSERT INTO audit_entries (id, workspace_id, actor, via, request_id, ip, resource, record_id, action, changes,
+        event_id)
+      SELECT g.audit_id, g.workspace_id, g.audit_actor, g.audit_via, g.audit_request_id, g.audit_ip, g.entity_type,
+        g.entity_id, g.audit_action, g.audit_changes, g.id
+      FROM given g
+      WHERE NOT g.audit_companion OR g.audit_request_id IS NULL OR NOT (
+        EXISTS (SELECT 1 FROM given o WHERE o.entity_type = g.entity_type AND o.entity_id = g.entity_id
+          AND o.ord < g.ord AND NOT o.audit_companion)
+        OR EXISTS (SELECT 1 FROM audit_entries a WHERE a.workspace_id = g.workspace_id
+          AND a.record_id = g.entity_id AND a.request_id = g.audit_request_id))
+      ORDER BY g.ord),
     counters AS (
       INSERT INTO record_sequences (entity_type, entity_id, last)
       SELECT DISTINCT entity_type, entity_id, n FROM given

@@ -20,6 +20,7 @@ import cookieParser from 'cookie-parser';
 import { GraphQLError, type DocumentNode, type ExecutionArgs } from 'graphql';
 import { CloseCode, handleProtocols, makeServer } from 'graphql-ws';
 import { checkMessage } from './websocket-input.ts';
+import { withOrigin, type RequestOrigin } from '../events/origin.ts';
 import type { Logger } from 'pino';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { Authenticator, Caller } from '../auth/authenticate.ts';
@@ -47,7 +48,7 @@ import {
 type Yoga = ReturnType<typeof createGraphqlHandler>;
 type Enveloped = ReturnType<Yoga['getEnveloped']>;
 /** Execution args that carry yoga's enveloped execute/subscribe, so plugins wrap the run. */
-type EnvelopedArgs = ExecutionArgs & { enveloped: Pick<Enveloped, 'execute' | 'subscribe'> };
+type EnvelopedArgs = ExecutionArgs & { enveloped: Pick<Enveloped, 'execute' | 'subscribe'>; origin: RequestOrigin };
 
 /** Close codes beyond graphql-ws' own (4401 unauthorized, 4403 forbidden, 4408 no connection_init in time, ...). */
 const TOO_MANY = 4429;
@@ -245,6 +246,11 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
         variableValues: payload.variables,
         contextValue,
         enveloped: { execute, subscribe },
+        origin: {
+          via: caller.sessionId ? 'dashboard' : 'graphql',
+          requestId,
+          ip: addressOf(ctx.extra.request),
+        },
       };
       return args;
     },
@@ -255,7 +261,9 @@ export function attachGraphqlWs(server: Server, deps: GraphqlWsDeps): GraphqlWs 
       ctx.extra.operations.delete(id);
       releaseOperation(context);
     },
-    execute: (args) => (args as EnvelopedArgs).enveloped.execute(args),
+    // A mutation's writes are recorded with the operation's origin (the audit log).
+    execute: (args) =>
+      withOrigin((args as EnvelopedArgs).origin, () => (args as EnvelopedArgs).enveloped.execute(args)),
     subscribe: (args) => (args as EnvelopedArgs).enveloped.subscribe(args),
   });
 

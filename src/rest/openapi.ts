@@ -87,7 +87,7 @@ const summaryOf = (operation: string) =>
 
 const tagOf = (route: RestRoute) => {
   const first = route.path.split('/')[1];
-  return first.charAt(0).toUpperCase() + first.slice(1);
+  return (first.charAt(0).toUpperCase() + first.slice(1)).replace(/-/g, ' ');
 };
 
 /** One per tag (the first path segment); a route under a new segment stops the start until it has one. */
@@ -104,6 +104,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Events:
     'The event log: every change webhooks deliver, oldest first, with the same ids, for integrations that ' +
     'catch up on what they missed.',
+  'Audit log':
+    'Every write of the workspace, with who made it, from which request and address, and the fields it changed ' +
+    '(full-access keys only).',
   Webhooks: 'Subscriptions that receive signed events, their delivery logs, test sends and redeliveries.',
   Settings: "The workspace's settings, such as linking new contacts to companies by e-mail domain.",
 };

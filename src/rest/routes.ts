@@ -54,6 +54,7 @@ import { preferencesInput } from '../schema/user/preferences.rules.ts';
 import { userFilter } from '../schema/user/user.inputs.ts';
 import { logFilter, recoverInput, webhookCreateInput, webhookUpdateInput } from '../schema/webhook/webhook.inputs.ts';
 import { eventLogFilter } from '../schema/event/event-log.inputs.ts';
+import { auditLogFilter } from '../schema/audit/audit-log.inputs.ts';
 import type { ExportResource } from '../schema/export/export.sources.ts';
 import { exportInput, exportQuery } from './export/export.inputs.ts';
 
@@ -603,6 +604,16 @@ export const routes: RestRoute[] = [
     list: true,
     // Events about records the key may not read are left out, with a warning.
     anyKey: true,
+  },
+
+  // The audit log: full-access keys only.
+  {
+    method: 'GET',
+    path: '/audit-log',
+    operation: 'ListAuditLog',
+    variables: page(undefined, true),
+    query: auditLogFilter,
+    list: true,
   },
 
   // Webhooks

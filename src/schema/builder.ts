@@ -22,6 +22,7 @@ export const builder = new SchemaBuilder<{
     WebhookHeaders: OpenShape;
     WebhookFilters: OpenShape;
     EventData: OpenShape;
+    AuditChanges: OpenShape;
     ErrorDetails: OpenShape;
   };
 }>({

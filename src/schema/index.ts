@@ -44,6 +44,7 @@ import './custom-field/custom-field.queries.ts';
 import './custom-field/custom-field.mutations.ts';
 // The event log
 import './event/event-log.queries.ts';
+import './audit/audit-log.queries.ts';
 // Live events over graphql-ws
 import './subscription/events.subscription.ts';
 import './subscription/changes.subscription.ts';

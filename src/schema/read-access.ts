@@ -64,6 +64,9 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   // The log's envelope: which kinds of record the key may read is the root field's filter; its
   // data needs the event's resource (below).
   LoggedEvent: null,
+  // The audit log answers full-access callers only (audit-log.queries.ts), who read everything.
+  AuditEntry: null,
+  AuditActor: null,
   User: null,
   NotificationPreferences: null,
   // Who caused a change: a key's or user's name, readable like users.

@@ -84,6 +84,20 @@ export const EventData = openShape(
   { type: 'object', additionalProperties: true },
 );
 
+export const AuditChanges = openShape(
+  'AuditChanges',
+  'The fields a write changed: field name → `{ before, after }` (null where there was or is no value). ' +
+    'A secret (a key, a signing secret, a password) is named with both values null.',
+  {
+    type: 'object',
+    additionalProperties: {
+      type: 'object',
+      properties: { before: {}, after: {} },
+      required: ['before', 'after'],
+    },
+  },
+);
+
 export const ErrorDetails = openShape(
   'ErrorDetails',
   'The fields at fault: field name (a dotted path for nested fields, such as custom_fields.size) → messages; ' +
@@ -102,6 +116,7 @@ export const OPEN_SHAPES = [
   WebhookHeaders,
   WebhookFilters,
   EventData,
+  AuditChanges,
   ErrorDetails,
 ];
 
