@@ -4,6 +4,7 @@ import { describe, expect } from 'vitest';
 import { gql, uniqueEmail, type TestWorkspace } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
 import type { TestApp } from './helpers/app.ts';
+import type { KeyInput } from '../src/admin/workspaces.ts';
 
 const entries = (app: TestApp, ws: TestWorkspace, recordId?: string) =>
   app.db.prisma.auditEntry.findMany({
@@ -135,7 +136,8 @@ describe('audit entries', () => {
     expect(g.data.auditLog.nodes).toHaveLength(3);
 
     // It names every key and what each did: full access only.
-    for (const grant of [{ scope: 'read_only' }, { scope: 'custom', permissions: ['contacts:read'] }] as const) {
+    const grants: Partial<KeyInput>[] = [{ scope: 'read_only' }, { scope: 'custom', permissions: ['contacts:read'] }];
+    for (const grant of grants) {
       const k = await ws.addKey(grant);
       const r = await k.api('GET', '/v1/audit-log');
       expect(r.status).toBe(403);

@@ -121,7 +121,8 @@ export async function recordAudit(tx: AuditWriter, w: AuditWrite): Promise<void>
   await tx.$executeRaw`
     INSERT INTO audit_entries (id, workspace_id, actor, via, request_id, ip, resource, record_id, action, changes)
     VALUES (${newId('aud')}, ${w.workspaceId}, ${JSON.stringify(storedActor(w.actor))}::jsonb, ${origin.via},
-      ${origin.requestId}, ${origin.ip}, ${w.resource}, ${w.recordId}, ${w.action}, ${JSON.stringify(w.changes)}::jsonb)`;
+      ${origin.requestId}, ${origin.ip}, ${w.resource}, ${w.recordId}, ${w.action},
+      ${JSON.stringify(w.changes)}::jsonb)`;
 }
 
 /** The changes between two versions of a record's fields; `secret` fields are named, never shown. */

@@ -66,7 +66,6 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   LoggedEvent: null,
   // The audit log answers full-access callers only (audit-log.queries.ts), who read everything.
   AuditEntry: null,
-  AuditActor: null,
   User: null,
   NotificationPreferences: null,
   // Who caused a change: a key's or user's name, readable like users.

@@ -4,7 +4,9 @@
 import type { AuditEntry, Prisma } from '../../db/generated/client/client.ts';
 import { AppError } from '../../errors.ts';
 import { VIAS } from '../../events/origin.ts';
+import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
+import { ActorType } from '../common/actor.type.ts';
 import { pageType } from '../common/page.ts';
 import { findPage, type SortSpec } from '../common/pagination.ts';
 import { sortArg } from '../common/sort.ts';
@@ -17,21 +19,16 @@ const AuditVia = builder.enumType('AuditVia', {
   values: Object.fromEntries(VIAS.map((v) => [v, { value: v }])) as Record<(typeof VIAS)[number], { value: string }>,
 });
 
-const AuditActor = builder.objectRef<{ type: string; id: string; name: string }>('AuditActor').implement({
-  description: 'Who made a write: an API key, a dashboard user, or the system (the admin CLI, the scheduler).',
-  fields: (t) => ({
-    type: t.exposeString('type', { description: 'api_key, user or system' }),
-    id: t.exposeString('id', { description: 'The key or user id; `system` for the system' }),
-    name: t.exposeString('name', { description: 'Its name when the write was made' }),
-  }),
-});
-
 export const AuditEntryType = builder.objectRef<AuditEntry>('AuditEntry').implement({
   description: 'One write of the audit log.',
   fields: (t) => ({
     id: t.exposeID('id'),
     occurred_at: t.expose('occurredAt', { type: 'DateTime', description: 'When the write committed its change' }),
-    actor: t.field({ type: AuditActor, resolve: (e) => e.actor as { type: string; id: string; name: string } }),
+    actor: t.field({
+      type: ActorType,
+      description: 'Who made it: an API key, a dashboard user, or the system (the admin CLI, a scheduler)',
+      resolve: (e) => e.actor as unknown as Actor,
+    }),
     via: t.field({ type: AuditVia, resolve: (e) => e.via as (typeof VIAS)[number] }),
     request_id: t.exposeString('requestId', {
       nullable: true,
@@ -46,9 +43,11 @@ export const AuditEntryType = builder.objectRef<AuditEntry>('AuditEntry').implem
       description: 'Each field the write changed, before and after; a secret is named, its value never kept',
       resolve: (e) => e.changes as object,
     }),
-    event_id: t.exposeString('eventId', {
+    event_id: t.exposeID('eventId', {
       nullable: true,
-      description: 'The event written with the change (GET /v1/events), when there is one',
+      description:
+        'The event written with the change (GET /v1/events); null for writes that record no event (keys, ' +
+        'webhooks, custom fields, users, settings)',
     }),
   }),
 });
