@@ -117,6 +117,9 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
         : [];
     const writer = exportWriter(format, [...new Set(wanted)], customKeys);
 
+    // The export keeps its own time limits (stalled client, EXPORT_MAX_SECONDS): no idle timeout of
+    // the connection's may cut it while the database reads (a spooled file sends nothing until read).
+    req.socket.setTimeout(0);
     if (running >= opts.concurrency)
       throw new AppError('rate_limited', `At most ${opts.concurrency} exports run at once; try again shortly`);
     running++;
@@ -209,6 +212,9 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       } catch (err) {
         if ((err as { code?: string }).code === 'ERR_STREAM_PREMATURE_CLOSE') return { rows: 0 };
         throw err;
+      } finally {
+        // The connection may carry the client's next request, which this limit is not for.
+        res.socket?.setTimeout(0);
       }
       return { rows };
     } finally {
