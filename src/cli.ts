@@ -20,6 +20,7 @@ import { backup } from './backup/backup.ts';
 import { BackupError } from './backup/backup-error.ts';
 import { restore } from './backup/restore.ts';
 import { StartupError } from './startup-error.ts';
+import { withOrigin } from './events/origin.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
   workspace create --name N [--plan standard|professional|enterprise] [--currency USD]
@@ -157,10 +158,14 @@ try {
   let result: unknown;
   if (fileCommand) result = await runFileCommand(positionals[0]);
   else {
-    db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir, probe: true });
-    await applyMigrations(db.adapter, { client: db.prisma });
-    result = await run(db, positionals.slice(0, 2).join(' '));
-    await db.close();
+    const open = await openDatabase({ databaseUrl: config.databaseUrl, dataDir, probe: true });
+    db = open;
+    await applyMigrations(open.adapter, { client: open.prisma });
+    // Its writes are the admin CLI's in the audit log.
+    result = await withOrigin({ via: 'cli', requestId: null, ip: null }, () =>
+      run(open, positionals.slice(0, 2).join(' ')),
+    );
+    await open.close();
   }
   process.stdout.write(values.json ? JSON.stringify(result) + '\n' : JSON.stringify(result, null, 2) + '\n');
   process.exit(0);

@@ -4,13 +4,18 @@ import { describe, expect } from 'vitest';
 import { gql, uniqueEmail, type TestWorkspace } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
 import type { TestApp } from './helpers/app.ts';
-import type { KeyInput } from '../src/admin/workspaces.ts';
+import { createApiKey, type KeyInput } from '../src/admin/workspaces.ts';
+import { withOrigin } from '../src/events/origin.ts';
+import { setPassword, signIn } from './helpers/dashboard.ts';
 
-const entries = (app: TestApp, ws: TestWorkspace, recordId?: string) =>
-  app.db.prisma.auditEntry.findMany({
-    where: { workspaceId: ws.id, ...(recordId ? { recordId } : {}) },
-    orderBy: { seq: 'asc' },
-  });
+/** The workspace's entries, apart from the creation of its first key (test/helpers/app.ts makes one). */
+const entries = async (app: TestApp, ws: TestWorkspace, recordId?: string) =>
+  (
+    await app.db.prisma.auditEntry.findMany({
+      where: { workspaceId: ws.id, ...(recordId ? { recordId } : {}) },
+      orderBy: { seq: 'asc' },
+    })
+  ).filter((e) => e.recordId === recordId || (e.actor as { id: string }).id !== 'cli');
 
 describe('audit entries', () => {
   it('record each REST write once, with its request, address, actor and changed fields', async ({ app }) => {
@@ -112,6 +117,9 @@ describe('audit entries', () => {
       seen.push(...r.body.data);
       cursor = r.body.meta.next_cursor;
     } while (cursor);
+    // The workspace's first key was made by the CLI's code (test/helpers/app.ts): its entry comes first.
+    expect(seen[0]).toMatchObject({ resource: 'api_key', action: 'created', via: 'system' });
+    seen.shift();
     expect(seen.map((e) => [e.record_id, e.action])).toEqual([
       [a.id, 'created'],
       [b.id, 'created'],
@@ -133,7 +141,7 @@ describe('audit entries', () => {
 
     const g = await gql(app.base, ws.key, `{ auditLog(limit: 10) { nodes { action record_id changes } } }`);
     expect(g.errors).toBeUndefined();
-    expect(g.data.auditLog.nodes).toHaveLength(3);
+    expect(g.data.auditLog.nodes).toHaveLength(4);
 
     // It names every key and what each did: full access only.
     const grants: Partial<KeyInput>[] = [{ scope: 'read_only' }, { scope: 'custom', permissions: ['contacts:read'] }];
@@ -145,6 +153,88 @@ describe('audit entries', () => {
     }
     // Another workspace sees none of them.
     const other = await app.workspace();
-    expect((await other.api('GET', '/v1/audit-log')).body.data).toEqual([]);
+    const theirs = (await other.api('GET', '/v1/audit-log')).body.data;
+    expect(theirs.map((e: any) => e.resource)).toEqual(['api_key']);
+  });
+
+  it('record writes without events: keys, webhooks, settings and custom fields, secrets never', async ({ app }) => {
+    const ws = await app.workspace();
+    const email = uniqueEmail('auditor');
+    const user = await ws.addUser('Auditor', email);
+    await setPassword(app.db, email);
+    const signed = await signIn(app.base, email);
+
+    // Through the dashboard (a session): a key made and revoked, a custom field defined and removed.
+    const made = await signed.gql(
+      'mutation ($input: ApiKeyCreateInput!) { createApiKey(input: $input) { key api_key { id } } }',
+      { input: { name: 'Audited', scope: 'read_only' } },
+    );
+    expect(made.errors, JSON.stringify(made.errors)).toBeUndefined();
+    const keyId = made.data.createApiKey.api_key.id;
+    const secretKey: string = made.data.createApiKey.key;
+    expect((await signed.gql('mutation ($id: ID!) { revokeApiKey(id: $id) { id } }', { id: keyId })).errors).toBe(
+      undefined,
+    );
+    const field = await signed.gql(
+      'mutation { createCustomField(input: { key: "tier", type: select, options: ["a", "b"] }) { id } }',
+    );
+    expect(field.errors).toBeUndefined();
+    const fieldId = field.data.createCustomField.id;
+    expect(
+      (await signed.gql('mutation ($id: ID!) { deleteCustomField(id: $id) { id } }', { id: fieldId })).errors,
+    ).toBeUndefined();
+
+    // Through REST: a webhook created, its secret rotated, deleted; a setting changed.
+    const hook = await ws.api('POST', '/v1/webhooks', {
+      url: 'https://hooks.example.com/in',
+      events: ['contact.created'],
+      secret: 'whsec_audit_secret_value_1234567890',
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const hookId = hook.body.data.id;
+    expect((await ws.api('PUT', `/v1/webhooks/${hookId}`, { rotate_secret: true, name: 'Renamed' })).status).toBe(200);
+    expect((await ws.api('DELETE', `/v1/webhooks/${hookId}`)).status).toBe(200);
+    expect((await ws.api('PUT', '/v1/settings', { link_contacts_by_domain: true })).status).toBe(200);
+
+    const log = await entries(app, ws);
+    const summary = log.map((e) => [e.resource, e.action, e.via]);
+    expect(summary).toEqual([
+      ['api_key', 'created', 'dashboard'],
+      ['api_key', 'revoked', 'dashboard'],
+      ['custom_field', 'created', 'dashboard'],
+      ['custom_field', 'deleted', 'dashboard'],
+      ['webhook', 'created', 'rest'],
+      ['webhook', 'updated', 'rest'],
+      ['webhook', 'deleted', 'rest'],
+      ['settings', 'updated', 'rest'],
+    ]);
+    expect(log[0].actor).toMatchObject({ type: 'user', id: user.id });
+    expect(log[1].changes).toEqual({ revoked_at: { before: null, after: expect.any(String) } });
+    expect(log[5].changes).toEqual({
+      name: { before: null, after: 'Renamed' },
+      secret: { before: null, after: null },
+    });
+    expect(log[7].changes).toEqual({ link_contacts_by_domain: { before: false, after: true } });
+    // No secret in any form: the key, the webhook secret, their hashes and ciphertexts.
+    const stored = JSON.stringify(log, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
+    const row = await app.db.prisma.apiKey.findUniqueOrThrow({ where: { id: keyId } });
+    for (const secret of [secretKey, row.hash, 'whsec_audit_secret_value_1234567890'])
+      expect(stored).not.toContain(secret);
+    expect(stored).not.toMatch(/"secret":\{"before":"/);
+  });
+
+  it('record the admin CLI as the actor, via cli', async ({ app }) => {
+    const ws = await app.workspace();
+    const key = await withOrigin({ via: 'cli', requestId: null, ip: null }, () =>
+      createApiKey(app.db.prisma, { workspace: ws.id, name: 'From the CLI', scope: 'full' }),
+    );
+    const [entry] = await entries(app, ws, key.id);
+    expect(entry).toMatchObject({
+      via: 'cli',
+      requestId: null,
+      ip: null,
+      action: 'created',
+      actor: { type: 'system', id: 'cli', name: 'Admin CLI' },
+    });
   });
 });

@@ -10,7 +10,9 @@ import { SessionStore } from '../auth/sessions.ts';
 import { PLANS } from '../auth/rate-limit.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { insertApiKey, type KeyInput } from '../schema/api-key/api-key.write.ts';
+import { CLI_ACTOR, SETUP_ACTOR } from '../events/audit.ts';
+import type { Actor } from '../events/outbox.ts';
+import { insertApiKey, revokeKey, type KeyInput } from '../schema/api-key/api-key.write.ts';
 import { liveWorkspace } from '../schema/common/live-workspace.ts';
 import { insertCustomField, type CustomFieldInput } from '../schema/custom-field/custom-field.write.ts';
 import { DEFAULT_STAGES } from '../schema/pipeline/pipeline.rules.ts';
@@ -86,8 +88,8 @@ export async function setUserPassword(db: Db, input: { email: string; password: 
 }
 
 /** Creates a key and returns it in full: the only time it is ever shown. */
-export async function createApiKey(db: Db, input: KeyInput) {
-  const { row, key } = await insertApiKey(db, input);
+export async function createApiKey(db: Db, input: KeyInput, actor: Actor = CLI_ACTOR) {
+  const { row, key } = await insertApiKey(db, input, actor);
   return {
     id: row.id,
     key,
@@ -105,12 +107,12 @@ export async function createApiKey(db: Db, input: KeyInput) {
 export async function revokeApiKey(db: Db, id: string) {
   const key = await db.apiKey.findUnique({ where: { id } });
   if (!key) throw new AppError('not_found', `API key ${id} not found`);
-  const row = key.revokedAt ? key : await db.apiKey.update({ where: { id }, data: { revokedAt: new Date() } });
+  const row = await revokeKey(db, key, CLI_ACTOR);
   return { id: row.id, revoked: true, revoked_at: row.revokedAt!.toISOString() };
 }
 
 export async function createCustomField(db: Db, input: CustomFieldInput) {
-  const row = await insertCustomField(db, input);
+  const row = await insertCustomField(db, input, CLI_ACTOR);
   return {
     id: row.id,
     workspace_id: row.workspaceId,
@@ -126,11 +128,15 @@ export async function ensureDefaultWorkspace(db: Db) {
   if ((await db.workspace.count()) > 0) return null;
   const ws = await createWorkspace(db, { name: 'Default workspace', plan: 'standard' });
   const user = await createUser(db, { workspace: ws.id, name: 'Admin', email: 'admin@example.com' });
-  const key = await createApiKey(db, {
-    workspace: ws.id,
-    name: 'Default full-access key',
-    scope: 'full',
-    userId: user.id,
-  });
+  const key = await createApiKey(
+    db,
+    {
+      workspace: ws.id,
+      name: 'Default full-access key',
+      scope: 'full',
+      userId: user.id,
+    },
+    SETUP_ACTOR,
+  );
   return { workspace: ws, user, key };
 }

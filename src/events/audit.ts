@@ -11,6 +11,11 @@ import { newId } from '../ids.ts';
 import type { Actor, NewEvent } from './outbox.ts';
 import { currentOrigin, type RequestOrigin } from './origin.ts';
 
+/** Who the admin CLI's writes are recorded as (the operator at the machine, not a key or user). */
+export const CLI_ACTOR: Actor = { type: 'system', id: 'cli', name: 'Admin CLI' };
+/** The service's own writes at first start. */
+export const SETUP_ACTOR: Actor = { type: 'system', id: 'setup', name: 'First start' };
+
 /** `{ field: { before, after } }`. */
 export type Changes = Record<string, { before: unknown; after: unknown }>;
 
@@ -117,8 +122,16 @@ export interface AuditWrite {
 type AuditWriter = Pick<Prisma.TransactionClient, '$executeRaw'>;
 
 export async function recordAudit(tx: AuditWriter, w: AuditWrite): Promise<void> {
+  await auditStatement(tx, w);
+}
+
+/** The entry's statement, for a batch transaction (`$transaction([...])`) of the write. */
+export function auditStatement<T>(
+  db: { $executeRaw: (q: TemplateStringsArray, ...v: unknown[]) => T },
+  w: AuditWrite,
+): T {
   const origin = currentOrigin();
-  await tx.$executeRaw`
+  return db.$executeRaw`
     INSERT INTO audit_entries (id, workspace_id, actor, via, request_id, ip, resource, record_id, action, changes)
     VALUES (${newId('aud')}, ${w.workspaceId}, ${JSON.stringify(storedActor(w.actor))}::jsonb, ${origin.via},
       ${origin.requestId}, ${origin.ip}, ${w.resource}, ${w.recordId}, ${w.action},

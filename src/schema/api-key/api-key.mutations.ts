@@ -5,7 +5,8 @@ import { builder } from '../builder.ts';
 import { isoDateOrTime, name255, parseInput } from '../common/validation.ts';
 import { assertSignedInUser } from '../common/signed-in.ts';
 import { ApiKeyType, CreatedApiKey } from './api-key.type.ts';
-import { insertApiKey } from './api-key.write.ts';
+import { insertApiKey, revokeKey } from './api-key.write.ts';
+import { actorOf } from '../context.ts';
 import { zodInput } from '../common/zod-input.ts';
 
 const createInput = z.strictObject({
@@ -33,15 +34,19 @@ builder.mutationFields((t) => ({
       if (input.expires_at && input.expires_at.getTime() <= Date.now()) {
         throw validationError({ expires_at: ['must be in the future'] });
       }
-      const { row, key } = await insertApiKey(ctx.prisma, {
-        workspace: ctx.caller.accountId,
-        name: input.name,
-        scope: input.scope,
-        permissions: input.permissions,
-        sandbox: ctx.caller.sandbox,
-        expiresAt: input.expires_at?.toISOString(),
-        userId: user.id,
-      });
+      const { row, key } = await insertApiKey(
+        ctx.prisma,
+        {
+          workspace: ctx.caller.accountId,
+          name: input.name,
+          scope: input.scope,
+          permissions: input.permissions,
+          sandbox: ctx.caller.sandbox,
+          expiresAt: input.expires_at?.toISOString(),
+          userId: user.id,
+        },
+        actorOf(ctx),
+      );
       return { api_key: row, key };
     },
   }),
@@ -57,9 +62,8 @@ builder.mutationFields((t) => ({
         where: { id: String(args.id), workspaceId: ctx.caller.accountId, sandbox: ctx.caller.sandbox },
       });
       if (!key) throw notFound('API key');
-      const row = key.revokedAt
-        ? key
-        : await ctx.prisma.apiKey.update({ ...query, where: { id: key.id }, data: { revokedAt: new Date() } });
+      await revokeKey(ctx.prisma, key, actorOf(ctx));
+      const row = await ctx.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: key.id } });
       // Other instances notice within their cache period (see authenticate.ts); this one at once.
       ctx.keyCache.forget(key.hash);
       return row;

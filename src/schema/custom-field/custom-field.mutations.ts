@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { CUSTOM_FIELD_TYPES } from './custom-field.rules.ts';
-import { insertCustomField, MAX_CUSTOM_FIELDS } from './custom-field.write.ts';
+import { customFieldAuditFields, insertCustomField, MAX_CUSTOM_FIELDS } from './custom-field.write.ts';
 import { notFound } from '../../errors.ts';
 import { builder } from '../builder.ts';
+import { actorOf } from '../context.ts';
+import { auditStatement, diff } from '../../events/audit.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import { assertSignedInUser } from '../common/signed-in.ts';
@@ -37,13 +39,17 @@ builder.mutationFields((t) => ({
       assertSignedInUser(ctx);
       assertLiveCaller(ctx, 'Custom field definitions');
       const input = parseInput(createInput, args.input);
-      const definition = await insertCustomField(ctx.prisma, {
-        workspace: ctx.caller.accountId,
-        key: input.key,
-        type: input.type,
-        options: input.options,
-        label: input.label ?? undefined,
-      });
+      const definition = await insertCustomField(
+        ctx.prisma,
+        {
+          workspace: ctx.caller.accountId,
+          key: input.key,
+          type: input.type,
+          options: input.options,
+          label: input.label ?? undefined,
+        },
+        actorOf(ctx),
+      );
       // Later writes of the same document check their values against the new definition.
       definitionsLoader(ctx).clearAll();
       return definition;
@@ -73,6 +79,14 @@ builder.mutationFields((t) => ({
         ctx.prisma.$executeRaw`UPDATE deals SET custom_fields = custom_fields - ${def.key}
           WHERE workspace_id = ANY(${ids}) AND custom_fields ? ${def.key}`,
         ctx.prisma.customFieldDefinition.delete({ where: { id: def.id } }),
+        auditStatement(ctx.prisma, {
+          workspaceId: def.workspaceId,
+          actor: actorOf(ctx),
+          resource: 'custom_field',
+          recordId: def.id,
+          action: 'deleted',
+          changes: diff(customFieldAuditFields(def), null),
+        }),
       ]);
       definitionsLoader(ctx).clearAll();
       return { id: def.id, deleted: true as const };

@@ -1,6 +1,9 @@
 // Storing a custom field definition, for the createCustomField mutation and the admin CLI alike:
 // the key, type and options are checked and the per-workspace cap holds under parallel creates.
 import type { Db } from '../../db/client.ts';
+import type { CustomFieldDefinition } from '../../db/generated/client/client.ts';
+import { diff, recordAudit } from '../../events/audit.ts';
+import type { Actor } from '../../events/outbox.ts';
 import { lockCap } from '../../db/locks.ts';
 import { transaction } from '../../db/transaction.ts';
 import { AppError, validationError } from '../../errors.ts';
@@ -20,7 +23,15 @@ export interface CustomFieldInput {
 }
 
 /** Checks and stores a custom field definition of a live workspace. */
-export async function insertCustomField(db: Db, input: CustomFieldInput) {
+/** What the audit log keeps of a definition. */
+export const customFieldAuditFields = (d: CustomFieldDefinition) => ({
+  key: d.key,
+  type: d.type,
+  options: d.options,
+  label: d.label,
+});
+
+export async function insertCustomField(db: Db, input: CustomFieldInput, actor: Actor | null = null) {
   await liveWorkspace(db, input.workspace);
   if (!input.key || !/^[A-Za-z][A-Za-z0-9_]{0,63}$/.test(input.key)) {
     throw validationError({ key: ['must start with a letter and hold only letters, digits and _ (at most 64)'] });
@@ -43,7 +54,7 @@ export async function insertCustomField(db: Db, input: CustomFieldInput) {
         const message = `A workspace has at most ${MAX_CUSTOM_FIELDS} custom fields; remove one first`;
         throw new AppError('unprocessable_entity', message);
       }
-      return tx.customFieldDefinition.create({
+      const created = await tx.customFieldDefinition.create({
         data: {
           id: newId('cf'),
           workspaceId: input.workspace,
@@ -53,6 +64,15 @@ export async function insertCustomField(db: Db, input: CustomFieldInput) {
           label: input.label ?? null,
         },
       });
+      await recordAudit(tx, {
+        workspaceId: input.workspace,
+        actor,
+        resource: 'custom_field',
+        recordId: created.id,
+        action: 'created',
+        changes: diff(null, customFieldAuditFields(created)),
+      });
+      return created;
     },
     { uniqueViolation: taken },
   );

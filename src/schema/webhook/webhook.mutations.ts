@@ -1,5 +1,6 @@
 import { assertAllowed, assertMayReadEvents } from '../../auth/scopes.ts';
-import type { Prisma } from '../../db/generated/client/client.ts';
+import type { Prisma, WebhookSubscription } from '../../db/generated/client/client.ts';
+import { diff, recordAudit } from '../../events/audit.ts';
 import { lockCap } from '../../db/locks.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -7,7 +8,7 @@ import { DEFAULT_RETRY_POLICY } from '../../webhooks/retry.rules.ts';
 import { generateWebhookSecret } from '../../webhooks/secret-box.ts';
 import { validateWebhookUrl } from '../../webhooks/url-guard.ts';
 import { builder } from '../builder.ts';
-import type { Context } from '../context.ts';
+import { actorOf, type Context } from '../context.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import {
@@ -83,6 +84,41 @@ function versionRefusals(ctx: Context, id: string, expected: number | null | und
   };
 }
 
+/** What the audit log keeps of a subscription: its settings, and whether its secret changed (never the secret). */
+const webhookAuditFields = (w: WebhookSubscription) => ({
+  name: w.name,
+  url: w.url,
+  events: w.events,
+  description: w.description,
+  active: w.active,
+  http_method: w.httpMethod,
+  content_type: w.contentType,
+  headers: w.headers,
+  timeout_seconds: w.timeoutSeconds,
+  retry_policy: w.retryPolicy,
+  auto_disable_after: w.autoDisableAfter,
+  payload_format: w.payloadFormat,
+  filters: w.filters,
+  secret: w.secretEncrypted,
+});
+
+function auditWebhook(
+  tx: Prisma.TransactionClient,
+  ctx: Context,
+  action: string,
+  before: WebhookSubscription | null,
+  after: WebhookSubscription | null,
+) {
+  return recordAudit(tx, {
+    workspaceId: ctx.caller.workspaceId,
+    actor: actorOf(ctx),
+    resource: 'webhook',
+    recordId: (after ?? before)!.id,
+    action,
+    changes: diff(before && webhookAuditFields(before), after && webhookAuditFields(after), ['secret']),
+  });
+}
+
 builder.mutationFields((t) => ({
   createWebhook: t.field({
     type: WebhookType,
@@ -104,7 +140,7 @@ builder.mutationFields((t) => ({
             'unprocessable_entity',
             `A workspace has at most ${MAX_SUBSCRIPTIONS} webhook subscriptions`,
           );
-        return tx.webhookSubscription.create({
+        const created = await tx.webhookSubscription.create({
           data: {
             ...settings(input),
             id: newId('wh'),
@@ -116,6 +152,8 @@ builder.mutationFields((t) => ({
             retryPolicy: retryPolicy(input.retry_policy) ?? { ...DEFAULT_RETRY_POLICY },
           },
         });
+        await auditWebhook(tx, ctx, 'created', null, created);
+        return created;
       });
       return withSecret(row, secret);
     },
@@ -141,15 +179,19 @@ builder.mutationFields((t) => ({
       const secret = input.rotate_secret ? generateWebhookSecret() : undefined;
       // One conditional statement: a change since the check above is refused, not overwritten.
       const row = await withRefusals(versionRefusals(ctx, sub.id, args.expected_version), () =>
-        ctx.prisma.webhookSubscription.update({
-          where: versionedKey(sub.id, args.expected_version),
-          data: {
-            ...settings(input),
-            url,
-            active: input.active,
-            secretEncrypted: secret ? ctx.webhooks.box.seal(secret) : undefined,
-            ...(reactivated ? { consecutiveFailures: 0, disabledAt: null } : {}),
-          },
+        ctx.prisma.$transaction(async (tx) => {
+          const updated = await tx.webhookSubscription.update({
+            where: versionedKey(sub.id, args.expected_version),
+            data: {
+              ...settings(input),
+              url,
+              active: input.active,
+              secretEncrypted: secret ? ctx.webhooks.box.seal(secret) : undefined,
+              ...(reactivated ? { consecutiveFailures: 0, disabledAt: null } : {}),
+            },
+          });
+          await auditWebhook(tx, ctx, 'updated', sub, updated);
+          return updated;
         }),
       );
       return withSecret(row, secret) as WithSecret;
@@ -163,7 +205,10 @@ builder.mutationFields((t) => ({
       assertAllowed(ctx.caller, 'webhooks', 'write');
       const sub = await findWebhook(ctx.prisma, ctx, String(args.id));
       await withRefusals(versionRefusals(ctx, sub.id, args.expected_version), () =>
-        ctx.prisma.webhookSubscription.delete({ where: versionedKey(sub.id, args.expected_version) }),
+        ctx.prisma.$transaction(async (tx) => {
+          await tx.webhookSubscription.delete({ where: versionedKey(sub.id, args.expected_version) });
+          await auditWebhook(tx, ctx, 'deleted', sub, null);
+        }),
       );
       return { id: sub.id, deleted: true as const };
     },

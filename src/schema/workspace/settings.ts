@@ -2,6 +2,8 @@
 // change with full access.
 import { z } from 'zod';
 import { AppError } from '../../errors.ts';
+import { diff, recordAudit } from '../../events/audit.ts';
+import { actorOf } from '../context.ts';
 import { builder } from '../builder.ts';
 import { parseInput } from '../common/validation.ts';
 import { zodInput } from '../common/zod-input.ts';
@@ -51,10 +53,25 @@ builder.mutationField('updateWorkspaceSettings', (t) =>
       if (ctx.caller.scope !== 'full')
         throw new AppError('forbidden', 'Only a full-access key may change the workspace settings');
       const input = parseInput(settingsInput, args.input);
-      const settings = await ctx.prisma.workspace.update({
-        where: { id: ctx.caller.workspaceId },
-        data: { linkContactsByDomain: input.link_contacts_by_domain },
-        select,
+      const settings = await ctx.prisma.$transaction(async (tx) => {
+        const before = await tx.workspace.findUniqueOrThrow({ where: { id: ctx.caller.workspaceId }, select });
+        const after = await tx.workspace.update({
+          where: { id: ctx.caller.workspaceId },
+          data: { linkContactsByDomain: input.link_contacts_by_domain },
+          select,
+        });
+        await recordAudit(tx, {
+          workspaceId: ctx.caller.workspaceId,
+          actor: actorOf(ctx),
+          resource: 'settings',
+          recordId: ctx.caller.workspaceId,
+          action: 'updated',
+          changes: diff(
+            { link_contacts_by_domain: before.linkContactsByDomain },
+            { link_contacts_by_domain: after.linkContactsByDomain },
+          ),
+        });
+        return after;
       });
       // Keys of the workspace read the setting when they authenticate: on this instance at once,
       // on others within the key cache's few seconds.
