@@ -117,9 +117,12 @@ describe('audit entries', () => {
       seen.push(...r.body.data);
       cursor = r.body.meta.next_cursor;
     } while (cursor);
-    // The workspace's first key was made by the CLI's code (test/helpers/app.ts): its entry comes first.
-    expect(seen[0]).toMatchObject({ resource: 'api_key', action: 'created', via: 'system' });
-    seen.shift();
+    // The workspace and its first key were made by the CLI's code (test/helpers/app.ts): their entries come first.
+    const setUp = seen.splice(0, 2);
+    expect(setUp.map((e) => [e.resource, e.action, e.via, e.actor.id])).toEqual([
+      ['workspace', 'created', 'system', 'cli'],
+      ['api_key', 'created', 'system', 'cli'],
+    ]);
     expect(seen.map((e) => [e.record_id, e.action])).toEqual([
       [a.id, 'created'],
       [b.id, 'created'],
@@ -141,7 +144,7 @@ describe('audit entries', () => {
 
     const g = await gql(app.base, ws.key, `{ auditLog(limit: 10) { nodes { action record_id changes } } }`);
     expect(g.errors).toBeUndefined();
-    expect(g.data.auditLog.nodes).toHaveLength(4);
+    expect(g.data.auditLog.nodes).toHaveLength(5);
 
     // It names every key and what each did: full access only.
     const grants: Partial<KeyInput>[] = [{ scope: 'read_only' }, { scope: 'custom', permissions: ['contacts:read'] }];
@@ -154,7 +157,7 @@ describe('audit entries', () => {
     // Another workspace sees none of them.
     const other = await app.workspace();
     const theirs = (await other.api('GET', '/v1/audit-log')).body.data;
-    expect(theirs.map((e: any) => e.resource)).toEqual(['api_key']);
+    expect(theirs.map((e: any) => e.resource)).toEqual(['workspace', 'api_key']);
   });
 
   it('record writes without events: keys, webhooks, settings and custom fields, secrets never', async ({ app }) => {

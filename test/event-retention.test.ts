@@ -21,6 +21,14 @@ describe('event retention', () => {
         FROM generate_series(1, ${count}) AS n`;
     await insert(5001, 100, 'old');
     await insert(3, 10, 'new');
+    // The audit log keeps as long: an entry 100 days old goes, one 10 days old stays.
+    const audit = (daysAgo: number, label: string) =>
+      app.db.prisma.$executeRaw`
+        INSERT INTO audit_entries (id, workspace_id, actor, via, resource, record_id, action, changes, occurred_at)
+        VALUES (${`aud_${label}_${tag}`}, ${ws.id}, '{"type":"system","id":"t","name":"t"}'::jsonb, 'system',
+          'contact', 'con_x', 'updated', '{}'::jsonb, ${new Date(now.getTime() - daysAgo * DAY)})`;
+    await audit(100, 'old');
+    await audit(10, 'new');
     // A delivery of an old event: its log entry stays, without the event.
     const sub = await app.db.prisma.webhookSubscription.create({
       data: {
@@ -59,6 +67,8 @@ describe('event retention', () => {
     const left = await app.db.prisma.event.findMany({ where: { workspaceId: ws.id }, select: { id: true } });
     expect(left.map((e) => e.id).sort()).toEqual([1, 2, 3].map((n) => `evt_new_${tag}_${n}`));
     expect(pruned.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5001);
+    const audited = await app.db.prisma.auditEntry.findMany({ where: { workspaceId: ws.id, recordId: 'con_x' } });
+    expect(audited.map((e) => e.id)).toEqual([`aud_new_${tag}`]);
     const entry = await app.db.prisma.webhookDelivery.findUniqueOrThrow({ where: { id: `dlv_${tag}` } });
     expect(entry).toMatchObject({ eventId: null, status: 'delivered' });
     // The log API no longer lists them.

@@ -10,7 +10,7 @@ import { SessionStore } from '../auth/sessions.ts';
 import { PLANS } from '../auth/rate-limit.ts';
 import { AppError, validationError } from '../errors.ts';
 import { newId } from '../ids.ts';
-import { CLI_ACTOR, SETUP_ACTOR } from '../events/audit.ts';
+import { CLI_ACTOR, diff, recordAudit, SETUP_ACTOR } from '../events/audit.ts';
 import type { Actor } from '../events/outbox.ts';
 import { insertApiKey, revokeKey, type KeyInput } from '../schema/api-key/api-key.write.ts';
 import { liveWorkspace } from '../schema/common/live-workspace.ts';
@@ -51,6 +51,14 @@ export async function createWorkspace(db: Db, input: { name: string; plan?: stri
     });
     await createDefaultPipeline(tx, live.id);
     await createDefaultPipeline(tx, sandbox.id);
+    await recordAudit(tx, {
+      workspaceId: live.id,
+      actor: CLI_ACTOR,
+      resource: 'workspace',
+      recordId: live.id,
+      action: 'created',
+      changes: diff(null, { name, plan, currency, sandbox_id: sandbox.id }),
+    });
     return { id: live.id, name, plan, currency, sandbox_id: sandbox.id, created_at: live.createdAt.toISOString() };
   });
 }
@@ -63,7 +71,20 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
     throw validationError({ email: ['must be a valid email address'] });
   const taken = () => new AppError('conflict', `A user with email ${email} already exists in this workspace`);
   const user = await withRefusals({ uniqueViolation: taken }, () =>
-    db.user.create({ data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email } }),
+    db.$transaction(async (tx) => {
+      const created = await tx.user.create({
+        data: { id: newId('usr'), workspaceId: input.workspace, name: input.name.trim(), email },
+      });
+      await recordAudit(tx, {
+        workspaceId: created.workspaceId,
+        actor: CLI_ACTOR,
+        resource: 'user',
+        recordId: created.id,
+        action: 'created',
+        changes: diff(null, { name: created.name, email: created.email, active: created.active }),
+      });
+      return created;
+    }),
   );
   return { id: user.id, workspace_id: user.workspaceId, name: user.name, email: user.email, active: user.active };
 }
@@ -82,7 +103,19 @@ export async function setUserPassword(db: Db, input: { email: string; password: 
   });
   if (users.length === 0) throw new AppError('not_found', `No user with email ${email}`);
   const ids = users.map((u) => u.id);
-  await db.user.updateMany({ where: { id: { in: ids } }, data: { passwordHash } });
+  await db.$transaction(async (tx) => {
+    await tx.user.updateMany({ where: { id: { in: ids } }, data: { passwordHash } });
+    for (const u of users)
+      await recordAudit(tx, {
+        workspaceId: u.workspaceId,
+        actor: CLI_ACTOR,
+        resource: 'user',
+        recordId: u.id,
+        action: 'password_set',
+        // Named, never kept.
+        changes: { password: { before: null, after: null } },
+      });
+  });
   const sessionsEnded = await SessionStore.deleteForUsers(db, ids);
   return { email, users: users.map((u) => ({ id: u.id, workspace_id: u.workspaceId })), sessions_ended: sessionsEnded };
 }

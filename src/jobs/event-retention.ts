@@ -1,4 +1,5 @@
-// The event log keeps EVENT_RETENTION_DAYS of events (90 by default): older ones are deleted by
+// The event log keeps EVENT_RETENTION_DAYS of events (90 by default), and the audit log as long:
+// older ones are deleted by
 // this job, at start and every hour after, a few thousand rows a statement so no transaction
 // holds the log for long. Several instances may run it at once: each statement takes rows the
 // others have not locked (SKIP LOCKED). Deliveries of a deleted event keep their log entries
@@ -18,15 +19,15 @@ export interface RetentionDeps {
   onPruned?: (count: number) => void;
 }
 
-/** Deletes every event older than `cutoff`; returns how many. */
-export async function pruneEvents(sql: SqlClient, cutoff: Date): Promise<number> {
+/** Deletes every row of `table` whose `at` column is older than `cutoff`; returns how many. */
+async function pruneOlder(sql: SqlClient, table: 'events' | 'audit_entries', at: string, cutoff: Date) {
   let total = 0;
   for (;;) {
-    // The oldest events have the lowest seq: the seq index finds them without reading the rest.
+    // The oldest rows have the lowest seq: the seq index finds them without reading the rest.
     const [{ n }] = await sql.query<{ n: number }>(
       `WITH gone AS (
-        DELETE FROM events WHERE id IN (
-          SELECT id FROM events WHERE created_at < $1 ORDER BY seq LIMIT ${CHUNK} FOR UPDATE SKIP LOCKED)
+        DELETE FROM ${table} WHERE id IN (
+          SELECT id FROM ${table} WHERE ${at} < $1 ORDER BY seq LIMIT ${CHUNK} FOR UPDATE SKIP LOCKED)
         RETURNING 1)
       SELECT count(*)::int AS n FROM gone`,
       [cutoff],
@@ -35,6 +36,12 @@ export async function pruneEvents(sql: SqlClient, cutoff: Date): Promise<number>
     if (n < CHUNK) return total;
   }
 }
+
+/** Deletes every event older than `cutoff`; returns how many. */
+export const pruneEvents = (sql: SqlClient, cutoff: Date) => pruneOlder(sql, 'events', 'created_at', cutoff);
+
+/** The audit log keeps as long as the event log. */
+export const pruneAuditLog = (sql: SqlClient, cutoff: Date) => pruneOlder(sql, 'audit_entries', 'occurred_at', cutoff);
 
 export interface EventRetention {
   /** Runs a pass now (tests); resolves to the number deleted. */
@@ -47,13 +54,18 @@ export function startEventRetention(deps: RetentionDeps): EventRetention {
   const runOnce = (now = new Date()) => {
     if (deps.retentionDays <= 0) return Promise.resolve(0);
     const cutoff = new Date(now.getTime() - deps.retentionDays * 86_400_000);
-    const next = last.catch(() => 0).then(() => pruneEvents(deps.sql, cutoff));
+    const next = last
+      .catch(() => 0)
+      .then(async () => {
+        const events = await pruneEvents(deps.sql, cutoff);
+        deps.onPruned?.(events);
+        const audit = await pruneAuditLog(deps.sql, cutoff);
+        if (events + audit > 0)
+          deps.logger.info({ deleted: events, audit_deleted: audit, before: cutoff.toISOString() }, 'event log pruned');
+        return events;
+      });
     last = next.then(
-      (n) => {
-        deps.onPruned?.(n);
-        if (n > 0) deps.logger.info({ deleted: n, before: cutoff.toISOString() }, 'event log pruned');
-        return n;
-      },
+      (n) => n,
       (err: unknown) => {
         deps.logger.error({ err }, 'event log pruning failed');
         return 0;

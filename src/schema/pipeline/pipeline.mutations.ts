@@ -8,7 +8,7 @@ import { pipelineCreateInput, pipelineUpdateInput } from './pipeline.inputs.ts';
 import { findPipeline } from './pipeline.queries.ts';
 import { assertDefaultKept, assertPipelineDeletable, DEFAULT_STAGES } from './pipeline.rules.ts';
 import { PipelineType } from './pipeline.type.ts';
-import { clearDefault, PIPELINE_REFUSALS } from './pipeline.write.ts';
+import { auditPipeline, clearDefault, PIPELINE_REFUSALS } from './pipeline.write.ts';
 import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { assertVersion, EXPECTED_VERSION_HELP } from '../common/versions.ts';
@@ -50,6 +50,7 @@ builder.mutationFields((t) => ({
               position: i + 1,
             })),
           });
+          await auditPipeline(tx, ctx, 'created', null, pipeline);
           return pipeline;
         },
         PIPELINE_REFUSALS,
@@ -74,10 +75,12 @@ builder.mutationFields((t) => ({
           const pipeline = await findPipeline(tx, ctx, String(args.id));
           assertDefaultKept(pipeline.isDefault, input.is_default);
           if (input.is_default && !pipeline.isDefault) await clearDefault(tx, pipeline.workspaceId);
-          return tx.pipeline.update({
+          const updated = await tx.pipeline.update({
             where: { id: pipeline.id },
             data: { name: input.name, isDefault: input.is_default },
           });
+          await auditPipeline(tx, ctx, 'updated', pipeline, updated);
+          return updated;
         },
         PIPELINE_REFUSALS,
       );
@@ -104,6 +107,7 @@ builder.mutationFields((t) => ({
           ]);
           assertPipelineDeletable({ dealCount, pipelineCount });
           await tx.pipeline.delete({ where: { id: pipeline.id } });
+          await auditPipeline(tx, ctx, 'deleted', pipeline, null);
           if (pipeline.isDefault) {
             const next = await tx.pipeline.findFirstOrThrow({
               where: { workspaceId: pipeline.workspaceId },

@@ -1,8 +1,9 @@
 // Helpers shared by the pipeline and stage mutations; each runs inside the caller's transaction.
-import type { Prisma } from '../../db/generated/client/client.ts';
+import type { Pipeline, Prisma, Stage } from '../../db/generated/client/client.ts';
+import { diff, recordAudit } from '../../events/audit.ts';
 import type { Refusals } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
-import type { Context } from '../context.ts';
+import { actorOf, type Context } from '../context.ts';
 import { findPipeline } from './pipeline.queries.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -47,4 +48,36 @@ export async function renumber(tx: Tx, stages: { id: string; position: number }[
 /** Called before another pipeline becomes the default: a workspace has exactly one. */
 export async function clearDefault(tx: Tx, workspaceId: string): Promise<void> {
   await tx.pipeline.updateMany({ where: { workspaceId, isDefault: true }, data: { isDefault: false } });
+}
+
+const pipelineFields = (p: Pipeline) => ({ name: p.name, is_default: p.isDefault });
+const stageFields = (s: Stage) => ({
+  name: s.name,
+  probability: s.probability,
+  position: s.position,
+  pipeline_id: s.pipelineId,
+});
+
+/** The audit entry of a pipeline's write (pipelines record no events). */
+export function auditPipeline(tx: Tx, ctx: Context, action: string, before: Pipeline | null, after: Pipeline | null) {
+  return recordAudit(tx, {
+    workspaceId: ctx.caller.workspaceId,
+    actor: actorOf(ctx),
+    resource: 'pipeline',
+    recordId: (after ?? before)!.id,
+    action,
+    changes: diff(before && pipelineFields(before), after && pipelineFields(after)),
+  });
+}
+
+/** The audit entry of a stage's write; renumbering the others is part of it, not entries of their own. */
+export function auditStage(tx: Tx, ctx: Context, action: string, before: Stage | null, after: Stage | null) {
+  return recordAudit(tx, {
+    workspaceId: ctx.caller.workspaceId,
+    actor: actorOf(ctx),
+    resource: 'stage',
+    recordId: (after ?? before)!.id,
+    action,
+    changes: diff(before && stageFields(before), after && stageFields(after)),
+  });
 }

@@ -9,7 +9,7 @@ import { parseInput } from '../common/validation.ts';
 import { MAX_STAGES, stageCreateInput, stageUpdateInput } from './pipeline.inputs.ts';
 import { assertStageDeletable, assertStageRoom, reorder } from './pipeline.rules.ts';
 import { StageType } from './pipeline.type.ts';
-import { lockPipeline, PIPELINE_REFUSALS, renumber, stagesInOrder } from './pipeline.write.ts';
+import { auditStage, lockPipeline, PIPELINE_REFUSALS, renumber, stagesInOrder } from './pipeline.write.ts';
 import { transaction } from '../../db/transaction.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { assertLockedVersion, EXPECTED_VERSION_HELP } from '../common/versions.ts';
@@ -55,7 +55,7 @@ builder.mutationFields((t) => ({
             input.position ?? stages.length + 1,
           );
           await renumber(tx, stages, order);
-          return tx.stage.create({
+          const created = await tx.stage.create({
             data: {
               id,
               workspaceId: pipeline.workspaceId,
@@ -65,6 +65,8 @@ builder.mutationFields((t) => ({
               position: order.indexOf(id) + 1,
             },
           });
+          await auditStage(tx, ctx, 'created', null, created);
+          return created;
         },
         PIPELINE_REFUSALS,
       );
@@ -97,10 +99,12 @@ builder.mutationFields((t) => ({
                 input.position,
               ),
             );
-          return tx.stage.update({
+          const updated = await tx.stage.update({
             where: { id: stage.id },
             data: { name: input.name, probability: input.probability },
           });
+          await auditStage(tx, ctx, 'updated', stage, updated);
+          return updated;
         },
         PIPELINE_REFUSALS,
       );
@@ -126,6 +130,7 @@ builder.mutationFields((t) => ({
             stageCount: stages.length,
           });
           await tx.stage.delete({ where: { id: stage.id } });
+          await auditStage(tx, ctx, 'deleted', stage, null);
           const rest = stages.filter((s) => s.id !== stage.id);
           await renumber(
             tx,

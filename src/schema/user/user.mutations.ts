@@ -1,5 +1,7 @@
 import { assertAllowed } from '../../auth/scopes.ts';
+import { diff, recordAudit } from '../../events/audit.ts';
 import { builder } from '../builder.ts';
+import { actorOf } from '../context.ts';
 import { assertLiveCaller } from '../common/live-only.ts';
 import { parseInput } from '../common/validation.ts';
 import { preferencesInput } from './preferences.rules.ts';
@@ -35,10 +37,27 @@ builder.mutationField('updateNotificationPreferences', (t) =>
       if (Object.keys(input).length === 0) return user;
       // Merged in the database, so concurrent changes to different channels both survive; with an
       // expected version, only onto that version (one statement, so no change slips in between).
-      const written = await ctx.prisma.$executeRaw`
-        UPDATE users
-        SET notification_preferences = notification_preferences || ${JSON.stringify(input)}::jsonb, updated_at = now()
-        WHERE id = ${user.id} AND (${expected}::int IS NULL OR version = ${expected}::int)`;
+      const written = await ctx.prisma.$transaction(async (tx) => {
+        const n = await tx.$executeRaw`
+          UPDATE users
+          SET notification_preferences = notification_preferences || ${JSON.stringify(input)}::jsonb, updated_at = now()
+          WHERE id = ${user.id} AND (${expected}::int IS NULL OR version = ${expected}::int)`;
+        if (n > 0) {
+          const now = await findUser(tx, ctx, user.id);
+          await recordAudit(tx, {
+            workspaceId: ctx.caller.workspaceId,
+            actor: actorOf(ctx),
+            resource: 'user',
+            recordId: user.id,
+            action: 'updated',
+            changes: diff(
+              { notification_preferences: user.notificationPreferences },
+              { notification_preferences: now.notificationPreferences },
+            ),
+          });
+        }
+        return n;
+      });
       const after = await findUser(ctx.prisma, ctx, user.id);
       if (written === 0 && expected !== null) throw staleVersion(expected, after.version);
       return after;
