@@ -8,7 +8,7 @@ import { projectRoot } from '../src/project-root.ts';
 import { gql } from './helpers/app.ts';
 import { it, test } from './helpers/fixtures.ts';
 
-const DOCS = ['docs/filtering.md', 'docs/batches.md', 'docs/events.md', 'docs/exports.md'];
+const DOCS = ['docs/filtering.md', 'docs/batches.md', 'docs/events.md', 'docs/exports.md', 'docs/audit-log.md'];
 
 interface Example {
   doc: string;

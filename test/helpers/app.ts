@@ -186,10 +186,11 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    // The test client (fetch) drops idle connections after 4 s; were the server to drop them at
-    // its default 5 s, a late timer on a busy machine could close one just as fetch reuses it
-    // (ECONNRESET). Here the client always lets go first.
-    s.keepAliveTimeout = 60_000;
+    // The server never drops an idle connection: the client (fetch) does, after its own 4 s. A
+    // server timeout tells fetch to keep connections that long less a second (its Keep-Alive
+    // hint), so on a busy machine a late timer on either side could close one just as fetch reuses
+    // it (ECONNRESET). Without the hint only the client lets go.
+    s.keepAliveTimeout = 0;
   });
   const graphqlWs = attachGraphqlWs(server, { yoga, authenticator, sessions, limits, watch, clientAddress, logger });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -332,7 +332,7 @@ const PERMISSION_OF: Record<string, `${Resource}:${'read' | 'write'}`> = {
 };
 
 /** Routes only a full-access key may call: no custom permission grants them (a read-only key gets 403). */
-const FULL_ACCESS_ONLY = new Set(['PUT /settings']);
+export const FULL_ACCESS_ONLY = new Set(['PUT /settings', 'GET /audit-log']);
 
 export function permissionOf(route: RestRoute): { resource: Resource; access: 'read' | 'write' } | null {
   if (route.anyKey || FULL_ACCESS_ONLY.has(`${route.method} ${route.path}`)) return null;
