@@ -2,6 +2,7 @@
 import { useEffect } from 'preact/hooks';
 import { Route, Router, useLocation } from 'preact-iso/router';
 import { ApiKeysPage } from './pages/api-keys.tsx';
+import { AuditLogPage } from './pages/audit-log.tsx';
 import { ContactPage } from './pages/contact.tsx';
 import { ContactsPage } from './pages/contacts.tsx';
 import { CustomFieldsPage } from './pages/custom-fields.tsx';
@@ -32,6 +33,7 @@ export function Pages() {
         <Route path="/dashboard/webhooks/:id" component={WebhookPage} />
         <Route path="/dashboard/webhooks/:id/edit" component={WebhookEditPage} />
         <Route path="/dashboard/custom-fields" component={CustomFieldsPage} />
+        <Route path="/dashboard/audit" component={AuditLogPage} />
         <Route default component={NotFoundPage} />
       </Router>
     </main>

@@ -165,3 +165,22 @@ describe('custom fields page', () => {
     expect(after.body.data.custom_fields).toEqual({});
   });
 });
+
+describe('audit log page', () => {
+  it('lists the writes made on the other pages, newest first, with who made them and the fields changed', async () => {
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await expect.poll(() => page.getByRole('heading', { name: 'Audit log' }).isVisible()).toBe(true);
+    const table = page.getByRole('table');
+    await expect.poll(() => table.getByRole('row').count()).toBeGreaterThan(2);
+    // The key created and revoked, and the custom field, by the signed-in user through the dashboard.
+    const text = (await table.textContent()) ?? '';
+    expect(text).toContain('api key created');
+    expect(text).toContain('api key revoked');
+    expect(text).toContain('custom field created');
+    expect(text).toContain('Dashboard');
+    await page.getByLabel('Kind of record').selectOption('custom_field');
+    await expect.poll(async () => ((await table.textContent()) ?? '').includes('api key created')).toBe(false);
+    expect((await table.textContent()) ?? '').toContain('custom field created');
+    await screenshot(page, 'audit-log');
+  });
+});

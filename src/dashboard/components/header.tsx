@@ -10,6 +10,7 @@ const LINKS = [
   { href: '/dashboard/keys', label: 'API keys' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/custom-fields', label: 'Custom fields' },
+  { href: '/dashboard/audit', label: 'Audit log' },
 ];
 
 export function Header({
