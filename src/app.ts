@@ -1,3 +1,4 @@
+import path from 'node:path';
 // buildApp wires the HTTP surfaces to one schema and one database. It does not listen:
 // main.ts does, and the tests call it directly.
 import type { IncomingMessage } from 'node:http';
@@ -134,6 +135,8 @@ export function buildApp(deps: AppDeps) {
   const sendExport = exporter(db.prisma, {
     // The embedded database has one connection: an export must not hold it at a slow client's pace.
     spool: db.kind === 'pglite',
+    // Under DATA_DIR, which this process alone holds: what a crash left there is swept at start.
+    spoolDir: db.dataDir ? path.join(db.dataDir, 'exports') : null,
     maxSeconds: config.exportMaxSeconds ?? DEFAULT_EXPORT_OPTIONS.maxSeconds,
     concurrency: config.exportConcurrency ?? DEFAULT_EXPORT_OPTIONS.concurrency,
   });

@@ -4,7 +4,11 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { uniqueEmail, type Res, type TestWorkspace } from './helpers/app.ts';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { Writable } from 'node:stream';
+import { exporter } from '../src/rest/export/export.stream.ts';
 import { createLogger } from '../src/logger.ts';
 import { withAppOptions } from './helpers/fixtures.ts';
 import { readSnapshot } from '../src/schema/export/export.snapshot.ts';
@@ -241,7 +245,7 @@ describe('exports', () => {
         data: { first_name: `P${i}`, email: uniqueEmail(`p${i}`) },
       }));
       expect((await ws.api('POST', '/v1/contacts/batch', { operations: ops })).status).toBe(201);
-      const ctx = { caller: { workspaceId: ws.id, accountId: ws.id } } as unknown as Context;
+      const ctx = { caller: { workspaceId: ws.id, accountId: ws.id, scope: 'full' } } as unknown as Context;
       const source = EXPORT_SOURCES.contacts;
       const where = await source.select(ctx, {}, undefined);
       const pages: ExportRecord[][] = [];
@@ -249,6 +253,7 @@ describe('exports', () => {
       const newest = (await ws.api('GET', '/v1/contacts?limit=1')).body.data[0];
       const rows = await readSnapshot(
         app.db.prisma,
+        ctx,
         source,
         where,
         async (records) => {
@@ -362,4 +367,86 @@ describe('exports', () => {
     expect(rows[0]).toEqual({ id: `con_big_${ws.id}_000001`, email: 'big1@example.com', last_name: 'Row "1", ok' });
     expect(rows.at(-1)?.email).toBe('big100000@example.com');
   }, 180_000);
+
+  it("leave out what the key may not read: a task's related contact name, for a tasks-only key", async ({ app }) => {
+    const ws = await app.workspace();
+    const contact = (await ws.api('POST', '/v1/contacts', { first_name: 'Hidden', email: uniqueEmail('hid') })).body
+      .data;
+    const task = (
+      await ws.api('POST', '/v1/tasks', { title: 'Call', related_to_type: 'contact', related_to_id: contact.id })
+    ).body.data;
+    const tasksOnly = await ws.addKey({ scope: 'custom', permissions: ['tasks:read'] });
+    const listed = (await tasksOnly.api('GET', '/v1/tasks')).body.data[0];
+    expect(listed.related_to).toEqual({ type: 'contact', id: contact.id, name: null });
+    const [line] = lines((await tasksOnly.api('GET', '/v1/tasks/export?format=jsonl')).text);
+    expect(line.id).toBe(task.id);
+    expect(line.related_to).toEqual({ type: 'contact', id: contact.id, name: null });
+    const [row] = csv((await tasksOnly.api('GET', '/v1/tasks/export')).text);
+    expect(row['related_to.name']).toBe('');
+    expect(JSON.stringify(line)).not.toContain('Hidden');
+    // A key that may read contacts sees the name.
+    const [full] = lines((await ws.api('GET', '/v1/tasks/export?format=jsonl')).text);
+    expect(full.related_to.name).toBe('Hidden');
+  });
+
+  it('take a POST without a body as the whole list', async ({ app }) => {
+    const ws = await app.workspace();
+    await ws.api('POST', '/v1/contacts', { first_name: 'Bodiless', email: uniqueEmail('nobody') });
+    for (const resource of ['contacts', 'companies', 'deals', 'tasks', 'activities']) {
+      const r = await fetch(`${app.base}/v1/${resource}/export`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.key}` },
+      });
+      expect(r.status, resource).toBe(200);
+      await r.text();
+    }
+    const none = await ws.addKey({ scope: 'custom', permissions: ['webhooks:read'] });
+    const r = await fetch(`${app.base}/v1/contacts/export`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${none.key}` },
+    });
+    expect(r.status).toBe(403);
+  });
+
+  it('a snapshot whose time runs out while a page is written fails the export, not the process', async ({ app }) => {
+    const ws = await app.workspace();
+    const ops = Array.from({ length: 4 }, (_, i) => ({
+      op: 'create',
+      data: { first_name: `T${i}`, email: uniqueEmail(`t${i}`) },
+    }));
+    expect((await ws.api('POST', '/v1/contacts/batch', { operations: ops })).status).toBe(201);
+    const ctx = { caller: { workspaceId: ws.id, accountId: ws.id, scope: 'full' } } as unknown as Context;
+    const source = EXPORT_SOURCES.contacts;
+    const where = await source.select(ctx, {}, undefined);
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      // Each page is written more slowly than the transaction may last: the read of a later page,
+      // made while a page is written, fails once the time is up.
+      const slow = () => new Promise<void>((r) => setTimeout(r, 400));
+      await expect(
+        readSnapshot(app.db.prisma, ctx, source, where, slow, { timeoutMs: 150, pageSize: 1 }),
+      ).rejects.toThrow();
+      await new Promise((r) => setTimeout(r, 50));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+    expect((await ws.api('GET', '/v1/contacts/export?fields=email')).status).toBe(200);
+  });
+
+  it('sweep the files an earlier process left in the spool directory when the exporter starts', async ({ app }) => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'crm-spool-test-'));
+    const spool = path.join(dir, 'exports');
+    fs.mkdirSync(path.join(spool, 'crm-export-left'), { recursive: true });
+    fs.writeFileSync(path.join(spool, 'crm-export-left', 'export'), 'a contact list a crash left behind');
+    try {
+      exporter(app.db.prisma, { spool: true, spoolDir: spool, maxSeconds: 60, concurrency: 2 });
+      expect(fs.readdirSync(spool)).toEqual([]);
+      expect(fs.statSync(spool).mode & 0o777).toBe(0o700);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -22,6 +22,8 @@ export interface Database {
   kind: 'pglite' | 'postgres';
   /** The embedded database itself, when that is what is open. */
   pglite?: PGlite;
+  /** The embedded database's directory (DATA_DIR), when it is on disk. */
+  dataDir?: string;
   /** Plain SQL on the same database and connections, for statements with very large parameters (sql.ts). */
   sql: SqlClient;
   close(): Promise<void>;
@@ -112,6 +114,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     adapter,
     kind: 'pglite',
     pglite,
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     sql: pgliteSql(pglite),
     close: async () => {
       await prisma.$disconnect();

@@ -25,9 +25,11 @@ import { CONTENT_TYPES, EXPORT_FORMATS, exportWriter, type ExportFormat } from '
 export interface ExportOptions {
   /** Write to a temporary file first (the embedded database). */
   spool: boolean;
+  /** Where the temporary files go; emptied when the exporter is made. Null: the OS's temporary directory. */
+  spoolDir?: string | null;
   /** Longest an export's transaction may stay open (EXPORT_MAX_SECONDS). */
   maxSeconds: number;
-  /** Exports running at once in this process (EXPORT_CONCURRENCY); more are answered 429. */
+  /** Exports of one workspace running at once in this process (EXPORT_CONCURRENCY); more are answered 429. */
   concurrency: number;
   /** How long a client may read nothing before it is cut off. */
   stallMs?: number;
@@ -43,15 +45,19 @@ const NOT_FOR_EXPORTS = {
   cursor: 'does not apply: an export holds every matching record',
 } as const;
 
+/** The JSON body of a POST (the router lets a POST without one through as `{}`). */
+const bodyOf = (req: Request): Record<string, unknown> =>
+  req.method === 'POST' && req.body && typeof req.body === 'object' ? (req.body as Record<string, unknown>) : {};
+
 function formatOf(req: Request): ExportFormat {
-  const body = (req.method === 'POST' ? req.body : undefined) as Record<string, unknown> | undefined;
-  const given = req.query.format ?? body?.format ?? 'csv';
+  const body = bodyOf(req);
+  const given = req.query.format ?? body.format ?? 'csv';
   if (typeof given === 'string' && (EXPORT_FORMATS as readonly string[]).includes(given)) return given as ExportFormat;
   throw validationError({ format: [`must be one of: ${EXPORT_FORMATS.join(', ')}`] });
 }
 
 function refuseListParameters(req: Request): void {
-  const body = (req.method === 'POST' ? req.body : {}) as Record<string, unknown>;
+  const body = bodyOf(req);
   const details: Record<string, string[]> = {};
   for (const [name, problem] of Object.entries(NOT_FOR_EXPORTS))
     if (req.query[name] !== undefined || body[name] !== undefined) details[name] = [problem];
@@ -89,10 +95,16 @@ async function write(stream: Writable, text: string, stallMs: number): Promise<v
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
-/** Runs exports, at most `concurrency` at once. */
+/** Runs exports, at most `concurrency` of one workspace at once. */
 export function exporter(db: Context['prisma'], opts: ExportOptions) {
-  let running = 0;
+  /** Exports under way, by workspace: a slow reader holds its own workspace's places, not others'. */
+  const running = new Map<string, number>();
   const stallMs = opts.stallMs ?? STALL_MS;
+  const spoolDir = opts.spoolDir ?? null;
+  if (spoolDir) {
+    fs.rmSync(spoolDir, { recursive: true, force: true });
+    fs.mkdirSync(spoolDir, { recursive: true, mode: 0o700 });
+  }
 
   return async function sendExport(
     req: Request,
@@ -120,32 +132,47 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
     // The export keeps its own time limits (stalled client, EXPORT_MAX_SECONDS): no idle timeout of
     // the connection's may cut it while the database reads (a spooled file sends nothing until read).
     req.socket.setTimeout(0);
-    if (running >= opts.concurrency)
-      throw new AppError('rate_limited', `At most ${opts.concurrency} exports run at once; try again shortly`);
-    running++;
+    const workspace = ctx.caller.workspaceId;
+    const under = running.get(workspace) ?? 0;
+    if (under >= opts.concurrency)
+      throw new AppError(
+        'rate_limited',
+        `At most ${opts.concurrency} exports of a workspace run at once; try again when one has finished`,
+        undefined,
+        { retryAfter: 5 },
+      );
+    running.set(workspace, under + 1);
     let released = false;
     // The place is given back as soon as the snapshot is read, in the same tick: a client that sends
     // its next export the moment this one ends finds it free.
     const release = () => {
-      if (!released) running--;
+      if (released) return;
       released = true;
+      const left = (running.get(workspace) ?? 1) - 1;
+      if (left > 0) running.set(workspace, left);
+      else running.delete(workspace);
+    };
+    // The file's headers, set once its first byte is about to go: an error before then is the
+    // ordinary JSON error answer.
+    const start = () => {
+      res.status(200);
+      res.setHeader('Content-Type', CONTENT_TYPES[format]);
+      res.setHeader('Content-Disposition', `attachment; filename="${resource}-${stamp()}.${format}"`);
+      res.setHeader('Cache-Control', 'no-store');
     };
     try {
-      const filename = `${resource}-${stamp()}.${format}`;
-      res.setHeader('Content-Type', CONTENT_TYPES[format]);
-      res.setHeader('Content-Disposition', `attachment; filename="${filename}"`);
-      res.setHeader('Cache-Control', 'no-store');
       const timeoutMs = opts.maxSeconds * 1000;
-      if (opts.spool) return await spooled(db, source, where, writer, res, timeoutMs, release);
+      if (opts.spool) return await spooled(ctx, source, where, writer, res, timeoutMs, release, start);
       let started = false;
       const rows = await readSnapshot(
         db,
+        ctx,
         source,
         where,
         async (records) => {
           if (!started) {
             started = true;
-            res.status(200);
+            start();
             await write(res, writer.head(), stallMs);
           }
           await write(res, writer.page(records), stallMs);
@@ -158,7 +185,10 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
         throw err;
       });
       if (rows === null) return { rows: 0 };
-      if (!started) res.status(200).write(writer.head());
+      if (!started) {
+        start();
+        res.write(writer.head());
+      }
       release();
       res.end();
       return { rows };
@@ -169,15 +199,16 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
 
   /** Reads the export into a temporary file, then sends the file with its length. */
   async function spooled(
-    database: Context['prisma'],
-    source: Parameters<typeof readSnapshot>[1],
+    ctx: Context,
+    source: Parameters<typeof readSnapshot>[2],
     where: unknown,
     writer: ReturnType<typeof exportWriter>,
     res: Response,
     timeoutMs: number,
     release: () => void,
+    start: () => void,
   ): Promise<{ rows: number }> {
-    const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'crm-export-'));
+    const dir = await fsp.mkdtemp(path.join(spoolDir ?? os.tmpdir(), 'crm-export-'));
     const file = path.join(dir, 'export');
     try {
       const out = fs.createWriteStream(file, { mode: 0o600 });
@@ -186,7 +217,8 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
         out.write(writer.head());
         // The file takes what it is given as fast as the disk does; a client gone meanwhile ends the read.
         rows = await readSnapshot(
-          database,
+          db,
+          ctx,
           source,
           where,
           async (records) => {
@@ -203,7 +235,8 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       }
       release();
       const { size } = await fsp.stat(file);
-      res.status(200).setHeader('Content-Length', size);
+      start();
+      res.setHeader('Content-Length', size);
       // A client that reads nothing for this long is cut off (the socket times out idle).
       res.setTimeout(stallMs);
       // A client that leaves while the file is sent ends the export; nothing is left to clean but the file.

@@ -2,6 +2,7 @@
 // database as it was when the first one was read, so an export never holds half of a batch that
 // committed meanwhile, nor a record twice or not at all because it changed between pages.
 import type { Db } from '../../db/client.ts';
+import type { Context } from '../context.ts';
 import type { ExportRecord, ExportSource, Position } from './export.sources.ts';
 
 export const EXPORT_PAGE = 1000;
@@ -19,6 +20,7 @@ export interface SnapshotOptions {
  */
 export async function readSnapshot<W>(
   db: Db,
+  ctx: Context,
   source: ExportSource<W>,
   where: W,
   write: (records: ExportRecord[]) => Promise<void>,
@@ -34,6 +36,7 @@ export async function readSnapshot<W>(
           ? await source.records(
               tx,
               page.map((p) => p.id),
+              ctx,
             )
           : [];
         return { last: page.at(-1) ?? null, full: page.length === take, records };
@@ -42,8 +45,11 @@ export async function readSnapshot<W>(
       let next: Promise<Page> | null = read(null);
       while (next) {
         const { last, full, records }: Page = await next;
-        // The database reads the next page while this one is written.
+        // The database reads the next page while this one is written. A failure of that read (the
+        // transaction's time is up) is awaited below; until then it must not count as unhandled,
+        // which would end the process.
         next = full ? read(last) : null;
+        next?.catch(() => {});
         try {
           if (records.length) await write(records);
         } catch (err) {

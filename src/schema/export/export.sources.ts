@@ -6,7 +6,7 @@
 // which is cheap; the records of a page are read as one JSON value by plain SQL, because Prisma
 // mapping a thousand full rows costs several times what reading them does (docs/performance.md).
 import type { Resource } from '../../auth/resources.ts';
-import { assertAllowed } from '../../auth/scopes.ts';
+import { allows, assertAllowed } from '../../auth/scopes.ts';
 import { Prisma } from '../../db/generated/client/client.ts';
 import { activityRecord } from '../../records/activity.ts';
 import { companyRecord } from '../../records/company.ts';
@@ -46,8 +46,8 @@ export interface ExportSource<W = unknown> {
   select(ctx: Context, filter: unknown, where: unknown): Promise<W>;
   /** The next `take` positions after `after`, in order. */
   positions(tx: Tx, where: W, after: Position | null, take: number): Promise<Position[]>;
-  /** The records of these ids, in the same order. */
-  records(tx: Tx, ids: string[]): Promise<ExportRecord[]>;
+  /** The records of these ids, in the same order, as the caller may read them. */
+  records(tx: Tx, ids: string[], ctx: Context): Promise<ExportRecord[]>;
 }
 
 const ORDER = [{ createdAt: 'asc' }, { id: 'asc' }] as const;
@@ -329,10 +329,20 @@ const tasks: ExportSource<Prisma.Sql> = {
     SELECT id, created_at AS "createdAt" FROM tasks
     WHERE ${where} ${from ? Prisma.sql`AND (created_at, id) > (${from.createdAt}, ${from.id})` : Prisma.empty}
     ORDER BY created_at, id LIMIT ${take}`,
-  records: async (tx, ids) => {
+  records: async (tx, ids, ctx) => {
     const views = await loadTaskViews(tx, await tx.task.findMany({ where: { id: { in: ids } } }));
     const byId = new Map(views.map((v) => [v.id, v]));
-    return ids.flatMap((id) => (byId.has(id) ? [taskRecord(byId.get(id)!)] : []));
+    // The related record's name is its data (a contact's name, a deal's title): as on the list,
+    // it is left empty for a key that may not read that kind of record (read-access.ts).
+    const readable = { contact: allows(ctx.caller, 'contacts', 'read'), deal: allows(ctx.caller, 'deals', 'read') };
+    return ids.flatMap((id) => {
+      const view = byId.get(id);
+      if (!view) return [];
+      const record = taskRecord(view);
+      const related = record.related_to;
+      if (related && !readable[related.type as keyof typeof readable]) record.related_to = { ...related, name: null };
+      return [record];
+    });
   },
 };
 
