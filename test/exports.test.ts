@@ -309,13 +309,16 @@ describe('exports', () => {
 
   it('prefix text a spreadsheet would run as a formula', async ({ app }) => {
     const ws = await app.workspace();
-    const evil = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)'];
+    const evil = ['=HYPERLINK("http://evil.example","x")', '+1+1', '-2+3', '@SUM(A1)', 'one\u2028two'];
     for (const first_name of evil)
       expect((await ws.api('POST', '/v1/contacts', { first_name, email: uniqueEmail('f') })).status).toBe(201);
     const rows = csv((await ws.api('GET', '/v1/contacts/export?fields=first_name')).text);
-    expect(rows.map((r) => r.first_name).sort()).toEqual(evil.map((v) => `'${v}`).sort());
+    expect(rows.map((r) => r.first_name).sort()).toEqual(evil.map((v) => (v.startsWith('one') ? v : `'${v}`)).sort());
     // JSON Lines is for programs: values as stored.
-    const json = lines((await ws.api('GET', '/v1/contacts/export?format=jsonl&fields=first_name')).text);
+    const jsonl = (await ws.api('GET', '/v1/contacts/export?format=jsonl&fields=first_name')).text;
+    // One record a line for every line reader: U+2028 travels escaped.
+    expect(jsonl).not.toMatch(/\u2028/);
+    const json = lines(jsonl);
     expect(json.map((r) => r.first_name).sort()).toEqual([...evil].sort());
   });
 

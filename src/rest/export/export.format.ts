@@ -26,6 +26,12 @@ const NESTED: Record<string, readonly string[]> = {
 };
 
 const FORMULA = /^[=+\-@\t\r]/;
+/**
+ * U+2028 and U+2029 are valid in JSON strings, but many line readers (Python's splitlines, some
+ * editors) break lines at them: written as escapes, one record stays one line.
+ */
+const LINE_BREAKS = /[\u2028\u2029]/g;
+const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16)}`;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 const field = (text: string) => (NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
@@ -78,7 +84,7 @@ export function exportWriter(format: ExportFormat, fields: readonly string[], cu
         let out = '';
         for (const r of records) {
           const line = picked.size === Object.keys(r).length ? r : pick(r, fields);
-          out += JSON.stringify(line) + '\n';
+          out += JSON.stringify(line).replace(LINE_BREAKS, escaped) + '\n';
         }
         return out;
       },
