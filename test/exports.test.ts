@@ -343,7 +343,13 @@ describe('exports', () => {
       await reader.closed.catch(() => {});
     }
     const before = logged;
-    const whole = await ws.api('GET', '/v1/contacts/export?fields=email');
+    // The service learns of each hang-up on its own connection, maybe after the next request arrives:
+    // a 429 (with Retry-After) until then.
+    let whole = await ws.api('GET', '/v1/contacts/export?fields=email');
+    for (let i = 0; whole.status === 429 && i < 100; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      whole = await ws.api('GET', '/v1/contacts/export?fields=email');
+    }
     expect(whole.status, whole.text.slice(0, 200)).toBe(200);
     expect(csv(whole.text)).toHaveLength(3000);
     expect((await ws.api('GET', '/v1/contacts?limit=1')).status).toBe(200);

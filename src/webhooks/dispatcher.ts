@@ -31,9 +31,11 @@ export async function dispatchEvents(prisma: Db): Promise<number> {
       WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`;
     if (events.length === 0) return 0;
     const workspaceIds = [...new Set(events.map((e) => e.workspace_id))];
+    // KEY SHARE: a subscription deleted meanwhile waits for this fan-out to commit, rather than
+    // leaving its deliveries pointing at nothing (a foreign-key refusal that failed the whole run).
     const subs = await tx.$queryRaw<Subscriber[]>`
       SELECT id, workspace_id, events, filters FROM webhook_subscriptions
-      WHERE active AND workspace_id = ANY(${workspaceIds}::text[])`;
+      WHERE active AND workspace_id = ANY(${workspaceIds}::text[]) FOR KEY SHARE`;
     const candidates = (e: OutboxEvent) =>
       subs.filter((s) => s.workspace_id === e.workspace_id && s.events.includes(e.type));
     // Event bodies are read only for the events a filtered subscription has to look into.

@@ -143,8 +143,9 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       );
     running.set(workspace, under + 1);
     let released = false;
-    // The place is given back as soon as the snapshot is read, in the same tick: a client that sends
-    // its next export the moment this one ends finds it free.
+    // The place is given back as soon as the snapshot is read, in the same tick, so a client that
+    // sends its next export the moment this one ends finds it free; or as soon as the client goes
+    // away (the read stops at its next page).
     const release = () => {
       if (released) return;
       released = true;
@@ -152,6 +153,7 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       if (left > 0) running.set(workspace, left);
       else running.delete(workspace);
     };
+    res.once('close', release);
     // The file's headers, set once its first byte is about to go: an error before then is the
     // ordinary JSON error answer.
     const start = () => {
