@@ -78,6 +78,15 @@ const aliased = (table: string, columns: string[]) =>
     })
     .join(', ');
 
+/** The records of `rows` in the order of `ids` (a read by id returns them in any order); ids gone are left out. */
+function inOrder<R extends { id: string }>(ids: string[], rows: R[], record: (row: R) => ExportRecord) {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  return ids.flatMap((id) => {
+    const row = byId.get(id);
+    return row ? [record(row)] : [];
+  });
+}
+
 /** Reads the rows of `ids` as one JSON value and revives what JSON cannot carry; in the ids' order. */
 function jsonRecords<R>(
   query: string,
@@ -87,11 +96,7 @@ function jsonRecords<R>(
   const sql = `SELECT coalesce(json_agg(r), '[]')::text AS rows FROM (${query}) r`;
   return async (tx, ids) => {
     const [{ rows }] = await tx.$queryRawUnsafe<{ rows: string }[]>(sql, ids);
-    const byId = new Map((JSON.parse(rows) as Record<string, unknown>[]).map((r) => [r.id as string, r]));
-    return ids.flatMap((id) => {
-      const row = byId.get(id);
-      return row ? [record(revive(row))] : [];
-    });
+    return inOrder(ids, JSON.parse(rows) as { id: string }[], (row) => record(revive(row)));
   };
 }
 
@@ -166,29 +171,12 @@ const DEAL_COLUMNS = [
 
 const ids = 'id = ANY($1::text[])';
 
+/** A record's fields where its record function names them as its columns, in the same order. */
+const fieldsOf = (columns: string[]) => columns.map((c) => c.split(':')[0]);
+
 const contacts: ExportSource = {
   resource: 'contacts',
-  fields: [
-    'id',
-    'first_name',
-    'last_name',
-    'email',
-    'phone',
-    'company',
-    'company_id',
-    'job_title',
-    'status',
-    'source',
-    'tags',
-    'assigned_to',
-    'engagement_score',
-    'custom_fields',
-    'address',
-    'external_id',
-    'version',
-    'created_at',
-    'updated_at',
-  ],
+  fields: fieldsOf(CONTACT_COLUMNS),
   customFields: true,
   select: (ctx, filter, where) => contactWhere(ctx, filter, where),
   positions: prismaPositions('contact'),
@@ -201,22 +189,7 @@ const contacts: ExportSource = {
 
 const companies: ExportSource = {
   resource: 'companies',
-  fields: [
-    'id',
-    'name',
-    'domain',
-    'industry',
-    'size',
-    'phone',
-    'address',
-    'tags',
-    'owner_id',
-    'custom_fields',
-    'external_id',
-    'version',
-    'created_at',
-    'updated_at',
-  ],
+  fields: fieldsOf(COMPANY_COLUMNS),
   customFields: true,
   select: (ctx, filter, where) => companyWhere(ctx, filter, where),
   positions: prismaPositions('company'),
@@ -293,9 +266,7 @@ const activities: ExportSource = {
   positions: prismaPositions('activity'),
   // Activities are fewer and narrower: Prisma reads them.
   records: async (tx, ids) => {
-    const rows = await tx.activity.findMany({ where: { id: { in: ids } } });
-    const byId = new Map(rows.map((r) => [r.id, r]));
-    return ids.flatMap((id) => (byId.has(id) ? [activityRecord(byId.get(id)!)] : []));
+    return inOrder(ids, await tx.activity.findMany({ where: { id: { in: ids } } }), activityRecord);
   },
 };
 
@@ -331,17 +302,14 @@ const tasks: ExportSource<Prisma.Sql> = {
     ORDER BY created_at, id LIMIT ${take}`,
   records: async (tx, ids, ctx) => {
     const views = await loadTaskViews(tx, await tx.task.findMany({ where: { id: { in: ids } } }));
-    const byId = new Map(views.map((v) => [v.id, v]));
     // The related record's name is its data (a contact's name, a deal's title): as on the list,
     // it is left empty for a key that may not read that kind of record (read-access.ts).
     const readable = { contact: allows(ctx.caller, 'contacts', 'read'), deal: allows(ctx.caller, 'deals', 'read') };
-    return ids.flatMap((id) => {
-      const view = byId.get(id);
-      if (!view) return [];
+    return inOrder(ids, views, (view) => {
       const record = taskRecord(view);
       const related = record.related_to;
       if (related && !readable[related.type as keyof typeof readable]) record.related_to = { ...related, name: null };
-      return [record];
+      return record;
     });
   },
 };

@@ -1,9 +1,9 @@
 // Helpers shared by the pipeline and stage mutations; each runs inside the caller's transaction.
 import type { Pipeline, Prisma, Stage } from '../../db/generated/client/client.ts';
-import { diff, recordAudit } from '../../events/audit.ts';
+import { auditOf } from '../common/audited.ts';
 import type { Refusals } from '../../db/transaction.ts';
 import { AppError } from '../../errors.ts';
-import { actorOf, type Context } from '../context.ts';
+import type { Context } from '../context.ts';
 import { findPipeline } from './pipeline.queries.ts';
 
 type Tx = Prisma.TransactionClient;
@@ -59,25 +59,7 @@ const stageFields = (s: Stage) => ({
 });
 
 /** The audit entry of a pipeline's write (pipelines record no events). */
-export function auditPipeline(tx: Tx, ctx: Context, action: string, before: Pipeline | null, after: Pipeline | null) {
-  return recordAudit(tx, {
-    workspaceId: ctx.caller.workspaceId,
-    actor: actorOf(ctx),
-    resource: 'pipeline',
-    recordId: (after ?? before)!.id,
-    action,
-    changes: diff(before && pipelineFields(before), after && pipelineFields(after)),
-  });
-}
+export const auditPipeline = auditOf<Pipeline>('pipeline', pipelineFields);
 
 /** The audit entry of a stage's write; renumbering the others is part of it, not entries of their own. */
-export function auditStage(tx: Tx, ctx: Context, action: string, before: Stage | null, after: Stage | null) {
-  return recordAudit(tx, {
-    workspaceId: ctx.caller.workspaceId,
-    actor: actorOf(ctx),
-    resource: 'stage',
-    recordId: (after ?? before)!.id,
-    action,
-    changes: diff(before && stageFields(before), after && stageFields(after)),
-  });
-}
+export const auditStage = auditOf<Stage>('stage', stageFields);

@@ -1,6 +1,6 @@
 import { assertAllowed, assertMayReadEvents } from '../../auth/scopes.ts';
 import type { Prisma, WebhookSubscription } from '../../db/generated/client/client.ts';
-import { diff, recordAudit } from '../../events/audit.ts';
+import { auditOf } from '../common/audited.ts';
 import { lockCap } from '../../db/locks.ts';
 import { AppError, notFound } from '../../errors.ts';
 import { newId } from '../../ids.ts';
@@ -8,7 +8,7 @@ import { DEFAULT_RETRY_POLICY } from '../../webhooks/retry.rules.ts';
 import { generateWebhookSecret } from '../../webhooks/secret-box.ts';
 import { validateWebhookUrl } from '../../webhooks/url-guard.ts';
 import { builder } from '../builder.ts';
-import { actorOf, type Context } from '../context.ts';
+import type { Context } from '../context.ts';
 import { DeleteResult } from '../common/page.ts';
 import { parseInput } from '../common/validation.ts';
 import {
@@ -102,22 +102,7 @@ const webhookAuditFields = (w: WebhookSubscription) => ({
   secret: w.secretEncrypted,
 });
 
-function auditWebhook(
-  tx: Prisma.TransactionClient,
-  ctx: Context,
-  action: string,
-  before: WebhookSubscription | null,
-  after: WebhookSubscription | null,
-) {
-  return recordAudit(tx, {
-    workspaceId: ctx.caller.workspaceId,
-    actor: actorOf(ctx),
-    resource: 'webhook',
-    recordId: (after ?? before)!.id,
-    action,
-    changes: diff(before && webhookAuditFields(before), after && webhookAuditFields(after), ['secret']),
-  });
-}
+const auditWebhook = auditOf<WebhookSubscription>('webhook', webhookAuditFields, ['secret']);
 
 builder.mutationFields((t) => ({
   createWebhook: t.field({
