@@ -38,6 +38,8 @@ import { loadOperations } from './rest/operations.ts';
 import { restApi } from './rest/router.ts';
 import { requestOrigin } from './http/origin.ts';
 import { DEFAULT_EXPORT_OPTIONS, exporter } from './rest/export/export.stream.ts';
+import { sendFailedRows } from './rest/import/import.failed-rows.ts';
+import { DEFAULT_IMPORT_MAX_BYTES, unlessUpload } from './rest/import/import.upload.ts';
 import { restErrors, sendError } from './rest/errors.ts';
 import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
 import type { Context } from './schema/context.ts';
@@ -63,6 +65,7 @@ export interface AppDeps {
         | 'sessionMaxAgeHours'
         | 'exportMaxSeconds'
         | 'exportConcurrency'
+        | 'importMaxBytes'
       >
     >;
   logger: Logger;
@@ -140,13 +143,23 @@ export function buildApp(deps: AppDeps) {
     maxSeconds: config.exportMaxSeconds ?? DEFAULT_EXPORT_OPTIONS.maxSeconds,
     concurrency: config.exportConcurrency ?? DEFAULT_EXPORT_OPTIONS.concurrency,
   });
-  const rest = restApi({ schema, operations, onInternalError, answers, maxResponseBytes, sendExport });
+  const rest = restApi({
+    schema,
+    operations,
+    onInternalError,
+    answers,
+    maxResponseBytes,
+    sendExport,
+    sendFile: sendFailedRows,
+    importMaxBytes: config.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+  });
   v1.use(
     openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })),
     guard,
     requestOrigin(() => 'rest'),
     refuseNonUtf8Query,
-    requireJson,
+    // An import's file is a multipart body, which its route reads as it arrives.
+    unlessUpload(requireJson),
     parseJson,
     bodyErrors,
     idempotency(db.prisma, logger, deps.webhooks.box),

@@ -110,6 +110,12 @@ export interface Config {
   exportMaxSeconds: number;
   /** Exports one instance runs at once; more are answered 429. */
   exportConcurrency: number;
+  /** The largest file POST /v1/imports takes, in bytes. */
+  importMaxBytes: number;
+  /** How long a worker holds an import job without renewing its lease: a dead worker's job resumes after it. */
+  importLeaseMs: number;
+  /** Pause of the import runner when no job waits. */
+  importPollMs: number;
   /** Bearer token that /metrics requires; when unset /metrics is open and should be firewalled. */
   metricsToken: string | null;
   /** How long SIGTERM waits for requests and webhook attempts in flight before cutting them. */
@@ -196,6 +202,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     eventRetentionDays: int('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 90),
     exportMaxSeconds: positive('EXPORT_MAX_SECONDS', env.EXPORT_MAX_SECONDS, 600),
     exportConcurrency: positive('EXPORT_CONCURRENCY', env.EXPORT_CONCURRENCY, 2),
+    importMaxBytes: positive('IMPORT_MAX_BYTES', env.IMPORT_MAX_BYTES, 1024 ** 3),
+    importLeaseMs: positive('IMPORT_LEASE_SECONDS', env.IMPORT_LEASE_SECONDS, 30) * 1000,
+    importPollMs: positive('IMPORT_POLL_MS', env.IMPORT_POLL_MS, 1000),
     metricsToken: env.METRICS_TOKEN || null,
     shutdownGraceMs: int('SHUTDOWN_GRACE_MS', env.SHUTDOWN_GRACE_MS, 10_000),
     httpHeadersTimeoutMs: positive('HTTP_HEADERS_TIMEOUT_MS', env.HTTP_HEADERS_TIMEOUT_MS, 10_000),

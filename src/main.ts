@@ -21,6 +21,7 @@ import { createWebhookServices } from './webhooks/services.ts';
 import { EncryptionKeyMismatchError, verifyEncryptionKey } from './webhooks/key-check.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
+import { ImportRunner } from './imports/import-runner.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { startEventFeed } from './events/feed.ts';
 import { createEventBus } from './events/bus.ts';
@@ -117,6 +118,21 @@ async function start() {
       })
     : null;
   worker?.start();
+  // Import jobs run where webhook deliveries do: on every instance with the in-process worker, and on `npm run worker`.
+  const imports = config.workerInProcess
+    ? new ImportRunner({
+        prisma: db.prisma,
+        sql: db.sql,
+        logger,
+        bus,
+        webhooks,
+        keyCache: authenticator,
+        pollMs: config.importPollMs,
+        leaseMs: config.importLeaseMs,
+        exclusive: db.kind === 'pglite',
+      })
+    : null;
+  imports?.start();
   serve(app);
   if (tls) {
     logger.info(`CRM service on https://${config.host}:${config.port} (plain HTTP on ${plainPort} redirects)`);
@@ -169,6 +185,7 @@ async function start() {
         ...drains.map((d) => d.close(graceMs)),
         graphqlWs.dispose(),
         worker?.stop(graceMs),
+        imports?.stop(),
         control?.close(),
       ]);
       await feed?.stop();

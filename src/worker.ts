@@ -1,4 +1,4 @@
-// `npm run worker`: the webhook delivery worker alone, for running it apart from the API
+// `npm run worker`: the webhook delivery worker and the import runner alone, for running it apart from the API
 // (start the API with WEBHOOK_WORKER=false then). Several may run against one PostgreSQL.
 import { Redis } from 'ioredis';
 import { config } from './config.ts';
@@ -10,6 +10,8 @@ import { verifyEncryptionKey } from './webhooks/key-check.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { StartupError } from './startup-error.ts';
+import { ImportRunner } from './imports/import-runner.ts';
+import { createEventBus } from './events/bus.ts';
 
 const logger = createLogger(config.logLevel);
 
@@ -31,12 +33,27 @@ try {
     notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }),
   });
   worker.start();
-  logger.info({ pid: process.pid }, 'webhook delivery worker started');
+  const bus = createEventBus(config.redisUrl, { logger });
+  const imports = new ImportRunner({
+    prisma: db.prisma,
+    sql: db.sql,
+    logger,
+    bus,
+    webhooks,
+    // Imports revoke no keys: there is no cache of them here to drop.
+    keyCache: { forget: () => {}, forgetWorkspace: () => {} },
+    pollMs: config.importPollMs,
+    leaseMs: config.importLeaseMs,
+    exclusive: db.kind === 'pglite',
+  });
+  imports.start();
+  logger.info({ pid: process.pid }, 'webhook delivery and import worker started');
   const stop = async (signal: string) => {
     logger.info({ signal, graceMs: config.shutdownGraceMs }, 'stopping delivery worker');
     // Attempts still under way after the grace period are released for other workers (see DeliveryWorker.stop).
-    await worker.stop(config.shutdownGraceMs);
+    await Promise.all([worker.stop(config.shutdownGraceMs), imports.stop()]);
     await webhooks.sender.close();
+    await bus.close();
     await redis?.quit().catch(() => {});
     await db.close();
     process.exit(0);

@@ -1,5 +1,6 @@
 // Turns an Authorization header into the caller's identity, or a 401.
 import type { Db } from '../db/client.ts';
+import type { Prisma } from '../db/generated/client/client.ts';
 import { AppError } from '../errors.ts';
 import { hashApiKey, KEY_PATTERN } from './keys.ts';
 import type { Grant, Scope } from './scopes.ts';
@@ -42,6 +43,46 @@ const unauthorized = (message: string) => new AppError('unauthorized', message);
 // Verified keys are cached briefly: a key lookup per request would dominate cheap reads.
 // Expiry is still checked on every request; revocation reaches other instances within CACHE_MS.
 const CACHE_MS = 5_000;
+
+/** What a key's caller needs of its workspace. */
+export const KEY_WORKSPACE = {
+  workspace: {
+    select: {
+      id: true,
+      plan: true,
+      currency: true,
+      linkContactsByDomain: true,
+      sandbox: { select: { id: true, linkContactsByDomain: true } },
+    },
+  },
+} as const satisfies Prisma.ApiKeyInclude;
+
+type KeyWithWorkspace = Prisma.ApiKeyGetPayload<{ include: typeof KEY_WORKSPACE }>;
+
+/** The caller a key acts as; null when it is revoked or its sandbox is gone. Expiry is the caller's to check. */
+export function callerOfKey(key: KeyWithWorkspace): KeyCaller | null {
+  if (key.revokedAt) return null;
+  const sandboxId = key.workspace.sandbox?.id;
+  if (key.sandbox && !sandboxId) return null;
+  return {
+    keyId: key.id,
+    keyName: key.name,
+    scope: key.scope as Scope,
+    permissions: key.permissions,
+    workspaceId: key.sandbox ? sandboxId! : key.workspaceId,
+    accountId: key.workspaceId,
+    plan: key.workspace.plan,
+    currency: key.workspace.currency,
+    sandbox: key.sandbox,
+    linkContactsByDomain: key.sandbox
+      ? key.workspace.sandbox!.linkContactsByDomain
+      : key.workspace.linkContactsByDomain,
+    userId: key.userId,
+    sessionId: null,
+    expiresAt: key.expiresAt,
+    user: null,
+  };
+}
 const LAST_USED_EVERY_MS = 60_000;
 
 export class Authenticator {
@@ -83,41 +124,8 @@ export class Authenticator {
   }
 
   private async load(hash: string): Promise<KeyCaller | null> {
-    const key = await this.prisma.apiKey.findUnique({
-      where: { hash },
-      include: {
-        workspace: {
-          select: {
-            id: true,
-            plan: true,
-            currency: true,
-            linkContactsByDomain: true,
-            sandbox: { select: { id: true, linkContactsByDomain: true } },
-          },
-        },
-      },
-    });
-    if (!key || key.revokedAt) return null;
-    const sandboxId = key.workspace.sandbox?.id;
-    if (key.sandbox && !sandboxId) return null;
-    return {
-      keyId: key.id,
-      keyName: key.name,
-      scope: key.scope as Scope,
-      permissions: key.permissions,
-      workspaceId: key.sandbox ? sandboxId! : key.workspaceId,
-      accountId: key.workspaceId,
-      plan: key.workspace.plan,
-      currency: key.workspace.currency,
-      sandbox: key.sandbox,
-      linkContactsByDomain: key.sandbox
-        ? key.workspace.sandbox!.linkContactsByDomain
-        : key.workspace.linkContactsByDomain,
-      userId: key.userId,
-      sessionId: null,
-      expiresAt: key.expiresAt,
-      user: null,
-    };
+    const key = await this.prisma.apiKey.findUnique({ where: { hash }, include: KEY_WORKSPACE });
+    return key ? callerOfKey(key) : null;
   }
 
   private touch(keyId: string, now: number): void {

@@ -51,6 +51,15 @@ const RESOURCE_OF_RECORD: Record<string, Resource> = {
   activity: 'activities',
 };
 
+const IMPORTED: readonly Resource[] = ['contacts', 'companies', 'deals'];
+
+/** An import's event needs the resource it imported into; without its data, each such resource. */
+function importNeeds(data: unknown): readonly Resource[] {
+  const imported = data && typeof data === 'object' ? (data as { import?: { resource?: unknown } }).import : undefined;
+  const resource = imported?.resource;
+  return typeof resource === 'string' && IMPORTED.includes(resource as Resource) ? [resource as Resource] : IMPORTED;
+}
+
 /** The resource of the record a task is related to; its name is in the task's record. */
 const RELATED_RESOURCE: Record<string, Resource> = { contact: 'contacts', deal: 'deals' };
 
@@ -68,6 +77,7 @@ function relatedType(record: unknown): string | undefined {
  * they will carry, only a key that may read everything may receive them.
  */
 export function eventNeeds(name: string, data?: unknown): readonly Resource[] {
+  if (name.startsWith('import.')) return importNeeds(data);
   const resource = RESOURCE_OF_RECORD[name.split('.')[0]];
   if (!resource) return RESOURCES;
   if (resource !== 'tasks') return [resource];

@@ -26,6 +26,7 @@ export const EMITTED_EVENTS = [
   'task.overdue',
   'task.deleted',
   'activity.logged',
+  'import.completed',
 ] as const;
 
 /** Names from the specification that subscriptions may list although nothing emits them yet. */

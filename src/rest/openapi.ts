@@ -27,6 +27,7 @@ import {
   successEnvelope,
   writeSuccessHeaders,
 } from './openapi/components.ts';
+import type { z } from 'zod';
 import { queryParameters, requestSchema, type JsonSchema, type Parameter } from './openapi/request.ts';
 import { ResponseSchemas } from './openapi/response.ts';
 import { webhooksSection } from './openapi/webhooks.ts';
@@ -107,6 +108,9 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   'Audit log':
     'Every write of the workspace, with who made it, from which request and address, and the fields it changed ' +
     '(full-access keys only).',
+  Imports:
+    'Files of contacts, companies or deals (CSV or JSON Lines, up to 1 GiB) imported in the background, ' +
+    'with progress, and the rows that could not be imported listed with their reasons. See docs/imports.md.',
   Webhooks: 'Subscriptions that receive signed events, their delivery logs, test sends and redeliveries.',
   Settings: "The workspace's settings, such as linking new contacts to companies by e-mail domain.",
 };
@@ -121,6 +125,33 @@ const EXPORT_CONTENT = {
   'text/csv': { schema: { type: 'string', description: 'A header row, then one row per record.' } },
   'application/x-ndjson': { schema: { type: 'string', description: 'One JSON record per line.' } },
 };
+
+const FILE_CONTENT = {
+  'text/csv': {
+    schema: {
+      type: 'string',
+      description: 'A header row (error, line, then the columns of the file), then one row per row not imported.',
+    },
+  },
+};
+
+/** A multipart upload: the file, and the settings as form fields (an object one as JSON text). */
+function uploadSchema(settings: z.ZodType): JsonSchema {
+  const fields = requestSchema(settings);
+  return {
+    ...fields,
+    properties: {
+      file: {
+        type: 'string',
+        format: 'binary',
+        contentMediaType: 'application/octet-stream',
+        description: 'The file: CSV with a header row, or JSON Lines; UTF-8; up to IMPORT_MAX_BYTES (1 GiB)',
+      },
+      ...(fields.properties as object),
+    },
+    required: ['file', ...((fields.required as string[] | undefined) ?? [])],
+  };
+}
 
 /** The operation's description: its GraphQL root field's, which every root field has (the schema linter checks). */
 function descriptionOf(route: RestRoute, op: Operation): string {
@@ -191,7 +222,7 @@ function dataSchema(route: RestRoute, op: Operation, responses: ResponseSchemas)
 
 /** Fails the start when a route's operation takes input the route table does not describe. */
 function assertDescribed(route: RestRoute, op: Operation): void {
-  if (op.variables.has('input') && !route.body)
+  if (op.variables.has('input') && !route.body && !route.upload)
     throw new Error(`Route ${route.method} ${route.path} takes a body: name its zod schema in routes.ts (body)`);
   if (op.variables.has('filter') && !route.query)
     throw new Error(`Route ${route.method} ${route.path} takes filters: name their zod schema in routes.ts (query)`);
@@ -261,7 +292,8 @@ function describeRoute(
     ...pageParameters(op, route, fieldNames),
   ];
   // Every POST and PUT takes an Idempotency-Key (src/http/idempotency.ts): a replay, or 409/422.
-  const writes = (route.method === 'POST' || route.method === 'PUT') && !route.export;
+  // (Not an upload: its file is read as it arrives, and a key's replay would need it kept whole.)
+  const writes = (route.method === 'POST' || route.method === 'PUT') && !route.export && !route.upload;
   if (writes) parameters.push(IDEMPOTENCY_KEY);
   // A record's version is its ETag; writes of one record may be conditional, reads of one may answer 304.
   const tagged = carriesVersion(route, data, responses);
@@ -285,10 +317,28 @@ function describeRoute(
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${name}` } } },
     };
   }
+  if (route.upload) {
+    const name = `${route.operation}Body`;
+    bodies[name] = uploadSchema(route.upload.body);
+    operation.requestBody = {
+      required: true,
+      content: {
+        'multipart/form-data': {
+          schema: { $ref: `#/components/schemas/${name}` },
+          encoding: {
+            file: { contentType: 'text/csv, application/x-ndjson, application/octet-stream' },
+            mapping: { contentType: 'application/json' },
+          },
+        },
+      },
+    };
+  }
   const success = route.statuses ?? [typeof route.status === 'number' ? route.status : 200];
   const content = route.export
     ? EXPORT_CONTENT
-    : { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
+    : route.file
+      ? FILE_CONTENT
+      : { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
   const headers = { ...(writes ? writeSuccessHeaders : commonHeaders), ...(tagged ? etagHeader : {}) };
   const preconditions = route.ifMatch || notModified ? [400] : [];
   operation.responses = {

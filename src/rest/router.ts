@@ -43,6 +43,8 @@ import { answerVersion, etagOf, noneMatchHolds, parsePrecondition } from '../htt
 import type { InProcessContext } from '../graphql/in-process.ts';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../schema/common/pagination.ts';
 import type { SendExport } from './export/export.stream.ts';
+import { discardUpload, receiveUpload, type Upload } from './import/import.upload.ts';
+import type { SendFile } from './import/import.failed-rows.ts';
 
 type Execute = (args: ExecutionArgs) => ExecutionResult | Promise<ExecutionResult>;
 
@@ -231,6 +233,10 @@ export interface RestOptions {
   maxResponseBytes: number;
   /** Writes the file of an `export` route. */
   sendExport: SendExport;
+  /** Writes the file of a `file` route. */
+  sendFile: SendFile;
+  /** The largest file POST /v1/imports takes (IMPORT_MAX_BYTES). */
+  importMaxBytes: number;
 }
 
 /**
@@ -297,9 +303,19 @@ export function restApi(opts: RestOptions): {
       return sendError(res, new AppError('not_found', `No route ${req.method} ${req.originalUrl.split('?')[0]}`));
     }
     res.locals.route = req.baseUrl + route.path;
+    let upload: Upload | null = null;
+    let context: Context | null = null;
     try {
       const params = Object.fromEntries(route.paramNames.map((n, i) => [n, decodeParam(n, match![i + 1])]));
+      if (!pipeline) throw new Error("The REST plugin is not one of yoga's plugins");
+      const enveloped = pipeline({ req, res, inProcess: true });
+      const contextOf = async () => (context ??= (await enveloped.contextFactory()) as Context);
       let body: unknown = req.body;
+      // An upload's file is stored first; its settings are the body from there on.
+      if (route.upload) {
+        upload = await receiveUpload(req, await contextOf(), opts.importMaxBytes);
+        body = { ...upload.settings, upload_id: upload.uploadId, filename: upload.filename ?? undefined };
+      }
       if (route.method === 'POST' || route.method === 'PUT') {
         if (body === undefined) body = {};
         if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -335,9 +351,7 @@ export function restApi(opts: RestOptions): {
         if (!aside) throw err;
         variableValues = route.typed({ ...given, input: aside.body });
       }
-      if (!pipeline) throw new Error("The REST plugin is not one of yoga's plugins");
-      const enveloped = pipeline({ req, res, inProcess: true });
-      const ctx = (await enveloped.contextFactory()) as Context;
+      const ctx = await contextOf();
       // An export checks the list's variables as the list does, then streams its file itself.
       if (route.export) {
         await opts.sendExport(req, res, ctx, route.export, variableValues, fields);
@@ -354,6 +368,11 @@ export function restApi(opts: RestOptions): {
       if (failure) throw toAppError(failure);
       // The field's object as the operation's selection shaped it: a record, a page (`list`) or a bulk answer.
       const value = (result.data as Record<string, Record<string, unknown>>)[route.field];
+      if (route.file) {
+        await opts.sendFile(res, ctx, route.file, value);
+        return;
+      }
+      if (upload) res.setHeader('Location', `${req.baseUrl}/imports/${encodeURIComponent(String(value.id))}`);
       if (aside) answerUnfitRows(value as unknown as BulkAnswer, aside);
       // A single record's answer names its version as the ETag; an unchanged one is a 304 without a body.
       const version = route.list ? undefined : answerVersion(value);
@@ -391,6 +410,8 @@ export function restApi(opts: RestOptions): {
       }
       return sendData(res, status, fields ? pickFields(value, fields) : value, extra);
     } catch (err) {
+      // A refused upload is not kept (createImport discards one it refuses; this, one refused before it ran).
+      if (upload && context) await discardUpload(context, upload.uploadId);
       const appErr = err instanceof AppError ? err : internalError(err);
       if (appErr.code === 'internal_error') opts.onInternalError(appErr.cause ?? err, req);
       // A streamed export that failed after its first bytes has cut its connection already.

@@ -55,6 +55,7 @@ import { userFilter } from '../schema/user/user.inputs.ts';
 import { logFilter, recoverInput, webhookCreateInput, webhookUpdateInput } from '../schema/webhook/webhook.inputs.ts';
 import { eventLogFilter } from '../schema/event/event-log.inputs.ts';
 import { auditLogFilter } from '../schema/audit/audit-log.inputs.ts';
+import { importSettings } from '../schema/import/import.inputs.ts';
 import type { ExportResource } from '../schema/export/export.sources.ts';
 import { exportInput, exportQuery } from './export/export.inputs.ts';
 
@@ -96,6 +97,13 @@ export interface RestRoute {
    * check the filter; the records are read in one snapshot and streamed, not answered as JSON.
    */
   export?: ExportResource;
+  /**
+   * The body is a multipart upload (rest/import): its file is stored as it arrives, and its other
+   * parts are the settings, which become the operation's `input` with the upload's id.
+   */
+  upload?: { body: z.ZodType };
+  /** The answer is a file the route writes itself (rest/import) once the operation has found its record. */
+  file?: 'import-failed-rows';
 }
 
 /**
@@ -614,6 +622,27 @@ export const routes: RestRoute[] = [
     variables: page(undefined, true),
     query: auditLogFilter,
     list: true,
+  },
+
+  // Imports
+  {
+    method: 'POST',
+    path: '/imports',
+    operation: 'CreateImport',
+    variables: body,
+    upload: { body: importSettings },
+    status: 202,
+    errors: [413],
+  },
+  { method: 'GET', path: '/imports', operation: 'ListImports', variables: page(), list: true },
+  { method: 'GET', path: '/imports/:id', operation: 'GetImport', variables: id },
+  {
+    method: 'GET',
+    path: '/imports/:id/failed-rows',
+    operation: 'GetImport',
+    operationId: 'GetImportFailedRows',
+    variables: id,
+    file: 'import-failed-rows',
   },
 
   // Webhooks

@@ -24,6 +24,7 @@ export const builder = new SchemaBuilder<{
     EventData: OpenShape;
     AuditChanges: OpenShape;
     ErrorDetails: OpenShape;
+    ImportMapping: OpenShape;
   };
 }>({
   plugins: [PrismaPlugin],

@@ -45,6 +45,10 @@ import './custom-field/custom-field.mutations.ts';
 // The event log
 import './event/event-log.queries.ts';
 import './audit/audit-log.queries.ts';
+// Imports
+import './import/import.queries.ts';
+import './import/import.mutations.ts';
+import './import/import.subscription.ts';
 // Live events over graphql-ws
 import './subscription/events.subscription.ts';
 import './subscription/changes.subscription.ts';

@@ -66,6 +66,9 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   LoggedEvent: null,
   // The audit log answers full-access callers only (audit-log.queries.ts), who read everything.
   AuditEntry: null,
+  // A job's envelope: its root fields check read access to the kind of record it imports.
+  Import: null,
+  ImportError: null,
   User: null,
   NotificationPreferences: null,
   // Who caused a change: a key's or user's name, readable like users.

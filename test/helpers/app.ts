@@ -23,6 +23,7 @@ import type { Config } from '../../src/config.ts';
 import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
 import type { UrlPolicy } from '../../src/webhooks/url-guard.ts';
 import { DeliveryWorker } from '../../src/webhooks/worker.ts';
+import { ImportRunner } from '../../src/imports/import-runner.ts';
 import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from '../../src/webhooks/outbound-limits.ts';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -101,6 +102,8 @@ export interface TestApp {
   bus: EventBus;
   /** A delivery worker on this app's database; stopped by close(). Tests usually drive runOnce(). */
   worker(opts?: { pollMs?: number; concurrency?: number }): DeliveryWorker;
+  /** An import runner on this app's database, started; stopped by close(). */
+  importRunner(opts?: { leaseMs?: number }): ImportRunner;
   close(): Promise<void>;
 }
 
@@ -196,6 +199,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   let n = 0;
   const workers: DeliveryWorker[] = [];
+  const runners: ImportRunner[] = [];
   return {
     base,
     db,
@@ -236,8 +240,24 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       workers.push(w);
       return w;
     },
+    importRunner(runnerOpts = {}) {
+      const r = new ImportRunner({
+        prisma: db.prisma,
+        sql: db.sql,
+        logger,
+        bus,
+        webhooks,
+        keyCache: authenticator,
+        pollMs: 50,
+        leaseMs: runnerOpts.leaseMs ?? 30_000,
+        exclusive: false,
+      });
+      r.start();
+      runners.push(r);
+      return r;
+    },
     async close() {
-      await Promise.all(workers.map((w) => w.stop(1000)));
+      await Promise.all([...workers.map((w) => w.stop(1000)), ...runners.map((r) => r.stop())]);
       await graphqlWs.dispose();
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

@@ -5,7 +5,7 @@
 import type { z } from 'zod';
 import type { EventName } from '../names.ts';
 
-export type EntityType = 'contact' | 'company' | 'deal' | 'task' | 'activity' | 'note';
+export type EntityType = 'contact' | 'company' | 'deal' | 'task' | 'activity' | 'note' | 'import';
 
 declare const fromBuilder: unique symbol;
 /** Event data as only a catalogue builder makes it: a write path cannot pass a hand-made object. */

@@ -24,6 +24,7 @@ import {
 } from './deal.events.ts';
 import { companyCreated, companyDeleted, companyMerged, companyUpdated } from './company.events.ts';
 import type { EventDefinition } from './define.ts';
+import { importCompleted } from './import.events.ts';
 import { noteCreated } from './note.events.ts';
 import { taskAssigned, taskCompleted, taskCreated, taskDeleted, taskOverdue, taskUpdated } from './task.events.ts';
 
@@ -48,6 +49,7 @@ export const EVENT_CATALOGUE: { readonly [N in EventName]: EventDefinition } = {
   'deal.won': dealWon,
   'deal.lost': dealLost,
   'deal.deleted': dealDeleted,
+  'import.completed': importCompleted,
   'task.created': taskCreated,
   'task.updated': taskUpdated,
   'task.completed': taskCompleted,

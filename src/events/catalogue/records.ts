@@ -2,6 +2,7 @@
 // dealRecord, taskRecord, activityRecord) answer. These are answers, not input rules: a value
 // here was checked when it was written, so the schemas say what is stored, not how to refuse it.
 import { z } from 'zod';
+import { IMPORT_FORMATS, IMPORT_MODES, IMPORT_RESOURCES, IMPORT_STATUSES } from '../../records/import.ts';
 import { ACTIVITY_OUTCOMES, ACTIVITY_TYPES } from '../../records/activity.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES } from '../../records/contact.ts';
 import { DEAL_STATUSES } from '../../records/deal.ts';
@@ -175,6 +176,33 @@ export const NoteRecordSchema = z
     created_at: dateTime,
   })
   .describe('A note on a contact');
+
+export const ImportRecordSchema = z
+  .object({
+    id: text,
+    resource: z.enum(IMPORT_RESOURCES),
+    format: z.enum(IMPORT_FORMATS),
+    mode: z.enum(IMPORT_MODES),
+    upsert_by: optional(text).describe('The field an upsert matches records by'),
+    mapping: optional(z.record(z.string(), z.string())).describe(
+      'Column (or JSON key) to field; null when JSON lines are taken as they are',
+    ),
+    filename: optional(text),
+    status: z.enum(IMPORT_STATUSES),
+    rows_read: z.int(),
+    rows_written: z.int().describe('Rows created or updated'),
+    rows_failed: z.int().describe('Rows not imported; GET /v1/imports/:id/failed-rows lists them'),
+    rows_created: z.int(),
+    bytes_total: z.int(),
+    bytes_read: z.int(),
+    rows_per_second: optional(z.int()).describe('Over the running time so far; null before the first rows'),
+    eta_seconds: optional(z.int()).describe('Seconds left at the pace so far; 0 once completed, null when unknown'),
+    error: optional(z.object({ code: text, message: text })).describe('Why a failed import stopped'),
+    created_at: dateTime,
+    started_at: optional(dateTime),
+    finished_at: optional(dateTime),
+  })
+  .describe('An import job');
 
 /** `previous` of an `*.updated` event: the changed fields' values before the change. */
 export const previousValues = <S extends z.ZodObject>(record: S) =>

@@ -5,6 +5,7 @@ import {
   type Activity,
   type Company,
   type Contact,
+  type Import,
   type Note,
   type User,
 } from '../../db/generated/client/client.ts';
@@ -163,6 +164,40 @@ export function sampleNote(): Note {
     createdBy: 'usr_sample',
     version: 1,
     createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export function sampleImport(): Import {
+  const now = new Date();
+  return {
+    id: 'imp_sample',
+    workspaceId: WORKSPACE,
+    keyId: 'key_sample',
+    userId: null,
+    origin: { via: 'rest', requestId: 'req_sample', ip: '127.0.0.1' },
+    resource: 'contacts',
+    format: 'csv',
+    mode: 'upsert',
+    upsertBy: 'email',
+    mapping: { 'E-mail': 'email', 'First name': 'first_name' },
+    filename: 'contacts.csv',
+    columns: ['E-mail', 'First name'],
+    status: 'completed',
+    error: null,
+    bytesTotal: 2048n,
+    bytesDone: 2048n,
+    linesDone: 41,
+    rowsRead: 40,
+    rowsWritten: 39,
+    rowsFailed: 1,
+    rowsCreated: 30,
+    runSeconds: 0.5,
+    leaseToken: null,
+    leaseUntil: null,
+    createdAt: now,
+    startedAt: now,
+    finishedAt: now,
     updatedAt: now,
   };
 }

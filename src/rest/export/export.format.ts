@@ -35,7 +35,8 @@ const escaped = (c: string) => `\\u${c.charCodeAt(0).toString(16)}`;
 const NEEDS_QUOTES = /[",\r\n]/;
 
 const field = (text: string) => (NEEDS_QUOTES.test(text) ? `"${text.replace(/"/g, '""')}"` : text);
-const row = (cells: string[]) => cells.map(field).join(',') + '\r\n';
+/** One CSV line of `cells`, quoted as RFC 4180 says. */
+export const csvRow = (cells: string[]) => cells.map(field).join(',') + '\r\n';
 
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
@@ -92,10 +93,10 @@ export function exportWriter(format: ExportFormat, fields: readonly string[], cu
   }
   const columns = columnsOf(fields, customKeys);
   return {
-    head: () => row(columns.map((c) => c.name)),
+    head: () => csvRow(columns.map((c) => c.name)),
     page: (records: ExportRecord[]) => {
       let out = '';
-      for (const r of records) out += row(columns.map((c) => cell(c.read(r))));
+      for (const r of records) out += csvRow(columns.map((c) => cell(c.read(r))));
       return out;
     },
   } satisfies ExportWriter;

@@ -183,11 +183,18 @@ function failure(err: unknown): AppError {
   return internalError(err);
 }
 
+/**
+ * Statements to run in the transaction that commits a batch's writes, after them, given the
+ * answers: the whole batch then commits in that one transaction (imports keep their progress so).
+ * Its failure, or the database's, rolls the batch back and is thrown.
+ */
+export type BatchCommit = (query: SqlQuery, results: readonly BatchResult[]) => Promise<void>;
+
 export async function runBatch<C, U>(
   ctx: Context,
   resource: BatchResource<C, U>,
   input: BatchInput,
-  /** Operations the REST layer found unfit for their type (answered with those problems). */
+  commit?: BatchCommit,
 ): Promise<BatchAnswer> {
   const { operations, dry_run: dryRun, atomic } = input;
   await resource.prepare(
@@ -201,7 +208,7 @@ export async function runBatch<C, U>(
     id: null,
     error: null,
   }));
-  const planned = resource.plan ? await runPlan(ctx, resource, operations, results, dryRun, atomic) : null;
+  const planned = resource.plan ? await runPlan(ctx, resource, operations, results, dryRun, atomic, commit) : null;
   if (planned) return planned;
   const run = (from: number, to: number) => async (tx: Tx) => {
     for (let index = from; index < to; index++) {
@@ -223,18 +230,19 @@ export async function runBatch<C, U>(
       }
     }
     if (dryRun) throw new DryRunDone();
+    if (commit) await commit(prismaQuery(tx), results);
   };
   try {
     // All or nothing (and a dry run, rolled back whole) is one transaction. Otherwise operations
     // commit in chunks, so a batch of slow writes does not hold the database (on PGlite, its one
     // connection) from every other request for its whole length.
-    const chunk = atomic || dryRun ? operations.length : CHUNK;
+    const chunk = atomic || dryRun || commit ? operations.length : CHUNK;
     for (let from = 0; from < operations.length; from += chunk) {
       const to = Math.min(from + chunk, operations.length);
       try {
         await ctx.prisma.$transaction(run(from, to), { timeout: 120_000, maxWait: 10_000 });
       } catch (err) {
-        if (atomic || dryRun) throw err;
+        if (atomic || dryRun || commit) throw err;
         // The database failed (unreachable, a fault): this chunk was rolled back and the rest is
         // not run. Each says so; the chunks before it stay applied, as their answers say.
         const error = errorInfo(failure(err));
@@ -278,6 +286,7 @@ async function runPlan<C, U>(
   results: BatchResult[],
   dryRun: boolean,
   atomic: boolean,
+  commit: BatchCommit | undefined,
 ): Promise<BatchAnswer | null> {
   const plan = await resource.plan!(ctx, operations);
   if (!plan) return null;
@@ -302,7 +311,10 @@ async function runPlan<C, U>(
   if (dryRun || rolledBack) return { results, applied: 0, failed, created: 0, dry_run: dryRun };
   let written = true;
   try {
-    await ctx.sql.transaction((query) => plan.write(query));
+    await ctx.sql.transaction(async (query) => {
+      await plan.write(query);
+      if (commit) await commit(query, results);
+    });
   } catch (err) {
     // Another writer came between: it changed a record the plan read, took a key the plan found
     // free, or locked rows in the other order (a deadlock PostgreSQL broke by ending this
@@ -333,6 +345,11 @@ function forgetRolledBackHolder(results: BatchResult[], failedAt: number): void 
     message: `${error.message}: operation ${maker.index} of this batch took it, and was rolled back`,
     details: details as ErrorInfo['details'],
   };
+}
+
+/** Plain SQL in a Prisma transaction, for a BatchCommit. */
+function prismaQuery(tx: Tx): SqlQuery {
+  return <R>(text: string, params: unknown[] = []) => tx.$queryRawUnsafe<R[]>(text, ...params);
 }
 
 class AtomicFailure extends Error {

@@ -7,6 +7,7 @@ import { ERROR_CODES } from '../../errors.ts';
 import type { Actor } from '../../events/outbox.ts';
 import { builder } from '../builder.ts';
 import { BATCH_OPS } from '../batch/batch.inputs.ts';
+import { IMPORT_FORMATS, IMPORT_MODES, IMPORT_RESOURCES, IMPORT_STATUSES, UPSERT_KEYS } from '../../records/import.ts';
 import { EVENT_RESOURCES } from '../event/event-log.inputs.ts';
 import { CONTACT_SOURCES, CONTACT_STATUSES, MERGE_STRATEGIES } from '../../records/contact.ts';
 import { CUSTOM_FIELD_TYPES } from '../custom-field/custom-field.rules.ts';
@@ -124,4 +125,25 @@ export const ExternalIdUpsertKey = closedSet(
   'ExternalIdUpsertKey',
   ['external_id'],
   'The field of its data that an upsert finds the record by: its external_id.',
+);
+export const ImportResource = closedSet(
+  'ImportResource',
+  IMPORT_RESOURCES,
+  'The kind of record an import creates or updates.',
+);
+export const ImportFormat = closedSet('ImportFormat', IMPORT_FORMATS, 'The format of an imported file.');
+export const ImportMode = closedSet(
+  'ImportMode',
+  IMPORT_MODES,
+  'Whether each row creates a record, or updates the record its upsert key matches and creates one otherwise.',
+);
+export const ImportUpsertKey = closedSet(
+  'ImportUpsertKey',
+  [...new Set(Object.values(UPSERT_KEYS).flat())],
+  'The field an upsert import matches records by: email (contacts), domain (companies), external_id (any).',
+);
+export const ImportStatus = closedSet(
+  'ImportStatus',
+  IMPORT_STATUSES,
+  'Where an import job stands: queued, running, completed (every row read) or failed (stopped).',
 );

@@ -110,6 +110,13 @@ export const ErrorDetails = openShape(
   },
 );
 
+export const ImportMapping = openShape(
+  'ImportMapping',
+  'Which field each column of an imported file fills: column name (for JSON Lines, key) → field ' +
+    '(first_name, address.city, custom_fields.<key>); null or an empty string leaves the column out.',
+  { type: 'object', additionalProperties: { type: ['string', 'null'], maxLength: 255 }, maxProperties: 1000 },
+);
+
 export const OPEN_SHAPES = [
   CustomFieldValues,
   CustomFieldConditions,
@@ -118,6 +125,7 @@ export const OPEN_SHAPES = [
   EventData,
   AuditChanges,
   ErrorDetails,
+  ImportMapping,
 ];
 
 /** The JSON Schema of each open shape, by scalar name. */
