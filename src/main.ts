@@ -21,7 +21,7 @@ import { createWebhookServices } from './webhooks/services.ts';
 import { EncryptionKeyMismatchError, verifyEncryptionKey } from './webhooks/key-check.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
-import { ImportRunner } from './imports/import-runner.ts';
+import { batchesInFlight, ImportRunner } from './imports/import-runner.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { startEventFeed } from './events/feed.ts';
 import { createEventBus } from './events/bus.ts';
@@ -130,6 +130,7 @@ async function start() {
         pollMs: config.importPollMs,
         leaseMs: config.importLeaseMs,
         exclusive: db.kind === 'pglite',
+        batchesInFlight: batchesInFlight(db.kind),
       })
     : null;
   imports?.start();

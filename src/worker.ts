@@ -10,7 +10,7 @@ import { verifyEncryptionKey } from './webhooks/key-check.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { StartupError } from './startup-error.ts';
-import { ImportRunner } from './imports/import-runner.ts';
+import { batchesInFlight, ImportRunner } from './imports/import-runner.ts';
 import { createEventBus } from './events/bus.ts';
 
 const logger = createLogger(config.logLevel);
@@ -45,6 +45,7 @@ try {
     pollMs: config.importPollMs,
     leaseMs: config.importLeaseMs,
     exclusive: db.kind === 'pglite',
+    batchesInFlight: batchesInFlight(db.kind),
   });
   imports.start();
   logger.info({ pid: process.pid }, 'webhook delivery and import worker started');

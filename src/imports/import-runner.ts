@@ -47,6 +47,12 @@ const RESOURCES: Record<ImportResource, BatchResource<unknown, unknown>> = {
  */
 const BATCH_ROWS: Record<ImportResource, number> = { contacts: 1000, companies: 200, deals: 200 };
 
+/**
+ * Batches of one job written at once: on PostgreSQL one is written while the next is read and
+ * prepared, using both the database's and the process's time; PGlite's one connection writes one at a time.
+ */
+export const batchesInFlight = (kind: 'pglite' | 'postgres') => (kind === 'pglite' ? 1 : 2);
+
 export interface ImportRunnerOptions {
   prisma: Db;
   sql: SqlClient;
@@ -60,6 +66,8 @@ export interface ImportRunnerOptions {
   leaseMs: number;
   /** The database is this process's alone (PGlite): a job left running was this process's, and resumes at once. */
   exclusive: boolean;
+  /** Batches of one job written at once (1 on PGlite, whose one connection writes one at a time). */
+  batchesInFlight: number;
 }
 
 /** This worker's lease on the job ended (it was paused past it): another worker has the job. */
@@ -183,7 +191,7 @@ export class ImportRunner {
 
   private async readAll(job: Import): Promise<void> {
     const resource = job.resource as ImportResource;
-    let ctx = await this.contextOf(job).catch(stopWith);
+    const ctx = await this.contextOf(job).catch(stopWith);
     const defs = await definitionsLoader(ctx).load(ctx.caller.accountId);
     const reader: RowReader = {
       format: job.format as 'csv' | 'jsonl',
@@ -198,54 +206,93 @@ export class ImportRunner {
       line: job.linesDone + 1,
       maxBytes: IMPORT_ROW_MAX_BYTES,
     });
-    const progress = {
-      bytesDone: Number(job.bytesDone),
-      linesDone: job.linesDone,
-      row: job.rowsRead + 1,
-      clock: performance.now(),
+    let progress: Progress = { bytesDone: Number(job.bytesDone), linesDone: job.linesDone, row: job.rowsRead + 1 };
+    const clock = { at: performance.now() };
+    // Batches in flight: each writes while the next is read, and commits after the one before it.
+    const inFlight = new Set<InFlight>();
+    let previous: Promise<void> = Promise.resolve();
+    let failure: unknown = null;
+    const settle = async () => {
+      await Promise.race([...inFlight].map((f) => f.settled));
     };
-    let batch: RawRecord[] = [];
-    const flush = async () => {
+    const launch = async (batch: RawRecord[]) => {
       if (this.stopping) throw new Stopping();
       // Each batch writes as the caller is now: a revoked key or a lost permission stops the job.
-      ctx = await this.contextOf(job).catch(stopWith);
-      await this.writeBatch(ctx, job, readRows(reader, batch, progress.row), progress);
-      batch = [];
+      const ctx = await this.contextOf(job).catch(stopWith);
+      const rows = readRows(reader, batch, progress.row);
+      const keys = uniqueKeys(rows);
+      // Two batches in flight never write the same record (or take the same unique value), so
+      // neither waits for a lock the other holds while it waits for the other to commit first.
+      while (inFlight.size >= this.opts.batchesInFlight || [...inFlight].some((f) => overlaps(f.keys, keys)))
+        await settle();
+      if (failure) throw failure;
+      const after = previous;
+      const from = progress;
+      progress = nextProgress(from, rows);
+      const written = this.writeBatch(ctx, job, rows, from, progress, after, clock);
+      const entry: InFlight = {
+        keys,
+        settled: written.then(
+          () => {},
+          () => {},
+        ),
+      };
+      inFlight.add(entry);
+      previous = written;
+      written.then(
+        () => inFlight.delete(entry),
+        (err: unknown) => {
+          inFlight.delete(entry);
+          failure ??= err;
+        },
+      );
     };
     try {
+      let batch: RawRecord[] = [];
       for await (const record of records) {
+        if (failure) break;
         batch.push(record);
-        if (batch.length >= BATCH_ROWS[resource]) await flush();
+        if (batch.length >= BATCH_ROWS[resource]) {
+          await launch(batch);
+          batch = [];
+        }
       }
-      if (batch.length) await flush();
+      if (batch.length && !failure) await launch(batch);
     } catch (err) {
-      if (!(err instanceof Stopping)) throw err;
-      await this.release(job);
-      return;
+      failure ??= err;
     }
+    while (inFlight.size) await settle();
+    if (failure instanceof Stopping) return this.release(job);
+    if (failure) throw failure;
     await this.finish(job, null);
   }
 
-  private async writeBatch(ctx: Context, job: Import, rows: ImportRow[], progress: Progress): Promise<void> {
+  /**
+   * Writes one batch, committing it with the job's progress from `from` to `to` once `after` (the
+   * batch before it) has committed: a batch that fails, or whose predecessor failed, is rolled back.
+   */
+  private async writeBatch(
+    ctx: Context,
+    job: Import,
+    rows: ImportRow[],
+    from: Progress,
+    to: Progress,
+    after: Promise<void>,
+    clock: { at: number },
+  ): Promise<void> {
     const valid = rows.filter((r) => r.data);
     const operations: BatchOperation[] = valid.map((r) =>
       job.mode === 'upsert'
         ? { op: 'upsert', upsert_by: job.upsertBy!, data: r.data! }
         : { op: 'create', data: r.data! },
     );
-    const last = rows[rows.length - 1];
-    const next = {
-      bytesDone: last.end,
-      linesDone: progress.linesDone + rows.reduce((n, r) => n + r.lines, 0),
-      row: progress.row + rows.length,
-      clock: 0,
-    };
     const commit = async (query: SqlQuery, results: readonly BatchResult[]) => {
+      await after;
       results.forEach((result, i) => (valid[i].error = result.error ? describe(result) : null));
       const failed = rows.filter((r) => r.error);
       const created = results.filter((r) => !r.error && r.status === 201).length;
-      next.clock = performance.now();
-      const seconds = (next.clock - progress.clock) / 1000;
+      const now = performance.now();
+      const seconds = (now - clock.at) / 1000;
       const updated = await query(
         `UPDATE imports SET bytes_done = $3, lines_done = $4, rows_read = rows_read + $5,
           rows_written = rows_written + $6, rows_failed = rows_failed + $7, rows_created = rows_created + $8,
@@ -254,17 +301,18 @@ export class ImportRunner {
         [
           job.id,
           job.leaseToken,
-          next.bytesDone,
-          next.linesDone,
+          to.bytesDone,
+          to.linesDone,
           rows.length,
           rows.length - failed.length,
           failed.length,
           created,
           seconds,
-          progress.bytesDone,
+          from.bytesDone,
         ],
       );
       if (!updated.length) throw new LeaseLost();
+      clock.at = now;
       if (failed.length)
         await query(
           `INSERT INTO import_failed_rows (import_id, row, line, cells, error)
@@ -276,7 +324,6 @@ export class ImportRunner {
     if (operations.length)
       await runBatch(ctx, RESOURCES[job.resource as ImportResource], batchInput(operations), commit);
     else await this.opts.sql.transaction((query) => commit(query, []));
-    Object.assign(progress, next);
   }
 
   /** The job is over: completed, or failed with `error`; its import.completed event is written with it. */
@@ -313,13 +360,51 @@ export class ImportRunner {
   }
 }
 
-/** Where a job stands: the offset and line past the last committed row, the next row's number. */
+/** Where a job stands: the offset and line past the last row read, the next row's number. */
 interface Progress {
   bytesDone: number;
   linesDone: number;
   row: number;
-  /** When the last batch committed (or the job started), for the job's running time. */
-  clock: number;
+}
+
+function nextProgress(from: Progress, rows: ImportRow[]): Progress {
+  return {
+    bytesDone: rows[rows.length - 1].end,
+    linesDone: from.linesDone + rows.reduce((n, r) => n + r.lines, 0),
+    row: from.row + rows.length,
+  };
+}
+
+interface InFlight {
+  /** The unique values (emails, domains, external ids) its rows write. */
+  keys: Set<string>;
+  /** Resolves when it committed or failed. */
+  settled: Promise<void>;
+}
+
+/** Fields whose values are unique in a workspace, as the batch writes normalise them. */
+const UNIQUE_FIELDS = ['email', 'domain', 'external_id'] as const;
+
+function uniqueKeys(rows: ImportRow[]): Set<string> {
+  const keys = new Set<string>();
+  for (const r of rows)
+    for (const field of UNIQUE_FIELDS) {
+      const value = r.data?.[field];
+      if (typeof value === 'string')
+        keys.add(
+          `${field}:${value
+            .trim()
+            .toLowerCase()
+            .replace(/^www\./, '')}`,
+        );
+    }
+  return keys;
+}
+
+function overlaps(a: Set<string>, b: Set<string>): boolean {
+  const [small, large] = a.size < b.size ? [a, b] : [b, a];
+  for (const k of small) if (large.has(k)) return true;
+  return false;
 }
 
 /** The job stops at the end of the batch under way: the service is shutting down. */

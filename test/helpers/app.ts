@@ -23,7 +23,7 @@ import type { Config } from '../../src/config.ts';
 import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
 import type { UrlPolicy } from '../../src/webhooks/url-guard.ts';
 import { DeliveryWorker } from '../../src/webhooks/worker.ts';
-import { ImportRunner } from '../../src/imports/import-runner.ts';
+import { batchesInFlight, ImportRunner } from '../../src/imports/import-runner.ts';
 import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from '../../src/webhooks/outbound-limits.ts';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -251,6 +251,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
         pollMs: 50,
         leaseMs: runnerOpts.leaseMs ?? 30_000,
         exclusive: false,
+        batchesInFlight: batchesInFlight(db.kind),
       });
       r.start();
       runners.push(r);
