@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect } from 'vitest';
 import { uniqueEmail, type TestApp, type TestWorkspace } from './helpers/app.ts';
 import { it } from './helpers/fixtures.ts';
+import { subscribe } from './helpers/subscriptions.ts';
 
 type Settings = Record<string, string | object>;
 
@@ -113,5 +114,199 @@ describe('a CSV of contacts', () => {
     expect(byLine.get(10)![0]).toMatch(/already exists.*con_/);
     expect(byLine.get(10)!.slice(2, 4)).toEqual(['Again', a]);
     expect(byLine.size).toBe(6);
+  });
+});
+
+describe('settings and the file', () => {
+  const csvOf = (...lines: string[]) => `${lines.join('\n')}\n`;
+
+  it('refuses settings that do not fit the file at once, and keeps nothing of the upload', async ({ app }) => {
+    const ws = await app.workspace();
+    const file = csvOf('Name,Mail', `A,${uniqueEmail()}`);
+    const cases: Array<[Settings, number, RegExp]> = [
+      [{ resource: 'contacts', mapping: { Nope: 'first_name' } }, 400, /mapping\.Nope.*not a column/],
+      [{ resource: 'contacts', mapping: { Name: 'shoe_size' } }, 400, /not a field of contacts/],
+      [{ resource: 'contacts', mapping: { Name: 'email', Mail: 'email' } }, 400, /fills email/],
+      [{ resource: 'contacts', mapping: '{not json' }, 400, /JSON object/],
+      [{ resource: 'contacts' }, 400, /no column of the file is named like a field/],
+      [{ resource: 'contacts', mode: 'upsert', mapping: { Name: 'first_name', Mail: 'email' } }, 400, /upsert_by/],
+      [
+        { resource: 'contacts', mode: 'upsert', upsert_by: 'domain', mapping: { Mail: 'email' } },
+        400,
+        /email or external_id/,
+      ],
+      [
+        { resource: 'contacts', mode: 'upsert', upsert_by: 'external_id', mapping: { Mail: 'email' } },
+        400,
+        /must fill external_id/,
+      ],
+      [{ resource: 'invoices', mapping: { Mail: 'email' } }, 400, /resource/],
+      [{ resource: 'contacts', shoe: 'x', mapping: { Mail: 'email' } }, 400, /shoe.*no setting/],
+    ];
+    for (const [settings, status, message] of cases) {
+      const r = await upload(ws, app, settings.mapping === '{not json' ? file : file, settings);
+      expect(r.status, JSON.stringify(settings)).toBe(status);
+      expect(r.body.success).toBe(false);
+      expect(JSON.stringify(r.body.error), JSON.stringify(settings)).toMatch(message);
+    }
+    const empty = await upload(ws, app, '', { resource: 'contacts' });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error.details.file).toEqual(['is empty']);
+    // A form without a file, and a body that is not a form.
+    const form = new FormData();
+    form.append('resource', 'contacts');
+    const noFile = await fetch(`${app.base}/v1/imports`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ws.key}` },
+      body: form,
+    });
+    expect(noFile.status).toBe(400);
+    expect((await noFile.json()).error.details.file[0]).toMatch(/is required/);
+    const json = await ws.api('POST', '/v1/imports', { resource: 'contacts' });
+    expect(json.status).toBe(415);
+    expect(json.body.error.message).toMatch(/multipart\/form-data/);
+    // Nothing refused is kept: no job, no stored bytes.
+    const left = await app.db.sql.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM imports WHERE workspace_id = $1',
+      [ws.id],
+    );
+    expect(left[0].n).toBe(0);
+  });
+
+  it('needs write access to the resource, and shows jobs to those who may read it', async ({ app, ws }) => {
+    const reader = await ws.addKey({ scope: 'custom', permissions: ['contacts:read'] });
+    const dealsWriter = await ws.addKey({ scope: 'custom', permissions: ['deals:write'] });
+    const file = csvOf('first_name,email', `A,${uniqueEmail()}`);
+    const refused = await upload(reader, app, file, { resource: 'contacts' });
+    expect(refused.status).toBe(403);
+    const ok = await upload(ws, app, file, { resource: 'contacts' });
+    expect(ok.status, ok.text).toBe(202);
+    const id = ok.body.data.id;
+    expect((await reader.api('GET', `/v1/imports/${id}`)).status).toBe(200);
+    expect((await dealsWriter.api('GET', `/v1/imports/${id}`)).status).toBe(403);
+    expect((await dealsWriter.api('GET', `/v1/imports/${id}/failed-rows`)).status).toBe(403);
+    const list = await dealsWriter.api('GET', '/v1/imports');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((j: { id: string }) => j.id)).not.toContain(id);
+    const other = await app.workspace();
+    expect((await other.api('GET', `/v1/imports/${id}`)).status).toBe(404);
+  });
+
+  it('refuses a file over IMPORT_MAX_BYTES with 413', async ({ startApp }) => {
+    const small = await startApp({ importMaxBytes: 1000 });
+    const ws = await small.workspace();
+    const r = await upload(ws, small, `first_name,email\n${'A,a@example.com\n'.repeat(200)}`, {
+      resource: 'contacts',
+    });
+    expect(r.status).toBe(413);
+    expect(r.body.error.code).toBe('payload_too_large');
+  });
+});
+
+describe('modes and resources', () => {
+  it('upserts by email: a second file updates what the first created', async ({ app, ws }) => {
+    app.importRunner();
+    const [a, b] = [uniqueEmail(), uniqueEmail()];
+    const first = await upload(ws, app, `first_name,email\nAnn,${a}\nBob,${b}\n`, { resource: 'contacts' });
+    expect((await finished(ws, first.body.data.id)).rows_created).toBe(2);
+    const second = await upload(ws, app, `name,mail,title\nAnna,${a.toUpperCase()},CEO\nCyd,${uniqueEmail()},\n`, {
+      resource: 'contacts',
+      mode: 'upsert',
+      upsert_by: 'email',
+      mapping: { name: 'first_name', mail: 'email', title: 'job_title' },
+    });
+    const job = await finished(ws, second.body.data.id);
+    expect(job).toMatchObject({ rows_read: 2, rows_written: 2, rows_created: 1, rows_failed: 0 });
+    const list = (await ws.api('GET', '/v1/contacts?limit=100')).body.data;
+    expect(list.find((c: any) => c.email === a)).toMatchObject({ first_name: 'Anna', job_title: 'CEO' });
+  });
+
+  it('imports companies from JSON Lines and deals from CSV, each line failing alone', async ({ app, ws }) => {
+    app.importRunner();
+    const domain = `acme-${Date.now()}.example`;
+    const lines = [
+      JSON.stringify({ name: 'Acme', domain, tags: ['x'], external_id: `acme-${Date.now()}` }),
+      '[1, 2]',
+      '{"name": "Broken"',
+      JSON.stringify({ name: 'Beta', size: 'huge' }),
+      JSON.stringify({ name: 'Nul\u0000' }),
+    ].join('\r\n');
+    const companies = await upload(ws, app, `\uFEFF${lines}`, { resource: 'companies', format: 'jsonl' }, 'c.jsonl');
+    expect(companies.status, companies.text).toBe(202);
+    const job = await finished(ws, companies.body.data.id);
+    expect(job).toMatchObject({ rows_read: 5, rows_written: 1, rows_failed: 4 });
+    const rows = await failedRows(ws, job.id);
+    expect(rows[0]).toEqual(['error', 'line', 'data']);
+    expect(rows.slice(1).map((r) => r[0])).toEqual([
+      'The line is not a JSON object',
+      expect.stringMatching(/^The line is not JSON/),
+      expect.stringMatching(/size/),
+      expect.stringMatching(/control characters/),
+    ]);
+    expect(rows[2][2]).toBe('{"name": "Broken"');
+    const acme = (await ws.api('GET', `/v1/companies?limit=100`)).body.data.find((c: any) => c.domain === domain);
+    expect(acme).toMatchObject({ name: 'Acme', tags: ['x'] });
+
+    const pipeline = (await ws.api('GET', '/v1/pipelines')).body.data[0].id;
+    const deals = await upload(
+      ws,
+      app,
+      `title,value,currency,pipeline\nBig,"1,000",USD,${pipeline}\nSmall,250.5,EUR,${pipeline}\n`,
+      {
+        resource: 'deals',
+        mapping: { title: 'title', value: 'value', currency: 'currency', pipeline: 'pipeline_id' },
+      },
+    );
+    const dealJob = await finished(ws, deals.body.data.id);
+    expect(dealJob).toMatchObject({ rows_read: 2, rows_written: 1, rows_failed: 1 });
+    expect((await failedRows(ws, dealJob.id))[1][0]).toBe('Invalid fields: value: must be a JSON number');
+    const small = (await ws.api('GET', '/v1/deals?limit=100')).body.data.find((d: any) => d.title === 'Small');
+    expect(small).toMatchObject({ value: 250.5, currency: 'EUR' });
+  });
+});
+
+describe('the job as it runs', () => {
+  // On an app of its own: no runner takes the job before the test says so.
+  it('stops when its key is revoked', async ({ startApp }) => {
+    const app = await startApp({});
+    const ws = await app.workspace();
+    const key = await ws.addKey({ scope: 'custom', permissions: ['contacts:write'] });
+    const rows = Array.from({ length: 3000 }, (_, i) => `R${i},revoked.${i}.${Date.now()}@example.com`);
+    const r = await upload(key, app, `first_name,email\n${rows.join('\n')}\n`, { resource: 'contacts' });
+    expect(r.status, r.text).toBe(202);
+    await app.db.prisma.apiKey.update({ where: { id: key.id }, data: { revokedAt: new Date() } });
+    app.importRunner();
+    const job = await finished(ws, r.body.data.id);
+    expect(job).toMatchObject({ status: 'failed', rows_read: 0, error: { code: 'forbidden' } });
+    expect(job.error.message).toMatch(/revoked/);
+    const events = (await ws.api('GET', '/v1/events?type=import.completed&limit=100')).body.data;
+    const ended = events.find((e: any) => e.data.import.id === job.id);
+    expect(ended.data.import).toMatchObject({ status: 'failed', error: { code: 'forbidden' } });
+  });
+
+  it('streams its progress over GraphQL until it completes, and ends with import.completed', async ({ startApp }) => {
+    const app = await startApp({});
+    const ws = await app.workspace();
+    const rows = Array.from({ length: 2500 }, (_, i) => `P${i},progress.${i}.${Date.now()}@example.com`);
+    const r = await upload(ws, app, `first_name,email\n${rows.join('\n')}\n`, { resource: 'contacts' });
+    const sub = subscribe(
+      app.base,
+      { authorization: `Bearer ${ws.key}` },
+      'subscription ($id: ID!) { importProgress(id: $id) { id status rows_read rows_written eta_seconds } }',
+      { id: r.body.data.id },
+    );
+    await sub.waitFor((d) => d.importProgress.status === 'queued');
+    app.importRunner();
+    await sub.ended;
+    expect(sub.errors).toEqual([]);
+    const seen = sub.received.map((d) => d.importProgress);
+    expect(seen.at(-1)).toMatchObject({ status: 'completed', rows_read: 2500, rows_written: 2500, eta_seconds: 0 });
+    // Each message is a step forward.
+    for (let i = 1; i < seen.length; i++) expect(seen[i].rows_read).toBeGreaterThanOrEqual(seen[i - 1].rows_read);
+    const events = (await ws.api('GET', '/v1/events?type=import.completed&limit=100')).body.data;
+    expect(events.find((e: any) => e.data.import.id === r.body.data.id).data.import).toMatchObject({
+      status: 'completed',
+      rows_written: 2500,
+    });
   });
 });

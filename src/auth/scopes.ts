@@ -91,9 +91,12 @@ export function eventNeeds(name: string, data?: unknown): readonly Resource[] {
 
 /** The record kinds (events' `entity_type`) whose data the grant may read. */
 export function readableRecordKinds(grant: Grant): string[] {
-  return Object.entries(RESOURCE_OF_RECORD)
+  const kinds = Object.entries(RESOURCE_OF_RECORD)
     .filter(([, resource]) => allows(grant, resource, 'read'))
     .map(([kind]) => kind);
+  // An import's event: its data needs the resource it imported into, checked per event.
+  if (IMPORTED.some((r) => allows(grant, r, 'read'))) kinds.push('import');
+  return kinds;
 }
 
 /** The first of `needs` the grant may not read, if any. */

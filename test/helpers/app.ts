@@ -136,6 +136,8 @@ export interface TestAppOptions {
   graphql?: Partial<Pick<Config, 'graphqlIntrospection' | 'graphqlLimits'>>;
   /** Sees every SQL statement the app sends, for tests that count them. */
   onQuery?: OpenOptions['onQuery'];
+  /** IMPORT_MAX_BYTES; the default unless given. */
+  importMaxBytes?: number;
   /** Yoga plugins of the test's own (AppDeps.plugins). */
   plugins?: AppDeps['plugins'];
 }
@@ -176,6 +178,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     allowedHosts: opts.allowedHosts ?? null,
     graphiql: true,
     metricsToken: opts.metricsToken ?? null,
+    importMaxBytes: opts.importMaxBytes,
     ...opts.graphql,
   };
   const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({

@@ -6,7 +6,7 @@ import { EMITTED_EVENTS } from '../../events/names.ts';
 import { isoDateOrTime } from '../common/validation.ts';
 
 /** The kinds of record events are about, as events name them (`contact.updated` is about a contact). */
-export const EVENT_RESOURCES = ['contact', 'company', 'deal', 'task', 'activity'] as const;
+export const EVENT_RESOURCES = ['contact', 'company', 'deal', 'task', 'activity', 'import'] as const;
 export type EventResource = (typeof EVENT_RESOURCES)[number];
 
 /** Plural names (`contacts`, as the API's paths say) are taken too. */
@@ -16,6 +16,7 @@ const PLURALS: Record<string, EventResource> = {
   deals: 'deal',
   tasks: 'task',
   activities: 'activity',
+  imports: 'import',
 };
 
 const emitted = new Set<string>(EMITTED_EVENTS);
