@@ -216,6 +216,10 @@ export class ImportRunner {
       await Promise.race([...inFlight].map((f) => f.settled));
     };
     const launch = async (batch: RawRecord[]) => {
+      // PGlite runs in this thread, and its statements resolve without any I/O: without a turn
+      // of the event loop between batches, requests that arrive during an import would not even
+      // be read until it ends.
+      await new Promise((resolve) => setImmediate(resolve));
       if (this.stopping) throw new Stopping();
       // Each batch writes as the caller is now: a revoked key or a lost permission stops the job.
       const ctx = await this.contextOf(job).catch(stopWith);
