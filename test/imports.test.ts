@@ -296,6 +296,19 @@ describe('the job as it runs', () => {
       { id: r.body.data.id },
     );
     await sub.waitFor((d) => d.importProgress.status === 'queued');
+    // Another workspace's key, and a key that may not read contacts, get nothing of it.
+    const query = 'subscription ($id: ID!) { importProgress(id: $id) { id status rows_read } }';
+    const other = await app.workspace();
+    const dealsOnly = await ws.addKey({ scope: 'custom', permissions: ['deals:read'] });
+    for (const [key, code] of [
+      [other.key, 'not_found'],
+      [dealsOnly.key, 'forbidden'],
+    ]) {
+      const refused = subscribe(app.base, { authorization: `Bearer ${key}` }, query, { id: r.body.data.id });
+      await refused.ended;
+      expect(refused.received).toEqual([]);
+      expect(refused.errors[0]?.[0]?.extensions?.code ?? refused.errors[0]?.extensions?.code).toBe(code);
+    }
     app.importRunner();
     await sub.ended;
     expect(sub.errors).toEqual([]);
@@ -309,4 +322,26 @@ describe('the job as it runs', () => {
       rows_written: 2500,
     });
   });
+});
+
+describe('a large file', () => {
+  it('imports 100,000 contacts, each once, with their events', async ({ app }) => {
+    const ws = await app.workspace();
+    app.importRunner();
+    const tag = Date.now().toString(36);
+    const lines = Array.from({ length: 100_000 }, (_, i) => `Big${i},Row,big.${tag}.${i}@example.com,lead`);
+    const r = await upload(ws, app, `first_name,last_name,email,status\n${lines.join('\n')}\n`, {
+      resource: 'contacts',
+    });
+    expect(r.status, r.text).toBe(202);
+    const job = await finished(ws, r.body.data.id, 170_000);
+    expect(job).toMatchObject({ status: 'completed', rows_read: 100_000, rows_written: 100_000, rows_failed: 0 });
+    const [counted] = await app.db.sql.query<{ contacts: number; events: number }>(
+      `SELECT (SELECT count(*)::int FROM contacts WHERE workspace_id = $1) AS contacts,
+        (SELECT count(*)::int FROM events WHERE workspace_id = $1 AND type = 'contact.created') AS events`,
+      [ws.id],
+    );
+    expect(counted).toEqual({ contacts: 100_000, events: 100_000 });
+    console.log(`imports: 100,000 contacts at ${job.rows_per_second} rows/s`);
+  }, 180_000);
 });

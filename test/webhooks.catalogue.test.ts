@@ -180,6 +180,18 @@ async function emitEveryEvent() {
     duration: 10,
     outcome: 'connected',
   });
+
+  // An import, with a row that fails: import.completed.
+  const form = new FormData();
+  form.append('resource', 'contacts');
+  form.append('file', new Blob([`first_name,email\nImported,${uniqueEmail('imported')}\nBad,not-an-email\n`]));
+  const job = await ok('POST', '/v1/imports', form);
+  const runner = app.importRunner();
+  try {
+    await until(async () => (await ok('GET', `/v1/imports/${job.id}`)).status === 'completed', 30_000);
+  } finally {
+    await runner.stop();
+  }
 }
 
 describe('event catalogue', () => {

@@ -126,6 +126,15 @@ const EXPORT_CONTENT = {
   'application/x-ndjson': { schema: { type: 'string', description: 'One JSON record per line.' } },
 };
 
+/** Where a created job is read (POST /v1/imports). */
+const LOCATION_HEADER = {
+  Location: {
+    required: true,
+    description: 'The path of the job: GET it for its progress.',
+    schema: { type: 'string' },
+  },
+};
+
 const FILE_CONTENT = {
   'text/csv': {
     schema: {
@@ -339,7 +348,11 @@ function describeRoute(
     : route.file
       ? FILE_CONTENT
       : { 'application/json': { schema: successEnvelope(data, Boolean(route.list)) } };
-  const headers = { ...(writes ? writeSuccessHeaders : commonHeaders), ...(tagged ? etagHeader : {}) };
+  const headers = {
+    ...(writes ? writeSuccessHeaders : commonHeaders),
+    ...(tagged ? etagHeader : {}),
+    ...(route.upload ? LOCATION_HEADER : {}),
+  };
   const preconditions = route.ifMatch || notModified ? [400] : [];
   operation.responses = {
     ...Object.fromEntries(success.map((s) => [String(s), { description: STATUS_CODES[s], headers, content }])),

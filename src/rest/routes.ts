@@ -634,7 +634,8 @@ export const routes: RestRoute[] = [
     status: 202,
     errors: [413],
   },
-  { method: 'GET', path: '/imports', operation: 'ListImports', variables: page(), list: true },
+  // Any key: the list holds the jobs of the kinds of record it may read.
+  { method: 'GET', path: '/imports', operation: 'ListImports', variables: page(), list: true, anyKey: true },
   { method: 'GET', path: '/imports/:id', operation: 'GetImport', variables: id },
   {
     method: 'GET',

@@ -41,8 +41,10 @@ export function client(base: string, key?: string): Client {
   return async (method, path, body, headers = {}) => {
     const h: Record<string, string> = { ...headers };
     if (key) h.authorization = `Bearer ${key}`;
-    let payload: string | undefined;
-    if (body !== undefined) {
+    let payload: string | FormData | undefined;
+    // A form (an import's upload) goes as multipart/form-data, with the boundary fetch chooses.
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
       h['content-type'] ??= 'application/json';
       payload = typeof body === 'string' ? body : JSON.stringify(body);
     }

@@ -213,6 +213,8 @@ export function massAssignmentTests(worldOf: () => World): void {
       }
       for (const f of rootFields()) {
         if (!f.field.args.some((a) => a.name === 'input') || !VALID_INPUT[f.name]) continue;
+        // An import's input names an upload, used once: its settings are checked in test/imports.test.ts.
+        if (f.name === 'createImport') continue;
         const route = ROUTES.find((r) => r.field === f.name && r.route.body);
         expect(route, `${f.name}: no route gives its input's schema`).toBeDefined();
         const space = await freshContacts(A);

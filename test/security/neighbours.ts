@@ -16,6 +16,7 @@ import { setPassword, signIn } from '../helpers/dashboard.ts';
 import {
   apiOf,
   DASHBOARD_ONLY,
+  importForm,
   readPath,
   rootFields,
   ROUTES,
@@ -131,6 +132,7 @@ async function seedMarked(): Promise<Space> {
       : null;
   }, 30_000);
   const [event] = await ok(api('GET', '/v1/events?limit=1'), 'event log');
+  const imported = await ok(api('POST', '/v1/imports', importForm()), 'import');
   return {
     label: 'Marked',
     workspaceId: ws.id,
@@ -152,6 +154,7 @@ async function seedMarked(): Promise<Space> {
       webhook: webhook.id,
       delivery: delivered[0].id,
       event: event.id,
+      import: imported.id,
     },
   };
 }

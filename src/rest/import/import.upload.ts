@@ -5,7 +5,8 @@
 // refused or broken upload is deleted, and one a crash left behind is swept a day later.
 import busboy from 'busboy';
 import type { Request, RequestHandler } from 'express';
-import { assertAllowed, RESOURCES, type Resource } from '../../auth/scopes.ts';
+import { allows, assertAllowed, RESOURCES, type Resource } from '../../auth/scopes.ts';
+import { IMPORT_RESOURCES } from '../../records/import.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { currentOrigin } from '../../events/origin.ts';
 import { newId } from '../../ids.ts';
@@ -35,6 +36,8 @@ export const unlessUpload =
 
 /** The file stored as an upload of the caller's, and the settings sent with it. */
 export async function receiveUpload(req: Request, ctx: Context, maxBytes: number): Promise<Upload> {
+  if (!IMPORT_RESOURCES.some((r) => allows(ctx.caller, r, 'write')))
+    throw new AppError('forbidden', `This API key may not write ${IMPORT_RESOURCES.join(', ')}: it may import none`);
   if (!req.is('multipart/form-data'))
     throw new AppError(
       'unsupported_media_type',

@@ -119,6 +119,7 @@ function checkMode(input: CreateImportInput): void {
 export async function createImport(ctx: Context, raw: unknown): Promise<Import> {
   const input = parseInput(createImportInput, raw);
   const { caller } = ctx;
+  assertAllowed(caller, input.resource, 'write');
   const staged = await ctx.prisma.import.findFirst({
     where: {
       id: input.upload_id,
@@ -130,7 +131,6 @@ export async function createImport(ctx: Context, raw: unknown): Promise<Import> 
   if (!staged)
     throw new AppError('not_found', 'Upload not found: an upload starts one import, of the caller that sent it');
   try {
-    assertAllowed(caller, input.resource, 'write');
     checkMode(input);
     const csv = input.format === 'csv';
     const header = await readHeader(ctx, staged.id, csv);

@@ -2,12 +2,17 @@
 import type { Import } from '../../db/generated/client/client.ts';
 import { etaSeconds, rowsPerSecond, type ImportStatus as Status } from '../../records/import.ts';
 import { builder } from '../builder.ts';
-import { ImportFormat, ImportMode, ImportResource, ImportStatus, ImportUpsertKey } from '../common/enums.ts';
+import type { ErrorCode as ErrorCodeValue } from '../../errors.ts';
+import { ErrorCode, ImportFormat, ImportMode, ImportResource, ImportStatus, ImportUpsertKey } from '../common/enums.ts';
 
-const ImportErrorType = builder.objectRef<{ code: string; message: string }>('ImportError').implement({
+const ImportErrorType = builder.objectRef<{ code: ErrorCodeValue; message: string }>('ImportError').implement({
   description: 'Why an import job stopped.',
   fields: (t) => ({
-    code: t.exposeString('code', { description: 'forbidden (its key was revoked or lost the permission), …' }),
+    code: t.field({
+      type: ErrorCode,
+      description: 'forbidden: its key was revoked or expired, its user deactivated, or the permission taken away',
+      resolve: (e) => e.code,
+    }),
     message: t.exposeString('message'),
   }),
 });
@@ -60,7 +65,7 @@ export const ImportType = builder.objectRef<Import>('Import').implement({
       type: ImportErrorType,
       nullable: true,
       description: 'Why a failed import stopped; null unless status is failed',
-      resolve: (i) => i.error as { code: string; message: string } | null,
+      resolve: (i) => i.error as { code: ErrorCodeValue; message: string } | null,
     }),
     created_at: t.expose('createdAt', {
       type: 'DateTime',
