@@ -46,13 +46,15 @@ try {
   const out = fs.createWriteStream(file);
   out.write('first_name,last_name,email,phone,company,status,tags\n');
   for (let i = 0; i < rows; i++) {
-    const line = `First${i},Last${i},import${i}@example.com,+1415555${String(i % 10000).padStart(4, '0')},Co ${i % 997},lead,"a, b"\n`;
+    const phone = `+1415555${String(i % 10000).padStart(4, '0')}`;
+    const line = `First${i},Last${i},import${i}@example.com,${phone},Co ${i % 997},lead,"a, b"\n`;
     if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
   }
   await new Promise<void>((r) => out.end(() => r()));
   const bytes = fs.statSync(file).size;
   say(
-    `import bench: ${rows.toLocaleString('en')} contacts, ${(bytes / 1024 / 1024).toFixed(0)} MiB of CSV, ${pgUrl ? 'PostgreSQL' : 'PGlite'}`,
+    `import bench: ${rows.toLocaleString('en')} contacts, ${(bytes / 1024 / 1024).toFixed(0)} MiB of CSV, ` +
+      (pgUrl ? 'PostgreSQL' : 'PGlite'),
   );
 
   const server = await startServer(
@@ -88,7 +90,8 @@ try {
       });
       job = ((await g.json()) as { data: Record<string, any> }).data;
       say(
-        `   ${job.status}: ${job.rows_read} rows, ${job.rows_per_second ?? '-'} rows/s, eta ${job.eta_seconds ?? '-'} s`,
+        `   ${job.status}: ${job.rows_read} rows, ${job.rows_per_second ?? '-'} rows/s, ` +
+          `eta ${job.eta_seconds ?? '-'} s`,
       );
       if (job.status === 'completed' || job.status === 'failed') break;
     }

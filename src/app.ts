@@ -40,6 +40,7 @@ import { requestOrigin } from './http/origin.ts';
 import { DEFAULT_EXPORT_OPTIONS, exporter } from './rest/export/export.stream.ts';
 import { sendFailedRows } from './rest/import/import.failed-rows.ts';
 import { DEFAULT_IMPORT_MAX_BYTES, unlessUpload } from './rest/import/import.upload.ts';
+import { bodyDeadline } from './http/body-deadline.ts';
 import { restErrors, sendError } from './rest/errors.ts';
 import { AnswerPool, DEFAULT_ANSWER_POOL } from './http/answer-pool.ts';
 import type { Context } from './schema/context.ts';
@@ -47,6 +48,9 @@ import type { WebhookServices } from './webhooks/services.ts';
 import { schema } from './schema/index.ts';
 import { createEventBus, type EventBus } from './events/bus.ts';
 import { deliveryQueueSample } from './webhooks/queue-stats.ts';
+
+/** HTTP_REQUEST_TIMEOUT_MS unless configured. */
+const DEFAULT_BODY_DEADLINE_MS = 30_000;
 
 export interface AppDeps {
   db: Database;
@@ -66,6 +70,7 @@ export interface AppDeps {
         | 'exportMaxSeconds'
         | 'exportConcurrency'
         | 'importMaxBytes'
+        | 'httpRequestTimeoutMs'
       >
     >;
   logger: Logger;
@@ -115,6 +120,7 @@ export function buildApp(deps: AppDeps) {
   if (config.trustProxy)
     app.set('trust proxy', /^\d+$/.test(config.trustProxy) ? Number(config.trustProxy) : config.trustProxy);
 
+  app.use(bodyDeadline(config.httpRequestTimeoutMs ?? DEFAULT_BODY_DEADLINE_MS));
   app.use(requestId);
   app.use(observeRequests(logger, metrics));
   // Before the https redirect: probes and scrapers often talk plain HTTP to the instance itself.
@@ -152,6 +158,7 @@ export function buildApp(deps: AppDeps) {
     sendExport,
     sendFile: sendFailedRows,
     importMaxBytes: config.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
+    uploadIdleMs: config.httpRequestTimeoutMs ?? DEFAULT_BODY_DEADLINE_MS,
   });
   v1.use(
     openApiDocument(buildOpenApi(schema, operations, { publicOrigin: config.publicOrigin })),

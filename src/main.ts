@@ -50,7 +50,12 @@ async function start() {
       ? { cert: readTlsFile('TLS_CERT_FILE', config.tlsCertFile), key: readTlsFile('TLS_KEY_FILE', config.tlsKeyFile) }
       : null;
   const servers: http.Server[] = [
-    bounded(tls ? createTlsServer(tls, handler) : http.createServer(serverOptions(config), handler), config),
+    bounded(
+      tls
+        ? createTlsServer(tls, handler)
+        : http.createServer(serverOptions(config, { bodiesTimedByApp: true }), handler),
+      config,
+    ),
   ];
   await listen(servers[0], config.port, config.host, 'PORT');
   const plainPort = config.httpRedirectPort ?? 80;
@@ -210,7 +215,7 @@ async function start() {
 
 function createTlsServer(tls: { cert: Buffer; key: Buffer }, handler: http.RequestListener): https.Server {
   try {
-    return https.createServer({ ...tls, ...serverOptions(config) }, handler);
+    return https.createServer({ ...tls, ...serverOptions(config, { bodiesTimedByApp: true }) }, handler);
   } catch (err) {
     throw new StartupError(
       `TLS_CERT_FILE and TLS_KEY_FILE are not a certificate and its key: ${(err as Error).message}`,

@@ -8,7 +8,14 @@ import { projectRoot } from '../src/project-root.ts';
 import { gql } from './helpers/app.ts';
 import { it, test } from './helpers/fixtures.ts';
 
-const DOCS = ['docs/filtering.md', 'docs/batches.md', 'docs/events.md', 'docs/exports.md', 'docs/audit-log.md'];
+const DOCS = [
+  'docs/filtering.md',
+  'docs/batches.md',
+  'docs/events.md',
+  'docs/exports.md',
+  'docs/audit-log.md',
+  'docs/imports.md',
+];
 
 interface Example {
   doc: string;

@@ -85,6 +85,13 @@ test.beforeAll(async ({ app: started, ws: main }) => {
       await ok(api('POST', '/v1/webhooks', { url: `http://127.0.0.1:9/hook${i}`, events: ['contact.created'] })),
     );
   for (let i = 0; i < 3; i++) await api('POST', `/v1/webhooks/${hooks[0].id}/test`);
+  // Two import jobs (queued: no runner here), for a second page of GET /v1/imports.
+  for (let i = 0; i < 2; i++) {
+    const form = new FormData();
+    form.append('resource', 'contacts');
+    form.append('file', new Blob([`first_name,email\nImp${i},${uniqueEmail('imp')}\n`]));
+    await ok(api('POST', '/v1/imports', form), 202);
+  }
   Object.assign(ids, {
     contacts: contacts[0].id,
     deals: deals[0].id,

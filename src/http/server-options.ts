@@ -12,12 +12,16 @@ interface Limits {
   httpRequestTimeoutMs: number;
 }
 
-export function serverOptions(config: Limits) {
+/**
+ * `bodiesTimedByApp`: the app bounds each body itself (src/http/body-deadline.ts), so that an
+ * upload is timed by silence rather than length; other servers leave it to Node.
+ */
+export function serverOptions(config: Limits, { bodiesTimedByApp = false } = {}) {
   return {
     // From the first byte of a request to the end of its headers.
     headersTimeout: config.httpHeadersTimeoutMs,
-    // To the end of its body; at least headersTimeout, as Node requires.
-    requestTimeout: Math.max(config.httpRequestTimeoutMs, config.httpHeadersTimeoutMs),
+    // To the end of its body; at least headersTimeout, as Node requires (0: the app times it).
+    requestTimeout: bodiesTimedByApp ? 0 : Math.max(config.httpRequestTimeoutMs, config.httpHeadersTimeoutMs),
     // How often Node looks for requests past these timeouts (its default, 30 s, would let them run that much longer).
     connectionsCheckingInterval: 1_000,
     // HTTPS: the TLS handshake too.

@@ -3,7 +3,7 @@
 // level into objects (`address.city`), and custom fields as `custom_fields.<key>`. A cell is text:
 // numbers, true/false and lists (`tags`, comma-separated) are read from it by the field's type;
 // an empty cell sets nothing. JSON Lines values are taken as they are.
-import { z } from 'zod';
+import type { z } from 'zod';
 import { companyCreateInput } from '../schema/company/company.inputs.ts';
 import { contactCreateInput } from '../schema/contact/contact.inputs.ts';
 import type { ImportResource } from '../records/import.ts';
@@ -70,7 +70,7 @@ const TRUE = new Set(['true', 'yes', '1']);
 const FALSE = new Set(['false', 'no', '0']);
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** A cell's value for a field; a cell that is not of the field's kind stays text, for the field's own check to refuse. */
+/** A cell's value for a field; a cell not of the field's kind stays text, for the field's own check to refuse. */
 export function cellValue(kind: Kind | CustomFieldDef, cell: string): unknown {
   const type = typeof kind === 'string' ? kind : kind.type;
   const trimmed = cell.trim();

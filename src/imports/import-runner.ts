@@ -146,7 +146,8 @@ export class ImportRunner {
 
   private async release(job: Import): Promise<void> {
     await this.opts.sql.query(
-      'UPDATE imports SET lease_until = NULL, lease_token = NULL, updated_at = now() WHERE id = $1 AND lease_token = $2',
+      `UPDATE imports SET lease_until = NULL, lease_token = NULL, updated_at = now()
+      WHERE id = $1 AND lease_token = $2`,
       [job.id, job.leaseToken],
     );
   }

@@ -237,6 +237,8 @@ export interface RestOptions {
   sendFile: SendFile;
   /** The largest file POST /v1/imports takes (IMPORT_MAX_BYTES). */
   importMaxBytes: number;
+  /** How long an upload may go without a byte (HTTP_REQUEST_TIMEOUT_MS). */
+  uploadIdleMs: number;
 }
 
 /**
@@ -313,7 +315,7 @@ export function restApi(opts: RestOptions): {
       let body: unknown = req.body;
       // An upload's file is stored first; its settings are the body from there on.
       if (route.upload) {
-        upload = await receiveUpload(req, await contextOf(), opts.importMaxBytes);
+        upload = await receiveUpload(req, await contextOf(), opts.importMaxBytes, opts.uploadIdleMs);
         body = { ...upload.settings, upload_id: upload.uploadId, filename: upload.filename ?? undefined };
       }
       if (route.method === 'POST' || route.method === 'PUT') {

@@ -140,6 +140,8 @@ export interface TestAppOptions {
   onQuery?: OpenOptions['onQuery'];
   /** IMPORT_MAX_BYTES; the default unless given. */
   importMaxBytes?: number;
+  /** HTTP_REQUEST_TIMEOUT_MS: how long a body may take (an upload: how long it may be silent). */
+  httpRequestTimeoutMs?: number;
   /** Yoga plugins of the test's own (AppDeps.plugins). */
   plugins?: AppDeps['plugins'];
 }
@@ -181,6 +183,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     graphiql: true,
     metricsToken: opts.metricsToken ?? null,
     importMaxBytes: opts.importMaxBytes,
+    httpRequestTimeoutMs: opts.httpRequestTimeoutMs,
     ...opts.graphql,
   };
   const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({

@@ -3,6 +3,7 @@
 // process a few MiB. The settings travel as the other parts, in any order; createImport checks
 // them once the file is in. What is received belongs to an upload row that no list shows; a
 // refused or broken upload is deleted, and one a crash left behind is swept a day later.
+import { Transform } from 'node:stream';
 import busboy from 'busboy';
 import type { Request, RequestHandler } from 'express';
 import { allows, assertAllowed, RESOURCES, type Resource } from '../../auth/scopes.ts';
@@ -10,6 +11,7 @@ import { IMPORT_RESOURCES } from '../../records/import.ts';
 import { AppError, validationError } from '../../errors.ts';
 import { currentOrigin } from '../../events/origin.ts';
 import { newId } from '../../ids.ts';
+import { liftBodyDeadline } from '../../http/body-deadline.ts';
 import { ChunkWriter } from '../../imports/import-file.ts';
 import type { Context } from '../../schema/context.ts';
 
@@ -35,7 +37,11 @@ export const unlessUpload =
     isUpload(req) ? next() : middleware(req, res, next);
 
 /** The file stored as an upload of the caller's, and the settings sent with it. */
-export async function receiveUpload(req: Request, ctx: Context, maxBytes: number): Promise<Upload> {
+/**
+ * The file stored as an upload of the caller's, and the settings sent with it. `idleMs`: an
+ * upload may take as long as it needs while bytes keep arriving; silent that long, it is cut off.
+ */
+export async function receiveUpload(req: Request, ctx: Context, maxBytes: number, idleMs: number): Promise<Upload> {
   if (!IMPORT_RESOURCES.some((r) => allows(ctx.caller, r, 'write')))
     throw new AppError('forbidden', `This API key may not write ${IMPORT_RESOURCES.join(', ')}: it may import none`);
   if (!req.is('multipart/form-data'))
@@ -60,7 +66,7 @@ export async function receiveUpload(req: Request, ctx: Context, maxBytes: number
     },
   });
   try {
-    return await read(req, ctx, uploadId, maxBytes);
+    return await read(req, ctx, uploadId, maxBytes, idleMs);
   } catch (err) {
     await discardUpload(ctx, uploadId);
     throw err;
@@ -71,7 +77,7 @@ export async function discardUpload(ctx: Context, uploadId: string): Promise<voi
   await ctx.sql.query(`DELETE FROM imports WHERE id = $1 AND status = 'receiving'`, [uploadId]).catch(() => {});
 }
 
-function read(req: Request, ctx: Context, uploadId: string, maxBytes: number): Promise<Upload> {
+function read(req: Request, ctx: Context, uploadId: string, maxBytes: number, idleMs: number): Promise<Upload> {
   return new Promise<Upload>((resolve, reject) => {
     let parser: busboy.Busboy;
     try {
@@ -90,8 +96,8 @@ function read(req: Request, ctx: Context, uploadId: string, maxBytes: number): P
     const fail = (err: AppError) => {
       if (failed) return;
       failed = true;
-      // The rest of the body is not read: the answer closes the connection.
-      req.unpipe(parser);
+      // The rest of the body is not stored: it is read and dropped, or the connection closes.
+      req.unpipe();
       req.resume();
       reject(err);
     };
@@ -148,7 +154,22 @@ function read(req: Request, ctx: Context, uploadId: string, maxBytes: number): P
       );
     });
     req.on('aborted', () => fail(new AppError('malformed_request', 'The upload was cut off before its end')));
-    req.pipe(parser);
+    // Bytes must keep coming: a stalled upload holds a connection and a stored part-file for nothing.
+    const silence = setTimeout(() => {
+      fail(new AppError('malformed_request', `The upload stalled: no bytes for ${idleMs / 1000} s`));
+      req.socket.destroy();
+    }, idleMs);
+    const watch = new Transform({
+      transform(chunk, _encoding, done) {
+        silence.refresh();
+        done(null, chunk);
+      },
+    });
+    parser.once('close', () => clearTimeout(silence));
+    req.once('close', () => clearTimeout(silence));
+    // From here the body is timed by silence, not by the request's deadline.
+    liftBodyDeadline(req);
+    req.pipe(watch).pipe(parser);
   });
 }
 
