@@ -3,7 +3,9 @@
 // database of its own, dropped at the end), else the embedded database in a temporary directory.
 //   npm run bench -- [--seconds 6] [--rounds 3] [--warmup 1] [--connections 50] [--large] [--no-deliveries]
 //                    [--only name,name] [--compare <other checkout>] [--profile <dir>]
-// --large adds a run at 1,000,000 contacts (PostgreSQL only).
+//                    [--no-import] [--import-rows N]
+// --large adds a run at 1,000,000 contacts (PostgreSQL only). The import (bench/imports.ts) is of
+// 1,000,000 contacts on PostgreSQL and 100,000 on PGlite unless --import-rows says otherwise.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,7 +17,7 @@ import { applyMigrations } from '../src/db/migrate.ts';
 import { measureInRounds, type Case, type LoadOptions, type Measured } from './load.ts';
 import { DEEP_PAGE, seed, type Seeded } from './seed.ts';
 import { startFlags, startServer, type ServerProcess } from './server-process.ts';
-import { goalsOf, printTable, type Row } from './report.ts';
+import { goalsOf, printTable, type ImportFigures, type Row } from './report.ts';
 import { filterPlans, type FilterPlan } from './plans.ts';
 
 const args = process.argv.slice(2);
@@ -370,6 +372,21 @@ async function deliveries(workers: number): Promise<number | null> {
   }
 }
 
+/** bench/imports.ts in a process of its own: `rows` contacts (its default unless given). */
+async function importFigures(rows: string | undefined): Promise<ImportFigures | null> {
+  try {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', 'tsx', 'bench/imports.ts', ...(rows ? [rows] : []), '--json'],
+      { maxBuffer: 1 << 24 },
+    );
+    return JSON.parse(stdout.trim().split('\n').pop() ?? '') as ImportFigures;
+  } catch (err) {
+    say(`   import failed: ${(err as Error).message.split('\n')[0]}`);
+    return null;
+  }
+}
+
 const rows: Row[] = [];
 const plans: Array<{ size: number } & FilterPlan> = [];
 let rssMax = 0;
@@ -456,4 +473,9 @@ if (!args.includes('--no-deliveries') && !only) {
   say('-- webhook deliveries (bench/deliveries.ts)');
   for (const workers of [1, 2]) delivery.push([workers, await deliveries(workers)]);
 }
-printTable(rows, { database: pgUrl ? 'PostgreSQL' : 'PGlite', load, rssMax, delivery, sizes, plans });
+let imported: ImportFigures | null = null;
+if (!args.includes('--no-import') && !only) {
+  say('-- an import (bench/imports.ts)');
+  imported = await importFigures(flag('--import-rows'));
+}
+printTable(rows, { database: pgUrl ? 'PostgreSQL' : 'PGlite', load, rssMax, delivery, imported, sizes, plans });

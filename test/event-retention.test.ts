@@ -1,5 +1,6 @@
 // The event log keeps EVENT_RETENTION_DAYS of events: the job deletes older ones (in chunks),
-// leaves newer ones and the delivery log entries of deleted events, and keeps everything at 0.
+// leaves newer ones and the delivery log entries of deleted events, and keeps everything at 0. The
+// audit log and finished import jobs keep as long.
 import { describe, expect } from 'vitest';
 import { startEventRetention } from '../src/jobs/event-retention.ts';
 import { it } from './helpers/fixtures.ts';
@@ -29,6 +30,25 @@ describe('event retention', () => {
           'contact', 'con_x', 'updated', '{}'::jsonb, ${new Date(now.getTime() - daysAgo * DAY)})`;
     await audit(100, 'old');
     await audit(10, 'new');
+    // So do import jobs over that long ago, with their failed rows; newer and unfinished ones stay.
+    const job = (label: string, finishedDaysAgo: number | null) =>
+      app.db.prisma.import.create({
+        data: {
+          id: `imp_${label}_${tag}`,
+          workspaceId: ws.id,
+          origin: {},
+          resource: 'contacts',
+          format: 'csv',
+          mode: 'create',
+          status: finishedDaysAgo === null ? 'queued' : 'completed',
+          createdAt: new Date(now.getTime() - 120 * DAY),
+          finishedAt: finishedDaysAgo === null ? null : new Date(now.getTime() - finishedDaysAgo * DAY),
+          failedRows: { create: { row: 1, line: 2, cells: ['x'], error: 'bad' } },
+        },
+      });
+    await job('old', 100);
+    await job('new', 10);
+    await job('waiting', null);
     // A delivery of an old event: its log entry stays, without the event.
     const sub = await app.db.prisma.webhookSubscription.create({
       data: {
@@ -56,14 +76,17 @@ describe('event retention', () => {
     expect(await kept.runOnce(now)).toBe(0);
     await kept.stop();
 
-    const job = startEventRetention({
+    const retention = startEventRetention({
       sql: app.db.sql,
       logger: quiet,
       retentionDays: 90,
       onPruned: (n) => pruned.push(n),
     });
-    await job.runOnce(now);
-    await job.stop();
+    await retention.runOnce(now);
+    await retention.stop();
+    const jobs = await app.db.prisma.import.findMany({ where: { workspaceId: ws.id }, orderBy: { id: 'asc' } });
+    expect(jobs.map((j) => j.id)).toEqual([`imp_new_${tag}`, `imp_waiting_${tag}`]);
+    expect(await app.db.prisma.importFailedRow.count({ where: { importId: `imp_old_${tag}` } })).toBe(0);
     const left = await app.db.prisma.event.findMany({ where: { workspaceId: ws.id }, select: { id: true } });
     expect(left.map((e) => e.id).sort()).toEqual([1, 2, 3].map((n) => `evt_new_${tag}_${n}`));
     expect(pruned.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(5001);

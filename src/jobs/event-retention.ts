@@ -43,6 +43,15 @@ export const pruneEvents = (sql: SqlClient, cutoff: Date) => pruneOlder(sql, 'ev
 /** The audit log keeps as long as the event log. */
 export const pruneAuditLog = (sql: SqlClient, cutoff: Date) => pruneOlder(sql, 'audit_entries', 'occurred_at', cutoff);
 
+/** Import jobs over before `cutoff` go too, with their failed rows: they are the history of the log's imports. */
+export async function pruneImports(sql: SqlClient, cutoff: Date): Promise<number> {
+  const [{ n }] = await sql.query<{ n: number }>(
+    `WITH gone AS (DELETE FROM imports WHERE finished_at < $1 RETURNING 1) SELECT count(*)::int AS n FROM gone`,
+    [cutoff],
+  );
+  return n;
+}
+
 export interface EventRetention {
   /** Runs a pass now (tests); resolves to the number deleted. */
   runOnce(now?: Date): Promise<number>;
@@ -60,8 +69,12 @@ export function startEventRetention(deps: RetentionDeps): EventRetention {
         const events = await pruneEvents(deps.sql, cutoff);
         deps.onPruned?.(events);
         const audit = await pruneAuditLog(deps.sql, cutoff);
-        if (events + audit > 0)
-          deps.logger.info({ deleted: events, audit_deleted: audit, before: cutoff.toISOString() }, 'event log pruned');
+        const imports = await pruneImports(deps.sql, cutoff);
+        if (events + audit + imports > 0)
+          deps.logger.info(
+            { deleted: events, audit_deleted: audit, imports_deleted: imports, before: cutoff.toISOString() },
+            'event log pruned',
+          );
         return events;
       });
     last = next.then(
