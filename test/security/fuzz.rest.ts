@@ -83,8 +83,8 @@ export function restFuzzTests(setupOf: () => FuzzSetup): void {
             const what =
               `${r.route.method} ${path.slice(0, 300)} [${res.status}] ` +
               `${res.text.slice(0, 500)} ${logged.join('\n')}`;
-            // An export's success is its file; every refusal is the envelope.
-            if (r.route.export && res.status === 200)
+            // An export's success is its file, and so is a file route's (failed rows); every refusal is the envelope.
+            if ((r.route.export || r.route.file) && res.status === 200)
               expect(res.headers['content-type'], what).toMatch(/^(text\/csv|application\/x-ndjson);/);
             else expectRestEnvelope(res, what);
             expect(logged, `${what}: the server logged an error`).toEqual([]);
