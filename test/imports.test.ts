@@ -208,6 +208,66 @@ describe('settings and the file', () => {
   });
 });
 
+describe('files that once stopped a job', () => {
+  it('a column named like a built-in property, a stray quote, UTF-16 JSON Lines: each row alone', async ({ app }) => {
+    const ws = await app.workspace();
+    app.importRunner();
+    const tag = Date.now().toString(36);
+    // A column `constructor` is no field, and a quote inside an unquoted cell is text.
+    const csv = [
+      'first_name,email,constructor,toString',
+      `Tall,tall.${tag}@example.com,x,y`,
+      `Height 5'11" tall,inch.${tag}@example.com,x,y`,
+      ...Array.from({ length: 30 }, (_, i) => `After${i},after.${i}.${tag}@example.com,x,y`),
+    ].join('\n');
+    const a = await upload(ws, app, `${csv}\n`, { resource: 'contacts' });
+    expect(a.status, a.text).toBe(202);
+    expect(await finished(ws, a.body.data.id)).toMatchObject({
+      status: 'completed',
+      rows_read: 32,
+      rows_written: 32,
+      rows_failed: 0,
+    });
+    const tall = (await ws.api('GET', `/v1/contacts?limit=100`)).body.data.find(
+      (c: any) => c.email === `inch.${tag}@example.com`,
+    );
+    // Created by an import: the spec's source for it.
+    expect(tall).toMatchObject({ first_name: `Height 5'11" tall`, source: 'import' });
+    // UTF-16 JSON Lines: every line fails alone (with NULs in its text), and the job completes.
+    const utf16 = Buffer.from(`{"first_name":"W","email":"w.${tag}@example.com"}\n{"x":1}\n`, 'utf16le');
+    const b = await upload(ws, app, utf16, { resource: 'contacts', format: 'jsonl' }, 'u.jsonl');
+    expect(b.status, b.text).toBe(202);
+    const job = await finished(ws, b.body.data.id);
+    expect(job).toMatchObject({ status: 'completed', rows_written: 0 });
+    expect(job.rows_failed).toBe(job.rows_read);
+    expect((await failedRows(ws, job.id)).length).toBe(job.rows_read + 1);
+    // Lines ended by CR alone: refused at once.
+    const mac = await upload(ws, app, 'first_name,email\rA,a@example.com\r', { resource: 'contacts' });
+    expect(mac.status).toBe(400);
+    expect(mac.body.error.details.file[0]).toMatch(/CR alone/);
+  });
+
+  it('an Idempotency-Key does not make a second file a replay of the first', async ({ app }) => {
+    const ws = await app.workspace();
+    const send = async (file: string) => {
+      const form = new FormData();
+      form.append('resource', 'contacts');
+      form.append('file', new Blob([file]));
+      const r = await fetch(`${app.base}/v1/imports`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ws.key}`, 'idempotency-key': 'same-key' },
+        body: form,
+      });
+      return { status: r.status, replayed: r.headers.get('idempotent-replayed'), body: await r.json() };
+    };
+    const first = await send(`first_name,email\nA,${uniqueEmail()}\n`);
+    const second = await send(`first_name,email\nB,${uniqueEmail()}\n`);
+    expect([first.status, second.status]).toEqual([202, 202]);
+    expect(second.replayed).toBeNull();
+    expect(second.body.data.id).not.toBe(first.body.data.id);
+  });
+});
+
 describe('slow uploads', () => {
   /** Sends a form's bytes a piece every `everyMs`, then stops after `stopAfter` pieces if given. */
   function trickle(app: TestApp, key: string, pieces: string[], everyMs: number, stopAfter?: number) {

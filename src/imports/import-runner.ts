@@ -70,6 +70,9 @@ export interface ImportRunnerOptions {
   batchesInFlight: number;
 }
 
+/** Tries of one job that end in an unexpected error before it is ended as failed. */
+const MAX_FAILURES = 5;
+
 /** This worker's lease on the job ended (it was paused past it): another worker has the job. */
 class LeaseLost extends Error {}
 
@@ -108,14 +111,17 @@ export class ImportRunner {
       await this.opts.sql.query(`UPDATE imports SET lease_until = NULL, lease_token = NULL WHERE status = 'running'`);
     while (!this.stopping) {
       let job: Import | null = null;
+      let failed = false;
       try {
         job = await this.claim();
         if (job) await this.runJob(job);
       } catch (err) {
-        this.opts.logger.error({ err, importId: job?.id }, 'import job interrupted; it resumes later');
-        if (job) await this.release(job).catch(() => {});
+        failed = true;
+        if (job) await this.interrupted(job, err);
+        else this.opts.logger.error({ err }, 'import runner could not take a job');
       }
-      if (!job && !this.stopping)
+      // Nothing to do, or an error: a pause before the next try, never a loop at full speed.
+      if ((!job || failed) && !this.stopping)
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.opts.pollMs);
           this.wake = () => {
@@ -125,6 +131,35 @@ export class ImportRunner {
         });
       this.wake = null;
     }
+  }
+
+  /** Consecutive unexpected failures per job, in this process. */
+  private failures = new Map<string, number>();
+
+  /**
+   * A job that failed for no reason of its rows (the database went away, a fault): given up for a
+   * later try, and after MAX_FAILURES tries in a row ended as failed, so one bad job cannot hold
+   * the runner for ever.
+   */
+  private async interrupted(job: Import, err: unknown): Promise<void> {
+    const count = (this.failures.get(job.id) ?? 0) + 1;
+    this.failures.set(job.id, count);
+    this.opts.logger.error({ err, importId: job.id, failures: count }, 'import job interrupted');
+    if (count >= MAX_FAILURES) {
+      this.failures.delete(job.id);
+      const stopped = new AppError(
+        'internal_error',
+        `The import stopped after ${count} failed tries at the same place; the rows before it are imported`,
+      );
+      if (
+        await this.finish(job, stopped).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
+    }
+    await this.release(job).catch(() => {});
   }
 
   /** The oldest job no live worker holds, leased to this one; uploads abandoned a day ago are dropped. */
@@ -286,10 +321,13 @@ export class ImportRunner {
     clock: { at: number },
   ): Promise<void> {
     const valid = rows.filter((r) => r.data);
+    // A contact an import creates came in by import (the spec's source), unless its row says otherwise.
+    const sourced = (data: Record<string, unknown>) =>
+      job.resource === 'contacts' && data.source === undefined ? { ...data, source: 'import' } : data;
     const operations: BatchOperation[] = valid.map((r) =>
       job.mode === 'upsert'
         ? { op: 'upsert', upsert_by: job.upsertBy!, data: r.data! }
-        : { op: 'create', data: r.data! },
+        : { op: 'create', data: sourced(r.data!) },
     );
     const commit = async (query: SqlQuery, results: readonly BatchResult[]) => {
       await after;

@@ -34,7 +34,8 @@ export interface RowReader {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 const lossy = new TextDecoder('utf-8');
-const CSV_OPTIONS = { relax_column_count: true, record_delimiter: '\n', bom: false } as const;
+// relax_quotes: a quote inside an unquoted cell (`5'11" tall`) is text, as the row cutter reads it.
+const CSV_OPTIONS = { relax_column_count: true, relax_quotes: true, record_delimiter: '\n', bom: false } as const;
 
 /** CSV cells of rows known to end where they do; null for a row csv-parse refuses. */
 function parseCells(texts: string[]): (string[] | null)[] {
@@ -53,6 +54,10 @@ function parseCells(texts: string[]): (string[] | null)[] {
     }
   });
 }
+
+/** The field a column fills: the mapping's own entry only (a column named `constructor` is no method). */
+const fieldOf = (mapping: Record<string, string> | null, column: string): string | undefined =>
+  mapping && Object.hasOwn(mapping, column) ? mapping[column] : undefined;
 
 /** Text for the failed-rows file: no NUL, no lone surrogate, which the database cannot store. */
 const storable = (s: string) => s.replace(/[\u0000\p{Cs}]/gu, '\uFFFD');
@@ -112,7 +117,7 @@ function csvRow(reader: RowReader, row: ImportRow, text: string, cells: string[]
   }
   const data: Record<string, unknown> = {};
   reader.columns.forEach((column, c) => {
-    const field = reader.mapping?.[column];
+    const field = fieldOf(reader.mapping, column);
     const cell = cells[c];
     if (!field || cell === '') return;
     setField(data, field, cellValue(reader.fields.get(field) ?? 'text', cell));
@@ -123,7 +128,7 @@ function csvRow(reader: RowReader, row: ImportRow, text: string, cells: string[]
 /** The row's data, unless a value holds text the database cannot store faithfully. */
 function accept(row: ImportRow, data: Record<string, unknown>): void {
   const bad = unstorablePath(data);
-  if (bad) row.error = `${bad} ${UNSTORABLE_MESSAGE}`;
+  if (bad) row.error = storable(`${bad} ${UNSTORABLE_MESSAGE}`);
   else row.data = data;
 }
 
@@ -133,7 +138,7 @@ function jsonRow(reader: RowReader, row: ImportRow, text: string): void {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    row.error = `The line is not JSON: ${(err as Error).message}`;
+    row.error = storable(`The line is not JSON: ${(err as Error).message}`);
     return;
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -143,6 +148,9 @@ function jsonRow(reader: RowReader, row: ImportRow, text: string): void {
   const { mapping } = reader;
   if (!mapping) return accept(row, value as Record<string, unknown>);
   const data: Record<string, unknown> = {};
-  for (const [key, v] of Object.entries(value)) if (mapping[key]) setField(data, mapping[key], v);
+  for (const [key, v] of Object.entries(value)) {
+    const field = fieldOf(mapping, key);
+    if (field) setField(data, field, v);
+  }
   accept(row, data);
 }

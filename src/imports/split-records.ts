@@ -21,6 +21,7 @@ export interface RawRecord {
 const NL = 0x0a;
 const CR = 0x0d;
 const QUOTE = 0x22;
+const COMMA = 0x2c;
 
 function countLines(buf: Buffer, from: number, to: number): number {
   let n = 0;
@@ -44,7 +45,10 @@ export async function* splitRecords(
   let offset = opts.offset;
   let line = opts.line;
 
+  // The byte before the next one read: a line break at the start of a row.
+  let lastByte = NL;
   const keep = (piece: Buffer) => {
+    if (piece.length) lastByte = piece[piece.length - 1];
     newlines += countLines(piece, 0, piece.length);
     size += piece.length;
     if (tooLarge) return;
@@ -98,9 +102,13 @@ export async function* splitRecords(
       const nl = chunk.indexOf(NL, pos);
       if (quoteAt !== -1 && quoteAt < pos) quoteAt = chunk.indexOf(QUOTE, pos);
       if (quoteAt !== -1 && (nl === -1 || quoteAt < nl)) {
+        // A quote opens a quoted cell at the cell's start, and goes on with one right after its
+        // closing quote (a doubled quote, `""`); inside an unquoted cell (`5'11" tall`) it is text.
+        const before = quoteAt > pos ? chunk[quoteAt - 1] : lastByte;
         keep(chunk.subarray(pos, quoteAt + 1));
         pos = quoteAt + 1;
-        inQuote = true;
+        inQuote = before === COMMA || before === NL || before === QUOTE;
+        if (!inQuote) quoteAt = chunk.indexOf(QUOTE, pos);
         continue;
       }
       if (nl === -1) {

@@ -83,7 +83,8 @@ function read(req: Request, ctx: Context, uploadId: string, maxBytes: number, id
     try {
       parser = busboy({
         headers: req.headers,
-        limits: { files: 1, fields: SETTINGS.length, fieldSize: SETTING_MAX_BYTES, parts: 10, fileSize: maxBytes },
+        // busboy stops at fileSize bytes: one more, so a file of exactly maxBytes is taken whole.
+        limits: { files: 1, fields: SETTINGS.length, fieldSize: SETTING_MAX_BYTES, parts: 10, fileSize: maxBytes + 1 },
       });
     } catch (err) {
       // No boundary, or another header busboy cannot read.

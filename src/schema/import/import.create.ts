@@ -47,6 +47,9 @@ async function readHeader(ctx: Context, importId: string, csv: boolean): Promise
   if (!header) return null;
   if (header.tooLarge) throw validationError({ file: ['has a header row larger than 1 MiB'] });
   if (header.unclosedQuote) throw validationError({ file: ['has a header whose quote is never closed'] });
+  // A line break of CR alone (old Mac files) is no row end here: the whole file would be one row.
+  if (header.bytes.includes(0x0d))
+    throw validationError({ file: ['has lines that end with CR alone: save it with LF or CRLF line ends'] });
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(header.bytes);
