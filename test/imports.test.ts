@@ -402,9 +402,10 @@ describe('modes and resources', () => {
 });
 
 describe('the job as it runs', () => {
-  // On an app of its own: no runner takes the job before the test says so.
+  // On an app of its own (a schema of its own on PostgreSQL): no runner of another file's app takes
+  // the job before the test says so, and no other file's event feed wades through its events.
   it('stops when its key is revoked', async ({ startApp }) => {
-    const app = await startApp({});
+    const app = await startApp({ isolated: true });
     const ws = await app.workspace();
     const key = await ws.addKey({ scope: 'custom', permissions: ['contacts:write'] });
     const rows = Array.from({ length: 3000 }, (_, i) => `R${i},revoked.${i}.${Date.now()}@example.com`);
@@ -421,7 +422,7 @@ describe('the job as it runs', () => {
   });
 
   it('streams its progress over GraphQL until it completes, and ends with import.completed', async ({ startApp }) => {
-    const app = await startApp({});
+    const app = await startApp({ isolated: true });
     const ws = await app.workspace();
     const rows = Array.from({ length: 2500 }, (_, i) => `P${i},progress.${i}.${Date.now()}@example.com`);
     const r = await upload(ws, app, `first_name,email\n${rows.join('\n')}\n`, { resource: 'contacts' });
