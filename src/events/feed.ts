@@ -96,14 +96,17 @@ export function startEventFeed({ sql, bus, intervalMs, logger }: EventFeedDeps):
   /**
    * The next events after `since`, and any that turned up in the gaps (a batch's thousand
    * numbers rolled back, or committed after a later one): each part is one index range scan,
-   * however many numbers the gaps hold.
+   * however many numbers the gaps hold. The gaps are read range by range (LATERAL): joined as a
+   * whole, PostgreSQL walked the entire events table on every run while any gap was open.
    */
   const readAfter = (since: bigint, ranges: [bigint, bigint][]) =>
     sql.query<EventRow>(
       `(SELECT ${EVENT_ROW_COLUMNS} FROM events WHERE seq > $1::bigint ORDER BY events.seq LIMIT ${BATCH})
       UNION ALL
-      (SELECT ${EVENT_ROW_COLUMNS} FROM events JOIN unnest($2::bigint[], $3::bigint[]) AS gap(low, high)
-        ON events.seq BETWEEN gap.low AND gap.high ORDER BY events.seq LIMIT ${BATCH})
+      (SELECT found.* FROM unnest($2::bigint[], $3::bigint[]) AS gap(low, high)
+        CROSS JOIN LATERAL (SELECT ${EVENT_ROW_COLUMNS} FROM events WHERE events.seq BETWEEN gap.low AND gap.high
+          ORDER BY events.seq LIMIT ${BATCH}) AS found
+        ORDER BY found.seq LIMIT ${BATCH})
       ORDER BY seq LIMIT ${BATCH}`,
       [since.toString(), ranges.map((r) => r[0].toString()), ranges.map((r) => r[1].toString())],
     );
