@@ -1,5 +1,7 @@
 // Fans events out of the outbox: one delivery row per event x matching active subscription.
-// Rows are claimed with FOR UPDATE SKIP LOCKED, so several instances never fan out one event twice.
+// Events waiting to be fanned out are rows of event_dispatch_queue (a trigger adds each new event);
+// they are claimed with FOR UPDATE SKIP LOCKED, so several instances never fan out one event twice,
+// and deleted in the transaction that writes the deliveries. The event row itself is only read.
 // Plain SQL throughout: this runs for every event, and Prisma's query building for a
 // 500-row createMany cost more CPU than sending the deliveries. Rows are named by arrays
 // (= ANY), which the planner looks up by index even without statistics (embedded database).
@@ -16,6 +18,14 @@ interface OutboxEvent {
   type: string;
 }
 
+/** A claimed queue entry, and its event (null when retention has removed it meanwhile). */
+interface Claimed {
+  seq: string;
+  id: string | null;
+  workspace_id: string | null;
+  type: string | null;
+}
+
 interface Subscriber {
   id: string;
   workspace_id: string;
@@ -26,10 +36,13 @@ interface Subscriber {
 /** Returns how many events were dispatched. */
 export async function dispatchEvents(prisma: Db): Promise<number> {
   return prisma.$transaction(async (tx) => {
-    const events = await tx.$queryRaw<OutboxEvent[]>`
-      SELECT id, workspace_id, type FROM events
-      WHERE dispatched_at IS NULL ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`;
-    if (events.length === 0) return 0;
+    const claimed = await tx.$queryRaw<Claimed[]>`
+      WITH taken AS (
+        SELECT seq FROM event_dispatch_queue ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+      SELECT t.seq::text AS seq, e.id, e.workspace_id, e.type
+      FROM taken t LEFT JOIN events e ON e.seq = t.seq ORDER BY t.seq`;
+    if (claimed.length === 0) return 0;
+    const events = claimed.filter((c): c is Claimed & OutboxEvent => c.id !== null);
     const workspaceIds = [...new Set(events.map((e) => e.workspace_id))];
     // KEY SHARE: a subscription deleted meanwhile waits for this fan-out to commit, rather than
     // leaving its deliveries pointing at nothing (a foreign-key refusal that failed the whole run).
@@ -65,8 +78,7 @@ export async function dispatchEvents(prisma: Db): Promise<number> {
         FROM jsonb_to_recordset(${JSON.stringify(deliveries)}::jsonb)
           AS v(id text, workspace_id text, subscription_id text, event_id text, event text)
       )
-      UPDATE events SET dispatched_at = ${now}
-      WHERE id = ANY(${events.map((e) => e.id)}::text[])`;
-    return events.length;
+      DELETE FROM event_dispatch_queue WHERE seq = ANY(${claimed.map((c) => c.seq)}::bigint[])`;
+    return claimed.length;
   });
 }

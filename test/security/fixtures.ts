@@ -530,9 +530,8 @@ export const crossable = (kinds: IdKind[], caller: Space, target: Space) =>
 /** Another client of the app with a key. */
 export const apiOf = (world: World, key: string) => client(world.app.base, key);
 
-/** Columns the delivery worker writes as it fans out and records attempts. */
+/** Columns the delivery worker writes as it records attempts. */
 const WORKER_COLUMNS: Record<string, string[]> = {
-  events: ['dispatched_at'],
   webhook_subscriptions: ['consecutive_failures', 'disabled_at', 'updated_at'],
 };
 

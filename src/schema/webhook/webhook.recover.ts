@@ -70,7 +70,7 @@ async function recover(ctx: Context, webhookId: string, input: unknown): Promise
     const rows = await query<Candidate>(
       `SELECT e.id, e.type, e.created_at, ${filtered ? 'e.data' : 'NULL::jsonb AS data'},
         -- Not fanned out yet (the dispatcher will), or a delivery still scheduled: not queued twice.
-        (e.dispatched_at IS NULL OR EXISTS (SELECT 1 FROM webhook_deliveries d
+        (EXISTS (SELECT 1 FROM event_dispatch_queue q WHERE q.seq = e.seq) OR EXISTS (SELECT 1 FROM webhook_deliveries d
           WHERE d.subscription_id = $2 AND d.event_id = e.id AND d.status = 'pending')) AS pending
       FROM events e
       WHERE e.workspace_id = $1 AND e.type = ANY($3::text[]) AND e.created_at >= $4 AND e.created_at < $5
