@@ -72,11 +72,18 @@ export async function planContacts(ctx: Context, operations: BatchOperation[]): 
 
   // One statement with three array parameters: a batch names up to 2,000 keys, which as Prisma's
   // `in` lists would be as many parameters to send and plan. On the driver itself (db/sql.ts):
-  // Prisma would walk every one of up to 1,000 rows.
+  // Prisma would walk every one of up to 1,000 rows. Each key is looked up on its own (LATERAL …
+  // LIMIT 1, one probe of a unique index): written as one OR of the three lists, PostgreSQL read
+  // the whole workspace whenever its statistics were older than its rows (an import's table
+  // growing by a million rows), 270 ms a batch at 900,000 contacts. A record found by two keys
+  // comes twice; the maps below keep one.
   const given = (values: (string | undefined)[]) => values.filter((v): v is string => Boolean(v));
+  const byKey = (column: string, param: string) =>
+    `SELECT found.* FROM unnest(${param}::text[]) AS key(value)
+      CROSS JOIN LATERAL (SELECT ${CONTACT_COLUMNS} FROM contacts
+        WHERE workspace_id = $1 AND ${column} = key.value LIMIT 1) AS found`;
   const found = await ctx.sql.query<ContactRow>(
-    `SELECT ${CONTACT_COLUMNS} FROM contacts
-    WHERE workspace_id = $1 AND (id = ANY($2::text[]) OR email = ANY($3::text[]) OR external_id = ANY($4::text[]))`,
+    `${byKey('id', '$2')} UNION ALL ${byKey('email', '$3')} UNION ALL ${byKey('external_id', '$4')}`,
     [ws, ids, given(emails), given(externals)],
   );
   const rows = found.map(contactOf);
