@@ -5,9 +5,7 @@
 // times by silence rather than length (rest/import/import.upload.ts). Until then, and when that
 // route refuses the request first (a bad key), the deadline holds for it too.
 import type { Request, RequestHandler } from 'express';
-
-const hasBody = (req: Request) =>
-  Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+import { hasBody } from './body.ts';
 
 /** Lifts the deadline of a request whose handler times its body itself. */
 export function liftBodyDeadline(req: Request): void {

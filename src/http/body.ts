@@ -5,7 +5,8 @@ import { parseStrictJson } from './strict-json.ts';
 
 export const BODY_LIMIT = '1mb';
 
-const hasBody = (req: Request) =>
+/** Whether the request declares a body (a length above 0, or chunked). */
+export const hasBody = (req: Request) =>
   Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
 
 /** The content types of JSON bodies: application/json and structured-syntax JSON (application/vnd.api+json, ...). */
