@@ -1,5 +1,6 @@
 // Scopes: full, read_only, or custom with `<resource>:read|write` permissions.
 import { AppError } from '../errors.ts';
+import { IMPORT_RESOURCES } from '../records/import.ts';
 import { RESOURCES, type Resource } from './resources.ts';
 
 export { RESOURCES, type Resource };
@@ -51,13 +52,13 @@ const RESOURCE_OF_RECORD: Record<string, Resource> = {
   activity: 'activities',
 };
 
-const IMPORTED: readonly Resource[] = ['contacts', 'companies', 'deals'];
-
 /** An import's event needs the resource it imported into; without its data, each such resource. */
 function importNeeds(data: unknown): readonly Resource[] {
   const imported = data && typeof data === 'object' ? (data as { import?: { resource?: unknown } }).import : undefined;
   const resource = imported?.resource;
-  return typeof resource === 'string' && IMPORTED.includes(resource as Resource) ? [resource as Resource] : IMPORTED;
+  return typeof resource === 'string' && (IMPORT_RESOURCES as readonly string[]).includes(resource)
+    ? [resource as Resource]
+    : IMPORT_RESOURCES;
 }
 
 /** The resource of the record a task is related to; its name is in the task's record. */
@@ -95,7 +96,7 @@ export function readableRecordKinds(grant: Grant): string[] {
     .filter(([, resource]) => allows(grant, resource, 'read'))
     .map(([kind]) => kind);
   // An import's event: its data needs the resource it imported into, checked per event.
-  if (IMPORTED.some((r) => allows(grant, r, 'read'))) kinds.push('import');
+  if (IMPORT_RESOURCES.some((r) => allows(grant, r, 'read'))) kinds.push('import');
   return kinds;
 }
 
