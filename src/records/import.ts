@@ -1,17 +1,18 @@
 // An import job on the wire: GET /v1/imports/:id, the GraphQL Import type and the import.completed
 // event all answer this shape. Below the GraphQL schema, so the event catalogue can use it.
 import type { Import } from '../db/generated/client/client.ts';
+import { UPSERT_KEYS as UPSERT_KEYS_OF } from './upsert-keys.ts';
 
 export const IMPORT_RESOURCES = ['contacts', 'companies', 'deals'] as const;
 export type ImportResource = (typeof IMPORT_RESOURCES)[number];
 export const IMPORT_FORMATS = ['csv', 'jsonl'] as const;
 export const IMPORT_MODES = ['create', 'upsert'] as const;
 
-/** The keys an upsert of each resource may match records by. */
+/** The keys an upsert of each importable resource may match records by. */
 export const UPSERT_KEYS: Record<ImportResource, readonly string[]> = {
-  contacts: ['email', 'external_id'],
-  companies: ['domain', 'external_id'],
-  deals: ['external_id'],
+  contacts: UPSERT_KEYS_OF.contacts,
+  companies: UPSERT_KEYS_OF.companies,
+  deals: UPSERT_KEYS_OF.deals,
 };
 
 export const IMPORT_STATUSES = ['queued', 'running', 'completed', 'failed'] as const;

@@ -12,6 +12,7 @@ import {
   type CompanyUpdateInput,
 } from './company.inputs.ts';
 import { createCompany, deleteCompany, updateCompany } from './company.write.ts';
+import { UPSERT_KEYS } from '../../records/upsert-keys.ts';
 
 const FIND_BY: Record<string, 'id' | 'domain' | 'externalId'> = {
   id: 'id',
@@ -46,6 +47,6 @@ export const companyBatch: BatchResource<CompanyCreateInput, CompanyUpdateInput>
 export const companyBatchInput = batchMutation(
   'batchCompanies',
   'companies',
-  { typeName: 'Company', plural: 'companies', data: companyUpdateInput, upsertKeys: ['domain', 'external_id'] },
+  { typeName: 'Company', plural: 'companies', data: companyUpdateInput, upsertKeys: UPSERT_KEYS.companies },
   companyBatch,
 );

@@ -13,6 +13,7 @@ import {
   type ContactCreateInput,
   type ContactUpdateInput,
 } from './contact.inputs.ts';
+import { UPSERT_KEYS } from '../../records/upsert-keys.ts';
 
 const FIND_BY: Record<string, 'id' | 'email' | 'externalId'> = { id: 'id', email: 'email', external_id: 'externalId' };
 
@@ -45,6 +46,6 @@ export const contactBatch: BatchResource<ContactCreateInput, ContactUpdateInput>
 export const contactBatchInput = batchMutation(
   'batchContacts',
   'contacts',
-  { typeName: 'Contact', plural: 'contacts', data: contactUpdateInput, upsertKeys: ['email', 'external_id'] },
+  { typeName: 'Contact', plural: 'contacts', data: contactUpdateInput, upsertKeys: UPSERT_KEYS.contacts },
   contactBatch,
 );

@@ -9,6 +9,7 @@ import { recordDealEvent } from './deal.events.ts';
 import { dealCreateInput, dealUpdateInput, type DealCreateInput, type DealUpdateInput } from './deal.inputs.ts';
 import { findDeal } from './deal.queries.ts';
 import { createDeal, updateDeal } from './deal.write.ts';
+import { UPSERT_KEYS } from '../../records/upsert-keys.ts';
 
 export const dealBatch: BatchResource<DealCreateInput, DealUpdateInput> = {
   noun: 'deal',
@@ -38,6 +39,6 @@ export const dealBatch: BatchResource<DealCreateInput, DealUpdateInput> = {
 export const dealBatchInput = batchMutation(
   'batchDeals',
   'deals',
-  { typeName: 'Deal', plural: 'deals', data: dealUpdateInput, upsertKeys: ['external_id'] },
+  { typeName: 'Deal', plural: 'deals', data: dealUpdateInput, upsertKeys: UPSERT_KEYS.deals },
   dealBatch,
 );

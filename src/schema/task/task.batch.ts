@@ -5,6 +5,7 @@ import { batchMutation } from '../batch/batch.type.ts';
 import type { BatchResource } from '../batch/batch.run.ts';
 import { taskCreateInput, taskUpdateInput, type TaskCreateInput, type TaskUpdateInput } from './task.inputs.ts';
 import { createTask, deleteTask, updateTask } from './task.write.ts';
+import { UPSERT_KEYS } from '../../records/upsert-keys.ts';
 
 export const taskBatch: BatchResource<TaskCreateInput, TaskUpdateInput> = {
   noun: 'task',
@@ -30,6 +31,6 @@ export const taskBatch: BatchResource<TaskCreateInput, TaskUpdateInput> = {
 export const taskBatchInput = batchMutation(
   'batchTasks',
   'tasks',
-  { typeName: 'Task', plural: 'tasks', data: taskUpdateInput, upsertKeys: ['external_id'] },
+  { typeName: 'Task', plural: 'tasks', data: taskUpdateInput, upsertKeys: UPSERT_KEYS.tasks },
   taskBatch,
 );
