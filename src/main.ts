@@ -21,7 +21,7 @@ import { createWebhookServices } from './webhooks/services.ts';
 import { EncryptionKeyMismatchError, verifyEncryptionKey } from './webhooks/key-check.ts';
 import { loadSecretBox } from './webhooks/secret-box.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
-import { batchesInFlight, ImportRunner } from './imports/import-runner.ts';
+import { importRunnerOf } from './imports/import-runner.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { startEventFeed } from './events/feed.ts';
 import { createEventBus } from './events/bus.ts';
@@ -125,17 +125,13 @@ async function start() {
   worker?.start();
   // Import jobs run where webhook deliveries do: on every instance with the in-process worker, and on `npm run worker`.
   const imports = config.workerInProcess
-    ? new ImportRunner({
-        prisma: db.prisma,
-        sql: db.sql,
+    ? importRunnerOf(db, {
         logger,
         bus,
         webhooks,
         keyCache: authenticator,
         pollMs: config.importPollMs,
         leaseMs: config.importLeaseMs,
-        exclusive: db.kind === 'pglite',
-        batchesInFlight: batchesInFlight(db.kind),
       })
     : null;
   imports?.start();

@@ -10,7 +10,7 @@ import { verifyEncryptionKey } from './webhooks/key-check.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 import { createOwnerNotifier } from './webhooks/notify.ts';
 import { StartupError } from './startup-error.ts';
-import { batchesInFlight, ImportRunner } from './imports/import-runner.ts';
+import { importRunnerOf } from './imports/import-runner.ts';
 import { createEventBus } from './events/bus.ts';
 
 const logger = createLogger(config.logLevel);
@@ -34,9 +34,7 @@ try {
   });
   worker.start();
   const bus = createEventBus(config.redisUrl, { logger });
-  const imports = new ImportRunner({
-    prisma: db.prisma,
-    sql: db.sql,
+  const imports = importRunnerOf(db, {
     logger,
     bus,
     webhooks,
@@ -44,8 +42,6 @@ try {
     keyCache: { forget: () => {}, forgetWorkspace: () => {} },
     pollMs: config.importPollMs,
     leaseMs: config.importLeaseMs,
-    exclusive: db.kind === 'pglite',
-    batchesInFlight: batchesInFlight(db.kind),
   });
   imports.start();
   logger.info({ pid: process.pid }, 'webhook delivery and import worker started');

@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { assertAllowed, type Resource } from '../auth/scopes.ts';
 import type { Authenticator } from '../auth/authenticate.ts';
-import type { Db } from '../db/client.ts';
+import type { Database, Db } from '../db/client.ts';
 import type { Import } from '../db/generated/client/client.ts';
 import type { SqlClient, SqlQuery } from '../db/sql.ts';
 import { AppError } from '../errors.ts';
@@ -51,7 +51,7 @@ const BATCH_ROWS: Record<ImportResource, number> = { contacts: 1000, companies: 
  * Batches of one job written at once: on PostgreSQL one is written while the next is read and
  * prepared, using both the database's and the process's time; PGlite's one connection writes one at a time.
  */
-export const batchesInFlight = (kind: 'pglite' | 'postgres') => (kind === 'pglite' ? 1 : 2);
+const batchesInFlight = (kind: Database['kind']) => (kind === 'pglite' ? 1 : 2);
 
 export interface ImportRunnerOptions {
   prisma: Db;
@@ -476,4 +476,22 @@ function describe(result: BatchResult): string {
   const existing = typeof details.existing_id === 'string' ? ` (the existing record is ${details.existing_id})` : '';
   const message = error.code === 'validation_error' ? 'Invalid fields' : error.message;
   return `${message}${parts.length ? `: ${parts.join(', ')}` : ''}${existing}`;
+}
+
+/**
+ * A runner on `db`, with what every process derives from the database alike: its connections,
+ * whether the database is this process's alone, and how many batches may be in flight.
+ */
+export function importRunnerOf(
+  db: Pick<Database, 'prisma' | 'sql' | 'kind'>,
+  deps: Pick<ImportRunnerOptions, 'logger' | 'bus' | 'webhooks' | 'keyCache' | 'pollMs' | 'leaseMs'> &
+    Partial<Pick<ImportRunnerOptions, 'exclusive'>>,
+): ImportRunner {
+  return new ImportRunner({
+    prisma: db.prisma,
+    sql: db.sql,
+    exclusive: db.kind === 'pglite',
+    batchesInFlight: batchesInFlight(db.kind),
+    ...deps,
+  });
 }

@@ -23,7 +23,7 @@ import type { Config } from '../../src/config.ts';
 import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
 import type { UrlPolicy } from '../../src/webhooks/url-guard.ts';
 import { DeliveryWorker } from '../../src/webhooks/worker.ts';
-import { batchesInFlight, ImportRunner } from '../../src/imports/import-runner.ts';
+import { importRunnerOf, type ImportRunner } from '../../src/imports/import-runner.ts';
 import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from '../../src/webhooks/outbound-limits.ts';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -249,17 +249,15 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
       return w;
     },
     importRunner(runnerOpts = {}) {
-      const r = new ImportRunner({
-        prisma: db.prisma,
-        sql: db.sql,
+      const r = importRunnerOf(db, {
         logger,
         bus,
         webhooks,
         keyCache: authenticator,
         pollMs: 50,
         leaseMs: runnerOpts.leaseMs ?? 30_000,
+        // Several runners of one test share the database: none may take another's running job.
         exclusive: false,
-        batchesInFlight: batchesInFlight(db.kind),
       });
       r.start();
       runners.push(r);
