@@ -4,7 +4,7 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { client } from './helpers/app.ts';
-import { freePort, freshStore, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
+import { freePort, freshStore, startServiceUntilUp, type Child } from './helpers/processes.ts';
 import { until } from './helpers/receiver.ts';
 import { openDatabase } from '../src/db/client.ts';
 
@@ -26,31 +26,12 @@ const common = {
   IMPORT_LEASE_SECONDS: '2',
 };
 
-/** Starts the service, again and again until it answers: the embedded database's lock outlives a kill for a moment. */
-async function startService(env: Record<string, string>, port: number): Promise<Child> {
-  return (await until(
-    async () => {
-      const child = runEntry('src/main.ts', { ...common, ...env, PORT: String(port) });
-      children.push(child);
-      try {
-        await waitForHttp(`http://127.0.0.1:${port}/healthz`, child, 60_000);
-        return child;
-      } catch {
-        child.proc.kill('SIGKILL');
-        return undefined;
-      }
-    },
-    120_000,
-    1000,
-  )) as Child;
-}
-
 describe('an import whose worker is killed', () => {
   it('resumes after each restart and writes every row exactly once', async () => {
     const store = await freshStore();
     stores.push(store);
     const port = await freePort();
-    let service = await startService(store.env, port);
+    let service = await startServiceUntilUp({ ...common, ...store.env }, port, children);
     const key = /crm_live_[0-9A-Za-z]{32}/.exec(service.output())![0];
     const base = `http://127.0.0.1:${port}`;
     const api = client(base, key);
@@ -83,7 +64,7 @@ describe('an import whose worker is killed', () => {
       expect(read?.status, `kill ${kill}: ${JSON.stringify(read)}`).toBe('running');
       service.proc.kill('SIGKILL');
       await service.exited;
-      service = await startService(store.env, port);
+      service = await startServiceUntilUp({ ...common, ...store.env }, port, children);
       before = (await job()).rows_read;
       expect(before).toBeGreaterThanOrEqual(read!.rows_read);
     }

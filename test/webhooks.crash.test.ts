@@ -1,7 +1,7 @@
 // At-least-once across crashes and several workers, with the real entry points as processes.
 import { afterAll, describe, expect, it } from 'vitest';
 import { client } from './helpers/app.ts';
-import { freePort, freshStore, runEntry, waitForHttp, type Child } from './helpers/processes.ts';
+import { freePort, freshStore, runEntry, startServiceUntilUp, type Child } from './helpers/processes.ts';
 import { receiver, until, type Receiver } from './helpers/receiver.ts';
 
 const children: Child[] = [];
@@ -20,13 +20,6 @@ const common = {
   WEBHOOK_WORKER_POLL_MS: '50',
   NODE_ENV: 'production',
 };
-
-async function startService(env: Record<string, string>, port: number): Promise<Child> {
-  const child = runEntry('src/main.ts', { ...common, ...env, PORT: String(port) });
-  children.push(child);
-  await waitForHttp(`http://127.0.0.1:${port}/v1/contacts`, child, 90_000);
-  return child;
-}
 
 /** Makes 200 events (contact.created) through the API; returns their contact ids. */
 async function make200(api: ReturnType<typeof client>, tag: string): Promise<string[]> {
@@ -50,7 +43,7 @@ describe('delivery survives crashes', () => {
     const rc = await receiver(() => 200);
     receivers.push(rc);
     const port = await freePort();
-    let service = await startService(store.env, port);
+    let service = await startServiceUntilUp({ ...common, ...store.env }, port, children);
     const key = /crm_live_[0-9A-Za-z]{32}/.exec(service.output())![0];
     const api = client(`http://127.0.0.1:${port}`, key);
     const sub = await api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'], timeout_seconds: 5 });
@@ -63,22 +56,7 @@ describe('delivery survives crashes', () => {
     const beforeRestart = rc.hits.length;
     expect(beforeRestart).toBeLessThan(200);
 
-    // The embedded database's lock and the worker's leases both outlive the crash for a while.
-    service = (await until(
-      async () => {
-        const child = runEntry('src/main.ts', { ...common, ...store.env, PORT: String(port) });
-        children.push(child);
-        try {
-          await waitForHttp(`http://127.0.0.1:${port}/v1/contacts`, child, 30_000);
-          return child;
-        } catch {
-          return undefined;
-        }
-      },
-      60_000,
-      1000,
-    )) as Child;
-    expect(service).toBeDefined();
+    service = await startServiceUntilUp({ ...common, ...store.env }, port, children);
 
     await until(() => new Set(rc.hits.map((h) => h.json.data.contact.id)).size >= 200, 60_000, 200);
     const delivered = new Set(rc.hits.map((h) => h.json.data.contact.id));
@@ -100,7 +78,7 @@ describe('delivery survives crashes', () => {
       const rc = await receiver(() => 200);
       receivers.push(rc);
       const port = await freePort();
-      const api0 = await startService({ ...store.env, WEBHOOK_WORKER: 'false' }, port);
+      const api0 = await startServiceUntilUp({ ...common, ...store.env, WEBHOOK_WORKER: 'false' }, port, children);
       const key = /crm_live_[0-9A-Za-z]{32}/.exec(api0.output())![0];
       const api = client(`http://127.0.0.1:${port}`, key);
       await api('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'] });

@@ -84,6 +84,32 @@ export async function waitForHttp(url: string, child: Child, ms = 60_000): Promi
   throw new Error(`no answer from ${url}: ${child.output().slice(-2000)}`);
 }
 
+/**
+ * Starts the service (`src/main.ts`) on `port`, again and again until it answers at `path`: after
+ * a SIGKILL, the embedded database's lock and the worker's leases outlive the killed process for a
+ * moment. Every process started joins `children`, for the file's cleanup.
+ */
+export async function startServiceUntilUp(
+  env: Record<string, string>,
+  port: number,
+  children: Child[],
+  { path: probe = '/healthz', eachMs = 60_000, totalMs = 120_000 } = {},
+): Promise<Child> {
+  const end = Date.now() + totalMs;
+  for (;;) {
+    const child = runEntry('src/main.ts', { ...env, PORT: String(port) });
+    children.push(child);
+    try {
+      await waitForHttp(`http://127.0.0.1:${port}${probe}`, child, eachMs);
+      return child;
+    } catch (err) {
+      child.proc.kill('SIGKILL');
+      if (Date.now() > end) throw err;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+}
+
 /** Resident memory of a process now (VmRSS), in MB. */
 export function rssMb(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
