@@ -4,6 +4,7 @@ import { Route, Router, useLocation } from 'preact-iso/router';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { ContactPage } from './pages/contact.tsx';
+import { ContactNewPage } from './pages/contact-new.tsx';
 import { ContactsPage } from './pages/contacts.tsx';
 import { CustomFieldsPage } from './pages/custom-fields.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
@@ -26,6 +27,7 @@ export function Pages() {
         <Route path="/dashboard" component={Home} />
         <Route path="/dashboard/pipeline" component={PipelineBoardPage} />
         <Route path="/dashboard/contacts" component={ContactsPage} />
+        <Route path="/dashboard/contacts/new" component={ContactNewPage} />
         <Route path="/dashboard/contacts/:id" component={ContactPage} />
         <Route path="/dashboard/keys" component={ApiKeysPage} />
         <Route path="/dashboard/webhooks" component={WebhooksPage} />

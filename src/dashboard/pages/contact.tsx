@@ -1,10 +1,13 @@
-// One contact: its fields and its timeline (what happened to it, newest first).
+// One contact: its fields (edited in place), its notes and its timeline (what happened to it, newest first).
 import { useState } from 'preact/hooks';
+import { ApiError } from '../api/errors.ts';
 import { gql } from '../api/graphql.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { formatDateTime, formatMoney, fullName } from '../lib/format.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
+import { ContactForm } from './contact-form.tsx';
+import { ContactNotes } from './contact-notes.tsx';
 
 interface Contact {
   id: string;
@@ -21,6 +24,7 @@ interface Contact {
   custom_fields: Record<string, string | number | boolean>;
   created_at: string;
   updated_at: string;
+  version: number;
   deals:
     | { id: string; title: string; value: number | null; currency: string; status: string; stage_name: string }[]
     | null;
@@ -40,7 +44,8 @@ interface TimelinePage {
 }
 
 const CONTACT_FIELDS = `id first_name last_name email phone company job_title status source tags
-  engagement_score custom_fields created_at updated_at deals(limit: 10) { id title value currency status stage_name }`;
+  engagement_score custom_fields created_at updated_at version
+  deals(limit: 10) { id title value currency status stage_name }`;
 
 const timeline = (contactId: string, cursor: string | null) =>
   gql<{ contactTimeline: TimelinePage }>(
@@ -49,7 +54,10 @@ const timeline = (contactId: string, cursor: string | null) =>
     { id: contactId, cursor },
   ).then((d) => d.contactTimeline);
 
-function Timeline({ contactId }: { contactId: string }) {
+/** What a timeline entry says when the event has no summary: its name in words ("deal stage changed"). */
+const inWords = (type: string) => type.replace(/[._]/g, ' ');
+
+function Timeline({ contactId, version }: { contactId: string; version: number }) {
   const [more, setMore] = useState<TimelineEntry[]>([]);
   const [cursor, setCursor] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
@@ -57,7 +65,7 @@ function Timeline({ contactId }: { contactId: string }) {
     const page = await timeline(contactId, null);
     setCursor(page.next_cursor);
     return page;
-  }, [contactId]);
+  }, [contactId, version]);
   const loadMore = async () => {
     try {
       const page = await timeline(contactId, cursor);
@@ -76,11 +84,8 @@ function Timeline({ contactId }: { contactId: string }) {
         {entries.map((e) => (
           <li key={e.id}>
             <time dateTime={e.occurred_at}>{formatDateTime(e.occurred_at)}</time>
-            <span class="summary">{e.summary ?? e.type}</span>
-            <span class="hint">
-              <code>{e.type}</code>
-              {e.actor?.name && ` by ${e.actor.name}`}
-            </span>
+            <span class="summary">{e.summary ?? inWords(e.type)}</span>
+            {e.actor?.name && <span class="hint">by {e.actor.name}</span>}
           </li>
         ))}
         {first.data && entries.length === 0 && <li>Nothing has happened yet.</li>}
@@ -103,7 +108,31 @@ export function ContactPage({ id }: { id: string }) {
     [id],
   );
   const c = contact.data;
+  const [editing, setEditing] = useState(false);
+  // Raised by every change made here, so the timeline shows it.
+  const [changes, setChanges] = useState(0);
   useTitle(c ? fullName(c) : 'Contact');
+  const save = async (input: Record<string, unknown>) => {
+    try {
+      await gql(
+        `mutation ($id: ID!, $version: Int, $input: ContactUpdateInput!) {
+          updateContact(id: $id, expected_version: $version, input: $input) { id } }`,
+        { id, version: c?.version, input },
+      );
+    } catch (err) {
+      // Someone else saved in between: what they wrote is not overwritten unseen.
+      if (err instanceof ApiError && err.status === 412)
+        throw new ApiError(
+          'Someone else changed this contact meanwhile: reload to see their change, then edit again.',
+          412,
+          err.code,
+        );
+      throw err;
+    }
+    setEditing(false);
+    setChanges(changes + 1);
+    await contact.reload();
+  };
   const fields: [string, string][] = c
     ? [
         ['Email', c.email ?? '—'],
@@ -128,14 +157,30 @@ export function ContactPage({ id }: { id: string }) {
         <div class="contact">
           <div>
             <h1>{fullName(c)}</h1>
-            <dl class="settings">
-              {fields.map(([k, v]) => (
-                <div key={k}>
-                  <dt>{k}</dt>
-                  <dd>{v}</dd>
+            {editing ? (
+              <ContactForm
+                initial={{ ...c, first_name: c.first_name ?? '', email: c.email ?? '' }}
+                submitLabel="Save"
+                onSubmit={save}
+                onCancel={() => setEditing(false)}
+              />
+            ) : (
+              <>
+                <dl class="settings">
+                  {fields.map(([k, v]) => (
+                    <div key={k}>
+                      <dt>{k}</dt>
+                      <dd>{v}</dd>
+                    </div>
+                  ))}
+                </dl>
+                <div class="actions">
+                  <button type="button" onClick={() => setEditing(true)}>
+                    Edit contact
+                  </button>
                 </div>
-              ))}
-            </dl>
+              </>
+            )}
             {c.deals && c.deals.length > 0 && (
               <section aria-labelledby="deals">
                 <h2 id="deals">Deals</h2>
@@ -149,7 +194,10 @@ export function ContactPage({ id }: { id: string }) {
               </section>
             )}
           </div>
-          <Timeline contactId={id} />
+          <div>
+            <ContactNotes contactId={id} onAdded={() => setChanges(changes + 1)} />
+            <Timeline contactId={id} version={changes} />
+          </div>
         </div>
       )}
     </>

@@ -80,7 +80,12 @@ export function ContactsPage() {
   const rows = [...(first.data?.nodes ?? []), ...more];
   return (
     <>
-      <h1>Contacts</h1>
+      <div class="title-row">
+        <h1>Contacts</h1>
+        <a class="button primary" href="/dashboard/contacts/new">
+          New contact
+        </a>
+      </div>
       <form role="search" onSubmit={search} class="search">
         <label>
           Search contacts <span class="hint">(names, emails, companies, custom field values)</span>
