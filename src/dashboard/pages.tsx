@@ -1,6 +1,7 @@
 // The routes under /dashboard. Focus moves to the page on navigation, as a full page load would.
 import { useEffect } from 'preact/hooks';
 import { Route, Router, useLocation } from 'preact-iso/router';
+import { ActivityFeedPage } from './pages/activity-feed.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
 import { ContactPage } from './pages/contact.tsx';
@@ -9,6 +10,7 @@ import { ContactsPage } from './pages/contacts.tsx';
 import { CustomFieldsPage } from './pages/custom-fields.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { PipelineBoardPage } from './pages/pipeline-board.tsx';
+import { TasksPage } from './pages/tasks.tsx';
 import { WebhookEditPage, WebhookNewPage } from './pages/webhook-form-page.tsx';
 import { WebhookPage } from './pages/webhook.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
@@ -29,6 +31,8 @@ export function Pages() {
         <Route path="/dashboard/contacts" component={ContactsPage} />
         <Route path="/dashboard/contacts/new" component={ContactNewPage} />
         <Route path="/dashboard/contacts/:id" component={ContactPage} />
+        <Route path="/dashboard/tasks" component={TasksPage} />
+        <Route path="/dashboard/activity" component={ActivityFeedPage} />
         <Route path="/dashboard/keys" component={ApiKeysPage} />
         <Route path="/dashboard/webhooks" component={WebhooksPage} />
         <Route path="/dashboard/webhooks/new" component={WebhookNewPage} />

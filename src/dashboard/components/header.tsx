@@ -7,6 +7,8 @@ import { ErrorMessage } from './error-message.tsx';
 const LINKS = [
   { href: '/dashboard/pipeline', label: 'Pipeline' },
   { href: '/dashboard/contacts', label: 'Contacts' },
+  { href: '/dashboard/tasks', label: 'Tasks' },
+  { href: '/dashboard/activity', label: 'Activity' },
   { href: '/dashboard/keys', label: 'API keys' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/custom-fields', label: 'Custom fields' },
