@@ -28,8 +28,8 @@ interface Page {
   next_cursor: string | null;
 }
 
-const ACTIVITY_FIELDS =
-  'id type subject description outcome duration occurred_at user_id contact { id first_name last_name } deal { id title }';
+const ACTIVITY_FIELDS = `id type subject description outcome duration occurred_at user_id
+  contact { id first_name last_name } deal { id title }`;
 
 /** What someone did, with the contact and without one. */
 const DID: Record<Activity['type'], { label: string; with: string; alone: string }> = {
