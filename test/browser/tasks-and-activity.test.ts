@@ -196,6 +196,24 @@ describe('tasks page', () => {
     await page.getByRole('link', { name: 'Due today' }).click();
     await page.getByText('No open task is due today.').waitFor();
   });
+
+  it('shows why the API refuses to complete a task cancelled meanwhile, with its details, and drops it', async () => {
+    await page.getByRole('link', { name: 'My tasks' }).click();
+    await task(page, 'Quarterly review').waitFor();
+    const cancelled = await ws.api('PUT', `/v1/tasks/${taskIds['Quarterly review']}`, { status: 'cancelled' });
+    expect(cancelled.status).toBe(200);
+
+    await page.getByRole('button', { name: 'Complete Quarterly review' }).click();
+    await page.getByRole('button', { name: 'Complete task' }).click();
+    const alert = page.getByRole('dialog').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toContain('A cancelled task cannot be completed');
+    expect(await alert.textContent()).toContain('status is cancelled');
+    await screenshot(page, 'tasks-complete-refused-laptop');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
+    expect(await task(page, 'Quarterly review').count()).toBe(0);
+  });
 });
 
 describe('activity feed', () => {

@@ -66,7 +66,6 @@ function Reminder({ reminder }: { reminder: TaskRow['reminder'] }) {
     );
   return (
     <span>
-      <span aria-hidden="true">⏰ </span>
       Reminder by {channel}{' '}
       {reminder.remind_at ? `at ${formatDateTime(reminder.remind_at)}` : `${reminder.before_minutes} min before due`}
     </span>
@@ -202,7 +201,13 @@ export function TasksPage() {
           fieldLabel="Completion note"
           submitLabel="Complete task"
           onSubmit={async (note) => {
-            await completeTask(completing.id, note);
+            try {
+              await completeTask(completing.id, note);
+            } catch (err) {
+              // Refused: the task may have changed meanwhile (cancelled, completed), so the list is read again.
+              void first.reload();
+              throw err;
+            }
             await first.reload();
             setDone(`Task “${completing.title}” completed.`);
             focusStatus.current = true;
