@@ -1,7 +1,8 @@
 // The Tasks page and the Activity feed in Chromium: a task created through the page under the right
 // views, completed with a note from the keyboard (checked through the API), the overdue and due-today
 // views of tasks the API created, and an activity another key logs appearing on the feed without a
-// reload; both pages at laptop and phone sizes without sideways scrolling.
+// reload; both pages at laptop and phone sizes without sideways scrolling, their empty states, and no
+// request to another host.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
@@ -26,6 +27,8 @@ let ada: { id: string; email: string };
 let bob: { id: string };
 let grace: string;
 const taskIds: Record<string, string> = {};
+const problems: string[] = [];
+const requested: string[] = [];
 
 const HOUR = 3_600_000;
 const task = (p: Page, title: string) => p.locator('li.task', { hasText: title });
@@ -109,6 +112,11 @@ beforeAll(async () => {
   );
   for (const c of contexts) c.setDefaultTimeout(10_000);
   [page, phone] = await Promise.all(contexts.map((c) => c.newPage()));
+  for (const p of [page, phone]) {
+    p.on('pageerror', (err) => problems.push(err.message));
+    p.on('request', (r) => requested.push(r.url()));
+    p.on('websocket', (w) => requested.push(w.url()));
+  }
   await Promise.all([signInThroughPage(page, ada.email), signInThroughPage(phone, ada.email)]);
 });
 
@@ -273,4 +281,30 @@ describe('at laptop and phone sizes', () => {
       await screenshot(p, `activity-feed-${size}`);
     });
   }
+
+  it('shows the empty states of a new workspace', async () => {
+    const other = await app.workspace();
+    const email = `zoe.${Date.now().toString(36)}@example.com`;
+    await other.addUser('Zoe New', email);
+    await setPassword(app.db, email);
+    const context = await browser.newContext({ baseURL: app.base, viewport: SIZES.phone });
+    const p = await context.newPage();
+    await signInThroughPage(p, email);
+    await p.goto('/dashboard/tasks');
+    await p.getByText('No open tasks are assigned to you.').waitFor();
+    await p.goto('/dashboard/tasks?view=overdue');
+    await p.getByText('No open task is overdue.').waitFor();
+    await p.goto('/dashboard/activity');
+    await p.getByText('No activities have been logged yet.').waitFor();
+    await expectNoHorizontalScroll(p, 'empty activity, phone');
+    await screenshot(p, 'activity-empty-phone');
+    await context.close();
+  });
+
+  it('had no script error and asked no other host for anything', () => {
+    expect(problems).toEqual([]);
+    const origin = new URL(app.base);
+    expect(requested.length).toBeGreaterThan(10);
+    expect(requested.filter((u) => new URL(u).host !== origin.host)).toEqual([]);
+  });
 });
