@@ -8,6 +8,7 @@ import { ContactPage } from './pages/contact.tsx';
 import { ContactNewPage } from './pages/contact-new.tsx';
 import { ContactsPage } from './pages/contacts.tsx';
 import { CustomFieldsPage } from './pages/custom-fields.tsx';
+import { DealPage } from './pages/deal.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { PipelineBoardPage } from './pages/pipeline-board.tsx';
 import { TasksPage } from './pages/tasks.tsx';
@@ -28,6 +29,7 @@ export function Pages() {
       <Router onRouteChange={focusMain}>
         <Route path="/dashboard" component={Home} />
         <Route path="/dashboard/pipeline" component={PipelineBoardPage} />
+        <Route path="/dashboard/deals/:id" component={DealPage} />
         <Route path="/dashboard/contacts" component={ContactsPage} />
         <Route path="/dashboard/contacts/new" component={ContactNewPage} />
         <Route path="/dashboard/contacts/:id" component={ContactPage} />

@@ -20,3 +20,9 @@ export function formatMoney(value: number | null | undefined, currency = 'USD'):
 export function fullName(p: { first_name?: string | null; last_name?: string | null } | null | undefined): string {
   return [p?.first_name, p?.last_name].filter(Boolean).join(' ') || '—';
 }
+
+/** Amounts per currency, e.g. "$1,200 · €300"; no amounts at all shows 0 in `fallback`. */
+export function formatSums(sums: Map<string, number>, fallback = 'USD'): string {
+  if (sums.size === 0) return formatMoney(0, fallback);
+  return [...sums].map(([currency, value]) => formatMoney(value, currency)).join(' · ');
+}

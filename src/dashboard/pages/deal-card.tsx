@@ -1,4 +1,5 @@
-// A deal on the board: draggable, with a "Move to…" select as the keyboard way to change stage.
+// A deal on the board: draggable from anywhere on the card (its title link too), with a "Move to…"
+// select as the keyboard way to change stage. The title opens the deal's page.
 import { formatMoney, fullName } from '../lib/format.ts';
 import type { BoardDeal, Stage } from './pipeline-model.ts';
 
@@ -25,7 +26,11 @@ export function DealCard({
         if (e.dataTransfer) e.dataTransfer.effectAllowed = 'move';
       }}
     >
-      <div class="card-title">{deal.title}</div>
+      <div class="card-title">
+        <a href={`/dashboard/deals/${deal.id}`} draggable={false}>
+          {deal.title}
+        </a>
+      </div>
       <div class="card-meta">
         <span>{formatMoney(deal.value, deal.currency)}</span>
         {deal.contact && <span>{fullName(deal.contact)}</span>}

@@ -1,0 +1,151 @@
+// Creating a deal from the board: title, value, stage and, optionally, a contact found by search.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { gql } from '../api/graphql.ts';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { fullName } from '../lib/format.ts';
+import { createDeal, type Stage } from './pipeline-model.ts';
+
+interface ContactOption {
+  id: string;
+  first_name: string | null;
+  last_name: string | null;
+  email: string | null;
+}
+
+/** Typing pauses this long before the contact search runs. */
+const SEARCH_DELAY_MS = 250;
+
+const findContacts = (q: string) =>
+  gql<{ searchContacts: { nodes: ContactOption[] } }>(
+    'query ($q: String!) { searchContacts(q: $q, limit: 10) { nodes { id first_name last_name email } } }',
+    { q },
+  ).then((d) => d.searchContacts.nodes);
+
+export function NewDealDialog({
+  pipelineId,
+  stages,
+  onCreated,
+  onClose,
+}: {
+  pipelineId: string;
+  stages: Stage[];
+  onCreated(id: string): void;
+  onClose(): void;
+}) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const [title, setTitle] = useState('');
+  const [value, setValue] = useState('');
+  const [stageId, setStageId] = useState(stages[0]?.id ?? '');
+  const [q, setQ] = useState('');
+  const [matches, setMatches] = useState<ContactOption[]>([]);
+  const [contactId, setContactId] = useState('');
+  const [searchError, setSearchError] = useState<unknown>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    ref.current?.showModal();
+  }, []);
+
+  useEffect(() => {
+    const term = q.trim();
+    if (!term) {
+      setMatches([]);
+      return;
+    }
+    let current = true;
+    const timer = setTimeout(() => {
+      findContacts(term).then(
+        (found) => {
+          if (!current) return;
+          setMatches(found);
+          setSearchError(null);
+          setContactId(found[0]?.id ?? '');
+        },
+        (err) => current && setSearchError(err),
+      );
+    }, SEARCH_DELAY_MS);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [q]);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const created = await createDeal(pipelineId, {
+        title: title.trim(),
+        value: value.trim() === '' ? null : Number(value),
+        stage_id: stageId,
+        contact_id: contactId || null,
+      });
+      onCreated(created.id);
+      ref.current?.close();
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <dialog ref={ref} onClose={onClose} aria-labelledby="new-deal-title">
+      <form onSubmit={submit} class="stack">
+        <h2 id="new-deal-title">New deal</h2>
+        <label>
+          Title
+          <input value={title} maxLength={255} autoFocus onInput={(e) => setTitle(e.currentTarget.value)} />
+        </label>
+        <label>
+          Value <span class="hint">(optional)</span>
+          <input type="number" step="any" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+        </label>
+        <label>
+          Stage
+          <select value={stageId} onChange={(e) => setStageId(e.currentTarget.value)}>
+            {stages.map((s) => (
+              <option key={s.id} value={s.id}>
+                {s.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <fieldset>
+          <legend>
+            Contact <span class="hint">(optional)</span>
+          </legend>
+          <div class="stack">
+            <label>
+              Find a contact
+              <input type="search" value={q} placeholder="Name or email" onInput={(e) => setQ(e.currentTarget.value)} />
+            </label>
+            <label>
+              Contact
+              <select value={contactId} onChange={(e) => setContactId(e.currentTarget.value)}>
+                <option value="">No contact</option>
+                {matches.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {fullName(c)}
+                    {c.email ? ` (${c.email})` : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <ErrorMessage error={searchError} />
+          </div>
+        </fieldset>
+        <ErrorMessage error={error} />
+        <div class="actions">
+          <button type="submit" class="primary" disabled={busy}>
+            Create deal
+          </button>
+          <button type="button" onClick={() => ref.current?.close()}>
+            Cancel
+          </button>
+        </div>
+      </form>
+    </dialog>
+  );
+}
