@@ -22,10 +22,13 @@ export function InlineEdit({ label, children, value, type = 'text', options, onS
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const editButton = useRef<HTMLButtonElement>(null);
+  const form = useRef<HTMLFormElement>(null);
   const wasEditing = useRef(false);
 
+  // Preact leaves autofocus to the browser, which honours it only at page load or in a dialog.
   useEffect(() => {
-    if (wasEditing.current && !editing) editButton.current?.focus();
+    if (editing) form.current?.querySelector<HTMLElement>('input, select')?.focus();
+    else if (wasEditing.current) editButton.current?.focus();
     wasEditing.current = editing;
   }, [editing]);
 
@@ -58,21 +61,20 @@ export function InlineEdit({ label, children, value, type = 'text', options, onS
       </span>
     );
   }
-  const cancelOnEscape = (e: KeyboardEvent) => {
-    if (e.key !== 'Escape') return;
-    e.preventDefault();
-    setEditing(false);
+  // Enter saves a select too, as it does an input (a select has no implicit submission).
+  const keys = (e: KeyboardEvent) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      setEditing(false);
+    } else if (e.key === 'Enter' && e.currentTarget instanceof HTMLSelectElement) {
+      e.preventDefault();
+      form.current?.requestSubmit();
+    }
   };
   return (
-    <form class="inline-edit editing" onSubmit={save}>
+    <form class="inline-edit editing" ref={form} onSubmit={save}>
       {options ? (
-        <select
-          aria-label={label}
-          value={text}
-          autoFocus
-          onKeyDown={cancelOnEscape}
-          onChange={(e) => setText(e.currentTarget.value)}
-        >
+        <select aria-label={label} value={text} onKeyDown={keys} onChange={(e) => setText(e.currentTarget.value)}>
           {options.map((o) => (
             <option key={o.value} value={o.value}>
               {o.label}
@@ -86,8 +88,7 @@ export function InlineEdit({ label, children, value, type = 'text', options, onS
           type={type as 'number'}
           step="any"
           value={text}
-          autoFocus
-          onKeyDown={cancelOnEscape}
+          onKeyDown={keys}
           onInput={(e) => setText(e.currentTarget.value)}
         />
       )}

@@ -121,9 +121,10 @@ export function NewDealDialog({
               Find a contact
               <input type="search" value={q} placeholder="Name or email" onInput={(e) => setQ(e.currentTarget.value)} />
             </label>
-            <label>
-              Contact
-              <select value={contactId} onChange={(e) => setContactId(e.currentTarget.value)}>
+            <div class="field">
+              {/* Not wrapped in its label, which would then be named by the options' text too. */}
+              <label for="new-deal-contact">Contact</label>
+              <select id="new-deal-contact" value={contactId} onChange={(e) => setContactId(e.currentTarget.value)}>
                 <option value="">No contact</option>
                 {matches.map((c) => (
                   <option key={c.id} value={c.id}>
@@ -132,7 +133,7 @@ export function NewDealDialog({
                   </option>
                 ))}
               </select>
-            </label>
+            </div>
             <ErrorMessage error={searchError} />
           </div>
         </fieldset>

@@ -1,0 +1,308 @@
+// Deals in the dashboard: the board shows open deals only, with column totals and the weighted
+// forecast; won and lost deals under the "Show" filter (kept in the URL); a deal created from the
+// board; the deal page with in-place edits, validation details, and won/lost with a reason. Both
+// window sizes, no sideways scrolling, and the keyboard.
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
+import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+
+let app: TestApp;
+let feed: EventFeed;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let ws: TestWorkspace;
+let stages: { id: string; name: string; probability: number }[];
+let pipelineId: string;
+const dealIds = new Map<string, string>();
+
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
+const column = (stageId: string) => page.locator(`section.column[data-stage-id="${stageId}"]`);
+const card = (title: string) => page.locator('li.card', { hasText: title });
+const money = (value: number) =>
+  page.evaluate(
+    (v) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(v),
+    value,
+  );
+const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+/** What sticks out to the right, to say why the page scrolls sideways. */
+const overflowing = () =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.board, .table-scroll'))
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+  );
+
+/** Screenshots at both sizes, each without sideways scrolling; ends at the desktop size. */
+async function atBothSizes(name: string) {
+  for (const size of [...SIZES].reverse()) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await screenshot(page, `${name}-${size.name}`);
+    expect(await noSidewaysScroll(), `${name} at ${size.width}px: ${await overflowing()}`).toBe(true);
+  }
+}
+
+/** The forecast from the API's data: open deals' value × their stage's probability. */
+async function forecastFromApi(): Promise<number> {
+  const { body } = await ws.api('GET', `/v1/deals?pipeline_id=${pipelineId}&status=open&limit=100`);
+  const probability = new Map(stages.map((s) => [s.id, s.probability]));
+  return body.data.reduce(
+    (sum: number, d: { value: number | null; stage_id: string }) =>
+      sum + ((d.value ?? 0) * (probability.get(d.stage_id) ?? 0)) / 100,
+    0,
+  );
+}
+
+beforeAll(async () => {
+  [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
+  feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 50 });
+  ws = await app.workspace();
+  const { body } = await ws.api('GET', '/v1/pipelines');
+  pipelineId = body.data[0].id;
+  stages = body.data[0].stages;
+  const grace = await ws.api('POST', '/v1/contacts', {
+    first_name: 'Grace',
+    last_name: 'Hopper',
+    email: 'gh@example.com',
+  });
+  const alan = await ws.api('POST', '/v1/contacts', {
+    first_name: 'Alan',
+    last_name: 'Turing',
+    email: 'at@example.com',
+  });
+  for (const [title, value, stage] of [
+    ['Mainframe lease', 40000, 0],
+    ['Support plan', 6000, 0],
+    ['Consulting', 15000, 1],
+    ['Workshop', 2500, 2],
+  ] as const) {
+    const deal = await ws.api('POST', '/v1/deals', {
+      title,
+      value,
+      pipeline_id: pipelineId,
+      stage_id: stages[stage].id,
+      contact_id: grace.body.data.id,
+    });
+    dealIds.set(title, deal.body.data.id);
+  }
+  const consulting = dealIds.get('Consulting');
+  await ws.api('POST', `/v1/deals/${consulting}/contacts`, { contact_id: alan.body.data.id, role: 'champion' });
+  await ws.api('POST', '/v1/activities', {
+    type: 'call',
+    subject: 'Scoping call',
+    deal_id: consulting,
+    duration: 30,
+  });
+  const { email } = await dashboardUser(app, ws);
+  context = await newContext(browser, app.base);
+  page = await context.newPage();
+  await signInThroughPage(page, email);
+  await page.getByText('Live: changes by others appear here').waitFor();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await feed?.stop();
+  await app?.close();
+});
+
+describe('the board', () => {
+  it('shows open deals with column totals and the weighted forecast computed from the API data', async () => {
+    await page.setViewportSize({ width: 1280, height: 800 });
+    expect(await column(stages[0].id).getByTestId('deal-count').textContent()).toBe('2');
+    expect(await column(stages[0].id).getByTestId('column-total').textContent()).toBe(await money(46000));
+    const expected = await forecastFromApi();
+    expect(expected).toBeGreaterThan(0);
+    await expect.poll(() => page.getByTestId('forecast').textContent()).toBe(await money(expected));
+    await atBothSizes('deals-board');
+  });
+
+  it('a won deal leaves its open column, its total changes, and the Won filter (in the URL) shows it', async () => {
+    await page.getByRole('button', { name: 'Mark Support plan won' }).click();
+    await page.getByLabel('Why it was won').fill('Renewed early');
+    await page.getByRole('button', { name: 'Mark won' }).click();
+    await expect.poll(() => card('Support plan').count()).toBe(0);
+    expect(await column(stages[0].id).getByTestId('deal-count').textContent()).toBe('1');
+    expect(await column(stages[0].id).getByTestId('column-total').textContent()).toBe(await money(40000));
+    await expect.poll(() => page.getByTestId('forecast').textContent()).toBe(await money(await forecastFromApi()));
+
+    await page.getByLabel('Won', { exact: true }).check();
+    const row = page.locator('table.closed-deals tbody tr', { hasText: 'Support plan' });
+    await row.waitFor();
+    expect(await row.textContent()).toContain('Renewed early');
+    expect(new URL(page.url()).search).toBe('?status=won');
+    await page.reload();
+    await row.waitFor();
+    expect(await page.getByLabel('Won', { exact: true }).isChecked()).toBe(true);
+    await atBothSizes('deals-won');
+
+    await page.getByLabel('Lost', { exact: true }).check();
+    await page.getByText('No lost deals in this pipeline.').waitFor();
+    await page.getByLabel('Open', { exact: true }).check();
+    await card('Mainframe lease').waitFor();
+    expect(new URL(page.url()).search).toBe('');
+  });
+
+  it('creates a deal from the board in a dialog, with a contact found by search', async () => {
+    await page.getByRole('button', { name: 'New deal' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New deal' });
+    await dialog.getByLabel('Title').fill('Data migration');
+    await dialog.getByLabel('Value').fill('9000');
+    await dialog.getByLabel('Stage').selectOption({ label: stages[1].name });
+    await dialog.getByLabel('Find a contact').fill('Turing');
+    await expect.poll(() => dialog.getByLabel('Contact', { exact: true }).locator('option').count()).toBe(2);
+    await atBothSizes('deals-new-dialog');
+    await dialog.getByRole('button', { name: 'Create deal' }).click();
+
+    await expect.poll(() => column(stages[1].id).locator('li.card', { hasText: 'Data migration' }).count()).toBe(1);
+    const { body } = await ws.api('GET', `/v1/deals?pipeline_id=${pipelineId}&status=open&limit=100`);
+    const created = body.data.find((d: { title: string }) => d.title === 'Data migration');
+    expect(created).toMatchObject({ value: 9000, stage_id: stages[1].id });
+    const contacts = await ws.api('GET', `/v1/contacts/${created.contact_id}`);
+    expect(contacts.body.data.last_name).toBe('Turing');
+    dealIds.set('Data migration', created.id);
+    await expect.poll(() => page.getByTestId('forecast').textContent()).toBe(await money(await forecastFromApi()));
+  });
+
+  it('shows the API’s validation details when a new deal is refused', async () => {
+    await page.getByRole('button', { name: 'New deal' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New deal' });
+    await dialog.getByLabel('Title').fill('Negative');
+    await dialog.getByLabel('Value').fill('-5');
+    await dialog.getByRole('button', { name: 'Create deal' }).click();
+    const alert = dialog.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.locator('li').textContent()).toContain('value');
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
+  it('drags a card from its title and from its edge', async () => {
+    await card('Workshop').getByRole('link', { name: 'Workshop' }).dragTo(column(stages[3].id));
+    await page.getByRole('button', { name: 'Move', exact: true }).click();
+    await expect.poll(() => column(stages[3].id).locator('li.card', { hasText: 'Workshop' }).count()).toBe(1);
+
+    const box = await card('Workshop').boundingBox();
+    await card('Workshop').dragTo(column(stages[2].id), { sourcePosition: { x: (box?.width ?? 20) - 4, y: 4 } });
+    await page.getByRole('button', { name: 'Move', exact: true }).click();
+    await expect.poll(() => column(stages[2].id).locator('li.card', { hasText: 'Workshop' }).count()).toBe(1);
+  });
+
+  it('works from the keyboard: the filter, a new deal, and the move select', async () => {
+    const open = page.getByLabel('Open', { exact: true });
+    await open.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.locator('table.closed-deals').waitFor();
+    expect(new URL(page.url()).search).toBe('?status=won');
+    await page.keyboard.press('ArrowLeft');
+    await card('Workshop').waitFor();
+
+    await page.getByRole('button', { name: 'New deal' }).focus();
+    await page.keyboard.press('Enter');
+    const title = page.getByRole('dialog', { name: 'New deal' }).getByLabel('Title');
+    await expect.poll(() => title.evaluate((input) => input === document.activeElement)).toBe(true);
+    await page.keyboard.type('Keyboard deal');
+    await page.keyboard.press('Enter');
+    await card('Keyboard deal').waitFor();
+    expect(await column(stages[0].id).locator('li.card', { hasText: 'Keyboard deal' }).count()).toBe(1);
+
+    const select = page.getByLabel('Move Keyboard deal to');
+    await select.focus();
+    await select.selectOption({ label: stages[1].name });
+    const move = page.getByRole('button', { name: 'Move', exact: true });
+    await expect.poll(() => move.evaluate((b) => b === document.activeElement)).toBe(true);
+    await page.keyboard.press('Enter');
+    await expect.poll(() => column(stages[1].id).locator('li.card', { hasText: 'Keyboard deal' }).count()).toBe(1);
+  });
+});
+
+describe('the deal page', () => {
+  it('opens from the card title with its fields, contacts and roles, stage history and activities', async () => {
+    await card('Consulting').getByRole('link', { name: 'Consulting' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Consulting' }).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/dashboard/deals/${dealIds.get('Consulting')}`);
+    const contacts = page.locator('section', { has: page.getByRole('heading', { name: 'Contacts' }) });
+    await expect.poll(() => contacts.textContent()).toContain('Alan Turing · champion');
+    expect(await contacts.textContent()).toContain('Grace Hopper');
+    const history = page.locator('section', { has: page.getByRole('heading', { name: 'Stage history' }) });
+    expect(await history.textContent()).toContain(`Created in ${stages[1].name}`);
+    const activities = page.locator('section', { has: page.getByRole('heading', { name: 'Activities' }) });
+    await expect.poll(() => activities.textContent()).toContain('Scoping call');
+    await atBothSizes('deal-page');
+  });
+
+  it('edits the value in place, showing the API’s validation details for a bad one', async () => {
+    await page.getByRole('button', { name: 'Edit value' }).click();
+    await page.getByLabel('value', { exact: true }).fill('-1');
+    await page.keyboard.press('Enter');
+    const alert = page.locator('form.inline-edit').getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.locator('li').textContent()).toContain('value');
+    await page.getByLabel('value', { exact: true }).fill('25000');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('deal-value').textContent()).toBe(await money(25000));
+    const { body } = await ws.api('GET', `/v1/deals/${dealIds.get('Consulting')}`);
+    expect(body.data.value).toBe(25000);
+  });
+
+  it('edits the title, close date and owner from the keyboard; Escape cancels', async () => {
+    const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label'));
+    await page.getByRole('button', { name: 'Edit title' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('title');
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('Consulting retainer');
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Consulting retainer', exact: true }).waitFor();
+    await expect.poll(focused).toBe('Edit title');
+
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('title');
+    await page.keyboard.type(' (draft)');
+    await page.keyboard.press('Escape');
+    await expect.poll(focused).toBe('Edit title');
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Consulting retainer');
+
+    await page.getByRole('button', { name: 'Edit expected close date' }).click();
+    await page.getByLabel('expected close date').fill('2027-03-31');
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('Edit expected close date');
+    await page.getByRole('button', { name: 'Edit owner' }).click();
+    await page.getByLabel('owner', { exact: true }).selectOption({ label: 'Ada Owner' });
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('Edit owner');
+    expect(await page.locator('dl.deal-fields').textContent()).toContain('Ada Owner');
+
+    const { body } = await ws.api('GET', `/v1/deals/${dealIds.get('Consulting')}`);
+    expect(body.data).toMatchObject({ title: 'Consulting retainer', expected_close_date: '2027-03-31' });
+    expect(body.data.owner_id).toBeTruthy();
+  });
+
+  it('marks the deal lost with a reason, which the API stores', async () => {
+    await page.getByRole('button', { name: 'Mark lost' }).click();
+    await page.getByLabel('Why it was lost').fill('Budget frozen');
+    await page.getByRole('button', { name: 'Mark lost' }).last().click();
+    await expect.poll(() => page.getByTestId('deal-status').textContent()).toBe('lost');
+    await page.getByRole('button', { name: 'Reopen' }).waitFor();
+    const { body } = await ws.api('GET', `/v1/deals/${dealIds.get('Consulting')}`);
+    expect(body.data).toMatchObject({ status: 'lost', lost_reason: 'Budget frozen' });
+    await atBothSizes('deal-page-lost');
+
+    await page.getByRole('link', { name: 'Pipeline' }).first().click();
+    await card('Mainframe lease').waitFor();
+    expect(await card('Consulting retainer').count()).toBe(0);
+  });
+
+  it('says so when the deal does not exist', async () => {
+    await page.goto('/dashboard/deals/deal_missing');
+    await page.getByRole('alert').waitFor();
+    await atBothSizes('deal-page-missing');
+  });
+});
