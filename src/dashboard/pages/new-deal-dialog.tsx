@@ -99,7 +99,9 @@ export function NewDealDialog({
           <input value={title} maxLength={255} autoFocus onInput={(e) => setTitle(e.currentTarget.value)} />
         </label>
         <label>
-          Value <span class="hint">(optional)</span>
+          <span>
+            Value <span class="hint">(optional)</span>
+          </span>
           <input type="number" step="any" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         </label>
         <label>
