@@ -75,12 +75,12 @@ describe('a contact’s page', () => {
 
     // Opened for an edit, then changed by someone else before it is saved.
     await page.getByRole('button', { name: 'Edit contact' }).click();
-    await ws.api('PUT', `/v1/contacts/${id}`, { phone: '+1 555 0100' });
+    expect((await ws.api('PUT', `/v1/contacts/${id}`, { phone: '+15550100' })).status).toBe(200);
     await page.getByLabel('Job title').fill('Programmer');
     await page.getByRole('button', { name: 'Save' }).click();
     await page.getByRole('alert').filter({ hasText: 'Someone else changed this contact' }).waitFor();
     const now = (await ws.api('GET', `/v1/contacts/${id}`)).body.data;
-    expect(now).toMatchObject({ job_title: 'Supervisor', phone: '+1 555 0100' });
+    expect(now).toMatchObject({ job_title: 'Supervisor', phone: '+15550100' });
   });
 
   it('adds notes in Markdown, shown formatted, and nothing a note holds runs', async () => {

@@ -94,36 +94,42 @@ export function ContactsPage() {
         <button type="submit">Search</button>
       </form>
       <ErrorMessage error={first.error ?? moreError} />
-      <table>
-        <caption>{first.data ? countLabel(first.data.total, q) : 'Contacts'}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Email</th>
-            <th scope="col">Company</th>
-            <th scope="col">Status</th>
-            <th scope="col">Created</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((c) => (
-            <tr key={c.id}>
-              <td>
-                <a href={`/dashboard/contacts/${c.id}`}>{fullName(c)}</a>
-              </td>
-              <td>{c.email ?? '—'}</td>
-              <td>{c.company ?? '—'}</td>
-              <td>{c.status ?? '—'}</td>
-              <td>{formatDateTime(c.created_at)}</td>
-            </tr>
-          ))}
-          {first.data && rows.length === 0 && (
+      <div class="table-scroll">
+        <table class="contacts-table">
+          <caption>{first.data ? countLabel(first.data.total, q) : 'Contacts'}</caption>
+          <thead>
             <tr>
-              <td colSpan={5}>{q ? 'No contact matches.' : 'No contacts yet.'}</td>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col" class="optional">
+                Company
+              </th>
+              <th scope="col">Status</th>
+              <th scope="col" class="optional">
+                Created
+              </th>
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {rows.map((c) => (
+              <tr key={c.id}>
+                <td>
+                  <a href={`/dashboard/contacts/${c.id}`}>{fullName(c)}</a>
+                </td>
+                <td>{c.email ?? '—'}</td>
+                <td class="optional">{c.company ?? '—'}</td>
+                <td>{c.status ?? '—'}</td>
+                <td class="optional">{formatDateTime(c.created_at)}</td>
+              </tr>
+            ))}
+            {first.data && rows.length === 0 && (
+              <tr>
+                <td colSpan={5}>{q ? 'No contact matches.' : 'No contacts yet.'}</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </div>
       {first.loading && <p role="status">Loading…</p>}
       {cursor && !first.loading && (
         <button type="button" onClick={loadMore}>
