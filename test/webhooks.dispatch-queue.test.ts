@@ -2,8 +2,11 @@
 // queues them (a trigger), and the dispatcher deletes what it fanned out without rewriting the
 // event row, whose indexes would otherwise all be written a second time per event.
 import { describe, expect } from 'vitest';
-import { dispatchEvents } from '../src/webhooks/dispatcher.ts';
-import { it } from './helpers/fixtures.ts';
+import { CLAIM_SQL, dispatchEvents } from '../src/webhooks/dispatcher.ts';
+import { it, withAppOptions } from './helpers/fixtures.ts';
+
+// A schema of its own on PostgreSQL: no other file's dispatcher takes this file's events first.
+const alone = withAppOptions({ isolated: true });
 
 const queued = async (app: { db: { sql: { query: <R>(t: string, p?: unknown[]) => Promise<R[]> } } }, seqs: string[]) =>
   (
@@ -51,4 +54,35 @@ describe('the dispatch queue', () => {
     for (let round = 0; round < 200 && (await queued(app, [seq])) > 0; round++) await dispatchEvents(app.db.prisma);
     expect(await queued(app, [seq])).toBe(0);
   });
+});
+
+describe('an event claimed for fan-out', () => {
+  alone.runIf(process.env.DATABASE_URL)(
+    'cannot be deleted until the fan-out commits, so its deliveries never point at nothing (PostgreSQL)',
+    async ({ app, ws }) => {
+      const id = `evt_claimed_${Date.now().toString(36)}`;
+      await app.db.sql.query(
+        `INSERT INTO events (id, workspace_id, type, entity_type, entity_id, sequence, data)
+        VALUES ($1, $2, 'contact.created', 'contact', $1, 1, '{}'::jsonb)`,
+        [id, ws.id],
+      );
+      let deleteError: unknown = null;
+      await app.db.sql.transaction(async (query) => {
+        const claimed = await query<{ id: string | null }>(CLAIM_SQL, [1000]);
+        expect(claimed.map((c) => c.id)).toContain(id);
+        // Retention (or a workspace's deletion) on another connection, meanwhile: it has to wait.
+        await app.db.sql
+          .transaction(async (other) => {
+            await other("SET LOCAL lock_timeout = '300ms'");
+            await other('DELETE FROM events WHERE id = $1', [id]);
+          })
+          .catch((err: unknown) => (deleteError = err));
+      });
+      expect(String((deleteError as Error | null)?.message)).toMatch(/lock timeout/);
+      // Once the claim is over, the delete goes through.
+      await app.db.sql.query('DELETE FROM events WHERE id = $1', [id]);
+      for (let round = 0; round < 20; round++) await dispatchEvents(app.db.prisma);
+      expect((await app.db.sql.query('SELECT 1 FROM event_dispatch_queue')).length).toBe(0);
+    },
+  );
 });

@@ -33,14 +33,24 @@ interface Subscriber {
   filters: unknown;
 }
 
+/**
+ * Claims the next `limit` queued events: the queue rows for this transaction alone (SKIP LOCKED),
+ * the events with KEY SHARE, so that one deleted meanwhile (retention, a workspace's deletion)
+ * waits for the fan-out to commit rather than leaving its deliveries pointing at nothing (a
+ * foreign-key refusal that failed the whole run). An event already gone comes back as nulls.
+ */
+export const CLAIM_SQL = `
+  WITH taken AS (
+    SELECT seq FROM event_dispatch_queue ORDER BY seq LIMIT $1 FOR UPDATE SKIP LOCKED),
+  found AS (
+    SELECT e.seq, e.id, e.workspace_id, e.type FROM events e WHERE e.seq IN (SELECT seq FROM taken) FOR KEY SHARE)
+  SELECT t.seq::text AS seq, f.id, f.workspace_id, f.type
+  FROM taken t LEFT JOIN found f ON f.seq = t.seq ORDER BY t.seq`;
+
 /** Returns how many events were dispatched. */
 export async function dispatchEvents(prisma: Db): Promise<number> {
   return prisma.$transaction(async (tx) => {
-    const claimed = await tx.$queryRaw<Claimed[]>`
-      WITH taken AS (
-        SELECT seq FROM event_dispatch_queue ORDER BY seq LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-      SELECT t.seq::text AS seq, e.id, e.workspace_id, e.type
-      FROM taken t LEFT JOIN events e ON e.seq = t.seq ORDER BY t.seq`;
+    const claimed = await tx.$queryRawUnsafe<Claimed[]>(CLAIM_SQL, BATCH);
     if (claimed.length === 0) return 0;
     const events = claimed.filter((c): c is Claimed & OutboxEvent => c.id !== null);
     const workspaceIds = [...new Set(events.map((e) => e.workspace_id))];
