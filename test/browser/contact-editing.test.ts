@@ -122,6 +122,41 @@ describe('a contact’s page', () => {
   });
 });
 
+describe('recording on a contact’s page', () => {
+  it('logs an activity and adds a follow-up task, both on the contact’s timeline, by keyboard', async () => {
+    const address = `christine.${Date.now().toString(36)}@example.com`;
+    const made = await ws.api('POST', '/v1/contacts', { first_name: 'Christine', last_name: 'Darden', email: address });
+    const id = made.body.data.id;
+    await page.goto(`/dashboard/contacts/${id}`);
+    await page.getByText('Log an activity').click();
+    await page.getByLabel('Kind').selectOption('meeting');
+    await page.getByLabel('Subject').fill('Sonic boom review');
+    await page.getByLabel('What was said').fill('Agreed on the next wind tunnel slot.');
+    await page.getByLabel('Subject').press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Logged the meeting.' }).waitFor();
+    const activities = (await ws.api('GET', `/v1/activities?contact_id=${id}`)).body.data;
+    expect(activities).toHaveLength(1);
+    expect(activities[0]).toMatchObject({ type: 'meeting', subject: 'Sonic boom review', contact_id: id });
+
+    await page.getByText('Add a follow-up task').click();
+    await page.getByLabel('Task').fill('Send the test report');
+    await page.getByLabel('Task').press('Enter');
+    await page.getByRole('status').filter({ hasText: 'Added the task “Send the test report”.' }).waitFor();
+    const tasks = (await ws.api('GET', `/v1/tasks?related_to_type=contact&related_to_id=${id}`)).body.data;
+    expect(tasks.map((t: { title: string }) => t.title)).toEqual(['Send the test report']);
+    // An empty title is the API's to refuse, and its words are shown.
+    await page.getByLabel('Task').press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'title' }).waitFor();
+
+    const timeline = page.getByRole('region', { name: 'Timeline' });
+    await timeline
+      .getByText(/meeting/i)
+      .first()
+      .waitFor();
+    await timeline.getByText(/task/i).first().waitFor();
+  });
+});
+
 describe('both window sizes', () => {
   for (const [name, viewport] of [
     ['laptop', { width: 1280, height: 800 }],

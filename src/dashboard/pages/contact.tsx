@@ -6,6 +6,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { formatDateTime, formatMoney, fullName } from '../lib/format.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
+import { ContactActions } from './contact-actions.tsx';
 import { ContactForm } from './contact-form.tsx';
 import { ContactNotes } from './contact-notes.tsx';
 
@@ -130,7 +131,7 @@ export function ContactPage({ id }: { id: string }) {
       throw err;
     }
     setEditing(false);
-    setChanges(changes + 1);
+    setChanges((n) => n + 1);
     await contact.reload();
   };
   const fields: [string, string][] = c
@@ -187,7 +188,8 @@ export function ContactPage({ id }: { id: string }) {
                 <ul class="plain">
                   {c.deals.map((d) => (
                     <li key={d.id}>
-                      {d.title} · {formatMoney(d.value, d.currency)} · {d.status === 'open' ? d.stage_name : d.status}
+                      <a href={`/dashboard/deals/${d.id}`}>{d.title}</a> · {formatMoney(d.value, d.currency)} ·{' '}
+                      {d.status === 'open' ? d.stage_name : d.status}
                     </li>
                   ))}
                 </ul>
@@ -195,7 +197,8 @@ export function ContactPage({ id }: { id: string }) {
             )}
           </div>
           <div>
-            <ContactNotes contactId={id} onAdded={() => setChanges(changes + 1)} />
+            <ContactActions contactId={id} onDone={() => setChanges((n) => n + 1)} />
+            <ContactNotes contactId={id} onAdded={() => setChanges((n) => n + 1)} />
             <Timeline contactId={id} version={changes} />
           </div>
         </div>
