@@ -147,7 +147,7 @@ describe('contacts pages', () => {
     await mover.getByRole('link', { name: 'Grace Hopper' }).click();
     await mover.getByRole('heading', { name: 'Timeline' }).waitFor();
     const timeline = mover.locator('ol.timeline');
-    await expect.poll(() => timeline.textContent()).toContain('contact.created');
+    await expect.poll(() => timeline.textContent()).toContain('Contact created');
     expect(await mover.getByRole('heading', { level: 1 }).textContent()).toBe('Grace Hopper');
     expect(await mover.locator('section', { hasText: 'Deals' }).first().textContent()).toContain('Cobol licence');
     await screenshot(mover, 'contact');

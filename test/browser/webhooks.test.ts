@@ -58,6 +58,9 @@ describe('webhooks pages', () => {
     await page.getByLabel('Turn off after this many failures in a row (1–1000)').fill('50');
     await page.getByLabel('Payload').selectOption('record');
     await screenshot(page, 'webhook-form');
+    // After a full-page screenshot (the window is resized for it) Chromium drops the next click on
+    // this form; a click on the heading takes that place.
+    await page.getByRole('heading', { level: 1 }).click();
     await page.getByRole('button', { name: 'Create webhook' }).click();
 
     const secret = (await page.getByTestId('webhook-secret').textContent())!;

@@ -5,6 +5,7 @@ import { gql } from '../api/graphql.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { useAction } from '../lib/use-action.ts';
 import { API_KEY_FIELDS, type ApiKey } from './api-key.ts';
+import { ScrollBox } from '../components/scroll-box.tsx';
 
 type Scope = ApiKey['scope'];
 
@@ -69,33 +70,35 @@ export function ApiKeyForm({ onCreated }: { onCreated: (c: { name: string; key: 
         ))}
       </fieldset>
       {scope === 'custom' && (
-        <table class="permissions">
-          <caption>Permissions (write includes read)</caption>
-          <thead>
-            <tr>
-              <th scope="col">Resource</th>
-              <th scope="col">Read</th>
-              <th scope="col">Write</th>
-            </tr>
-          </thead>
-          <tbody>
-            {RESOURCES.map((r) => (
-              <tr key={r}>
-                <th scope="row">{r}</th>
-                {(['read', 'write'] as const).map((access) => (
-                  <td key={access}>
-                    <input
-                      type="checkbox"
-                      aria-label={`${r} ${access}`}
-                      checked={permissions.has(`${r}:${access}`)}
-                      onChange={(e) => toggle(`${r}:${access}`, e.currentTarget.checked)}
-                    />
-                  </td>
-                ))}
+        <ScrollBox label="Permissions">
+          <table class="permissions">
+            <caption>Permissions (write includes read)</caption>
+            <thead>
+              <tr>
+                <th scope="col">Resource</th>
+                <th scope="col">Read</th>
+                <th scope="col">Write</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {RESOURCES.map((r) => (
+                <tr key={r}>
+                  <th scope="row">{r}</th>
+                  {(['read', 'write'] as const).map((access) => (
+                    <td key={access}>
+                      <input
+                        type="checkbox"
+                        aria-label={`${r} ${access}`}
+                        checked={permissions.has(`${r}:${access}`)}
+                        onChange={(e) => toggle(`${r}:${access}`, e.currentTarget.checked)}
+                      />
+                    </td>
+                  ))}
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollBox>
       )}
       <label>
         Expires on <span class="hint">(optional; the key stops working after this day)</span>

@@ -11,6 +11,7 @@ import { useTitle } from '../lib/use-title.ts';
 import { useSession } from '../session-context.ts';
 import { API_KEY_FIELDS, type ApiKey } from './api-key.ts';
 import { ApiKeyForm } from './api-key-form.tsx';
+import { ScrollBox } from '../components/scroll-box.tsx';
 
 const SCOPE_LABELS = { full: 'Full access', read_only: 'Read only', custom: 'Custom' } as const;
 
@@ -54,52 +55,54 @@ export function ApiKeysPage() {
         />
       </section>
       <ErrorMessage error={error ?? keys.error} />
-      <table>
-        <caption>
-          Keys for {session.environment === 'sandbox' ? 'the sandbox of ' : ''}
-          {session.workspace.name}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Prefix</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Status</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {keys.data?.map((k) => (
-            <tr key={k.id} class={k.revoked_at ? 'muted' : undefined}>
-              <td>{k.name}</td>
-              <td>
-                <code>{k.prefix}…</code>
-              </td>
-              <td>
-                {SCOPE_LABELS[k.scope] ?? k.scope}
-                {k.scope === 'custom' && <div class="hint">{k.permissions.join(', ')}</div>}
-              </td>
-              <td>{formatDateTime(k.created_at)}</td>
-              <td>{k.last_used_at ? formatDateTime(k.last_used_at) : 'Never'}</td>
-              <td>{status(k)}</td>
-              <td>
-                {!k.revoked_at && (
-                  <ConfirmButton label="Revoke" confirmLabel={`Revoke ${k.name}`} onConfirm={() => revoke(k.id)} />
-                )}
-              </td>
-            </tr>
-          ))}
-          {keys.data?.length === 0 && (
+      <ScrollBox label="API keys">
+        <table>
+          <caption>
+            Keys for {session.environment === 'sandbox' ? 'the sandbox of ' : ''}
+            {session.workspace.name}
+          </caption>
+          <thead>
             <tr>
-              <td colSpan={7}>No keys yet.</td>
+              <th scope="col">Name</th>
+              <th scope="col">Prefix</th>
+              <th scope="col">Scope</th>
+              <th scope="col">Created</th>
+              <th scope="col">Last used</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {keys.data?.map((k) => (
+              <tr key={k.id} class={k.revoked_at ? 'muted' : undefined}>
+                <td>{k.name}</td>
+                <td>
+                  <code>{k.prefix}…</code>
+                </td>
+                <td>
+                  {SCOPE_LABELS[k.scope] ?? k.scope}
+                  {k.scope === 'custom' && <div class="hint">{k.permissions.join(', ')}</div>}
+                </td>
+                <td>{formatDateTime(k.created_at)}</td>
+                <td>{k.last_used_at ? formatDateTime(k.last_used_at) : 'Never'}</td>
+                <td>{status(k)}</td>
+                <td>
+                  {!k.revoked_at && (
+                    <ConfirmButton label="Revoke" confirmLabel={`Revoke ${k.name}`} onConfirm={() => revoke(k.id)} />
+                  )}
+                </td>
+              </tr>
+            ))}
+            {keys.data?.length === 0 && (
+              <tr>
+                <td colSpan={7}>No keys yet.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </ScrollBox>
       {keys.loading && !keys.data && <p role="status">Loading…</p>}
     </>
   );

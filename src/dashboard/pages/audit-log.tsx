@@ -7,6 +7,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
+import { ScrollBox } from '../components/scroll-box.tsx';
 
 interface Entry {
   id: string;
@@ -133,7 +134,7 @@ export function AuditLogPage() {
         </label>
       </form>
       <ErrorMessage error={error ?? first.error} />
-      <div class="table-scroll">
+      <ScrollBox label="Audit log entries">
         <table class="log">
           <caption>
             {first.loading ? 'Loading the audit log…' : `${entries.length} entries shown, newest first`}
@@ -182,7 +183,7 @@ export function AuditLogPage() {
             ) : null}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {cursor ? (
         <button type="button" disabled={busy} onClick={() => void loadMore()}>
           Show older entries

@@ -5,6 +5,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { formatDateTime, fullName } from '../lib/format.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { useQuery } from '../lib/use-query.ts';
+import { ScrollBox } from '../components/scroll-box.tsx';
 
 interface ContactRow {
   id: string;
@@ -94,7 +95,7 @@ export function ContactsPage() {
         <button type="submit">Search</button>
       </form>
       <ErrorMessage error={first.error ?? moreError} />
-      <div class="table-scroll">
+      <ScrollBox label="Contacts">
         <table class="contacts-table">
           <caption>{first.data ? countLabel(first.data.total, q) : 'Contacts'}</caption>
           <thead>
@@ -129,7 +130,7 @@ export function ContactsPage() {
             )}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
       {first.loading && <p role="status">Loading…</p>}
       {cursor && !first.loading && (
         <button type="button" onClick={loadMore}>

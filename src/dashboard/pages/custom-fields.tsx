@@ -8,6 +8,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
+import { ScrollBox } from '../components/scroll-box.tsx';
 
 interface CustomField {
   id: string;
@@ -121,42 +122,44 @@ export function CustomFieldsPage() {
         <NewFieldForm onCreated={fields.reload} />
       </section>
       <ErrorMessage error={error ?? fields.error} />
-      <table>
-        <caption>Fields of this workspace</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key</th>
-            <th scope="col">Label</th>
-            <th scope="col">Type</th>
-            <th scope="col">Options</th>
-            <th scope="col">Created</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {fields.data?.map((f) => (
-            <tr key={f.id}>
-              <td>
-                <code>{f.key}</code>
-              </td>
-              <td>{f.label ?? '—'}</td>
-              <td>{f.type}</td>
-              <td>{f.options.join(', ') || '—'}</td>
-              <td>{formatDateTime(f.created_at)}</td>
-              <td>
-                <ConfirmButton label="Remove" confirmLabel={`Remove ${f.key}`} onConfirm={() => remove(f.id)} />
-              </td>
-            </tr>
-          ))}
-          {fields.data?.length === 0 && (
+      <ScrollBox label="Custom fields">
+        <table>
+          <caption>Fields of this workspace</caption>
+          <thead>
             <tr>
-              <td colSpan={6}>No custom fields yet.</td>
+              <th scope="col">Key</th>
+              <th scope="col">Label</th>
+              <th scope="col">Type</th>
+              <th scope="col">Options</th>
+              <th scope="col">Created</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {fields.data?.map((f) => (
+              <tr key={f.id}>
+                <td>
+                  <code>{f.key}</code>
+                </td>
+                <td>{f.label ?? '—'}</td>
+                <td>{f.type}</td>
+                <td>{f.options.join(', ') || '—'}</td>
+                <td>{formatDateTime(f.created_at)}</td>
+                <td>
+                  <ConfirmButton label="Remove" confirmLabel={`Remove ${f.key}`} onConfirm={() => remove(f.id)} />
+                </td>
+              </tr>
+            ))}
+            {fields.data?.length === 0 && (
+              <tr>
+                <td colSpan={6}>No custom fields yet.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </ScrollBox>
     </>
   );
 }

@@ -5,6 +5,7 @@ import { ErrorMessage } from '../components/error-message.tsx';
 import { formatDateTime } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
 import { useQuery } from '../lib/use-query.ts';
+import { ScrollBox } from '../components/scroll-box.tsx';
 
 interface Attempt {
   attempt: number;
@@ -103,73 +104,75 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
         </button>
       </div>
       <ErrorMessage error={error ?? log.error} />
-      <table class="log">
-        <caption>{log.data ? deliveriesCaption(log.data.total, log.data.nodes.length) : 'Deliveries'}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Created</th>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Response</th>
-            <th scope="col">Time</th>
-            <th scope="col">Attempts</th>
-            <th scope="col">Response body (first 1000 characters)</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {log.data?.nodes.map((d) => (
-            <tr key={d.id} data-status={d.status}>
-              <td>{formatDateTime(d.created_at)}</td>
-              <td>
-                <code>{d.event}</code> {d.test && <span class="badge">test</span>}
-              </td>
-              <td>
-                <span class={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'off' : 'wait'}`}>
-                  {d.status}
-                </span>
-                {d.status === 'pending' && d.next_attempt_at && (
-                  <div class="hint">next {formatDateTime(d.next_attempt_at)}</div>
-                )}
-              </td>
-              <td>{d.response_code ?? (d.error ? <span class="error-text">{d.error}</span> : '—')}</td>
-              <td>{d.response_time_ms != null ? `${d.response_time_ms} ms` : '—'}</td>
-              <td>
-                <Attempts d={d} />
-              </td>
-              <td>
-                {d.response_body ? (
-                  <details>
-                    <summary>{d.response_body.length} characters</summary>
-                    <pre>{d.response_body}</pre>
-                  </details>
-                ) : (
-                  '—'
-                )}
-              </td>
-              <td>
-                {/* Test sends have no event to send again: a new test replaces them. */}
-                {d.status === 'failed' && !d.test && (
-                  <button
-                    type="button"
-                    onClick={() => redeliver(d.id)}
-                    aria-label={`Redeliver ${d.event} of ${formatDateTime(d.created_at)}`}
-                  >
-                    Redeliver
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-          {log.data?.nodes.length === 0 && (
+      <ScrollBox label="Deliveries">
+        <table class="log">
+          <caption>{log.data ? deliveriesCaption(log.data.total, log.data.nodes.length) : 'Deliveries'}</caption>
+          <thead>
             <tr>
-              <td colSpan={8}>No deliveries yet.</td>
+              <th scope="col">Created</th>
+              <th scope="col">Event</th>
+              <th scope="col">Status</th>
+              <th scope="col">Response</th>
+              <th scope="col">Time</th>
+              <th scope="col">Attempts</th>
+              <th scope="col">Response body (first 1000 characters)</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
             </tr>
-          )}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {log.data?.nodes.map((d) => (
+              <tr key={d.id} data-status={d.status}>
+                <td>{formatDateTime(d.created_at)}</td>
+                <td>
+                  <code>{d.event}</code> {d.test && <span class="badge">test</span>}
+                </td>
+                <td>
+                  <span class={`badge ${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'off' : 'wait'}`}>
+                    {d.status}
+                  </span>
+                  {d.status === 'pending' && d.next_attempt_at && (
+                    <div class="hint">next {formatDateTime(d.next_attempt_at)}</div>
+                  )}
+                </td>
+                <td>{d.response_code ?? (d.error ? <span class="error-text">{d.error}</span> : '—')}</td>
+                <td>{d.response_time_ms != null ? `${d.response_time_ms} ms` : '—'}</td>
+                <td>
+                  <Attempts d={d} />
+                </td>
+                <td>
+                  {d.response_body ? (
+                    <details>
+                      <summary>{d.response_body.length} characters</summary>
+                      <pre>{d.response_body}</pre>
+                    </details>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>
+                  {/* Test sends have no event to send again: a new test replaces them. */}
+                  {d.status === 'failed' && !d.test && (
+                    <button
+                      type="button"
+                      onClick={() => redeliver(d.id)}
+                      aria-label={`Redeliver ${d.event} of ${formatDateTime(d.created_at)}`}
+                    >
+                      Redeliver
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+            {log.data?.nodes.length === 0 && (
+              <tr>
+                <td colSpan={8}>No deliveries yet.</td>
+              </tr>
+            )}
+          </tbody>
+        </table>
+      </ScrollBox>
     </section>
   );
 }

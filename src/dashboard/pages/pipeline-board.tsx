@@ -22,6 +22,7 @@ import {
   sumValues,
   weightedForecast,
 } from './pipeline-model.ts';
+import { ScrollBox } from '../components/scroll-box.tsx';
 
 /** Bursts of events (a bulk change) cause one reload. */
 const RELOAD_DELAY_MS = 150;
@@ -99,7 +100,7 @@ function ClosedDeals({ board, status, currency }: { board: Board; status: 'won' 
         {board.deals.length} {status} {board.deals.length === 1 ? 'deal' : 'deals'} ·{' '}
         <strong data-testid="closed-total">{formatSums(sumValues(board.deals), currency)}</strong>
       </p>
-      <div class="table-scroll">
+      <ScrollBox label="Closed deals">
         <table class="closed-deals">
           <thead>
             <tr>
@@ -125,7 +126,7 @@ function ClosedDeals({ board, status, currency }: { board: Board; status: 'won' 
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollBox>
     </>
   );
 }
