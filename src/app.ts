@@ -17,6 +17,7 @@ import type { Config } from './config.ts';
 import type { Database } from './db/client.ts';
 import { AppError } from './errors.ts';
 import { authenticateAndLimit, authenticateSession, CsrfRefusal, usesSessionCookie } from './http/auth.ts';
+import { dashboardImportRoutes } from './rest/dashboard-imports.ts';
 import { dashboardSessionRoutes } from './rest/dashboard-session.ts';
 import { dashboardPages } from './http/dashboard.ts';
 import { bodyErrors, parseJson, requireJson } from './http/body.ts';
@@ -210,6 +211,8 @@ export function buildApp(deps: AppDeps) {
   app.use(
     '/dashboard/api',
     cookieParser(),
+    // Before the sign-in routes, which take JSON only: an import's file is a multipart body.
+    dashboardImportRoutes({ sessions, limits, metrics, rest: rest.handler }),
     dashboardSessionRoutes({ sessions, loginLimits: new LoginLimits(deps.redis ?? null) }),
   );
   app.use('/dashboard', dashboardPages());

@@ -71,9 +71,15 @@ export const usesSessionCookie = (req: Request): boolean =>
 /**
  * The signed-in dashboard user (session cookie), for /graphql. Every such request must carry the
  * session's X-CSRF-Token, reads too: another site could otherwise make the browser send the cookie.
- * Users draw from their workspace's plan budget, one bucket per user.
+ * Users draw from their workspace's plan budget, one bucket per user. `csrf: false` only for a GET
+ * that changes nothing and answers a download no other site can read (the dashboard's failed rows).
  */
-export function authenticateSession(sessions: SessionStore, limits: RateLimits, metrics: Metrics) {
+export function authenticateSession(
+  sessions: SessionStore,
+  limits: RateLimits,
+  metrics: Metrics,
+  opts: { csrf: boolean } = { csrf: true },
+) {
   const refuse = refuser(metrics);
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const token: string = req.cookies[SESSION_COOKIE];
@@ -84,7 +90,7 @@ export function authenticateSession(sessions: SessionStore, limits: RateLimits, 
       if (!d.allowed) return refuse(res, next, d, 'standard');
       return next(new AppError('unauthorized', 'The dashboard session has ended; sign in again'));
     }
-    if (!isValidCsrfToken(token, req.get('x-csrf-token'))) return next(new CsrfRefusal());
+    if (opts.csrf && !isValidCsrfToken(token, req.get('x-csrf-token'))) return next(new CsrfRefusal());
     const caller = callerOfSession(session);
     const d = await limits.consume(caller.plan, `user:${session.userId}`);
     setRateHeaders(res, d);

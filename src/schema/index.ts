@@ -49,6 +49,7 @@ import './audit/audit-log.queries.ts';
 import './import/import.queries.ts';
 import './import/import.mutations.ts';
 import './import/import.subscription.ts';
+import './import/import.fields.ts';
 // Live events over graphql-ws
 import './subscription/events.subscription.ts';
 import './subscription/changes.subscription.ts';

@@ -84,6 +84,8 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   ApiKey: null,
   CreatedApiKey: null,
   CustomField: null,
+  // Field names for the dashboard's import mapping: signed-in users only, who read everything.
+  ImportFieldSet: null,
 };
 
 /** Fields whose data belongs to another resource than their type's, by `Type.field`. */

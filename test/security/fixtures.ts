@@ -166,6 +166,7 @@ export const DASHBOARD_ONLY = new Set([
   'customFields',
   'createCustomField',
   'deleteCustomField',
+  'importFields',
 ]);
 
 export interface RouteIds {

@@ -214,6 +214,7 @@ export function scopeTests(worldOf: () => World): void {
       ApiKey: null,
       CreatedApiKey: null,
       CustomField: null,
+      ImportFieldSet: null,
     };
     const resourceOf = (type: GraphQLObjectType): Resource | null | undefined => {
       if (type.name.endsWith('Page')) return resourceOf(getNamedType(type.getFields().nodes.type) as GraphQLObjectType);
