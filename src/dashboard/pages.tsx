@@ -9,6 +9,7 @@ import { ContactNewPage } from './pages/contact-new.tsx';
 import { ContactsPage } from './pages/contacts.tsx';
 import { CustomFieldsPage } from './pages/custom-fields.tsx';
 import { DealPage } from './pages/deal.tsx';
+import { ImportsPage } from './pages/imports.tsx';
 import { NotFoundPage } from './pages/not-found.tsx';
 import { PipelineBoardPage } from './pages/pipeline-board.tsx';
 import { TasksPage } from './pages/tasks.tsx';
@@ -42,6 +43,7 @@ export function Pages() {
         <Route path="/dashboard/webhooks/:id/edit" component={WebhookEditPage} />
         <Route path="/dashboard/custom-fields" component={CustomFieldsPage} />
         <Route path="/dashboard/audit" component={AuditLogPage} />
+        <Route path="/dashboard/imports" component={ImportsPage} />
         <Route default component={NotFoundPage} />
       </Router>
     </main>

@@ -11,6 +11,7 @@ const LINKS = [
   { href: '/dashboard/activity', label: 'Activity' },
   { href: '/dashboard/keys', label: 'API keys' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
+  { href: '/dashboard/imports', label: 'Imports' },
   { href: '/dashboard/custom-fields', label: 'Custom fields' },
   { href: '/dashboard/audit', label: 'Audit log' },
 ];
