@@ -1,11 +1,15 @@
 // The import page's rules, apart from the page: the header row of a CSV file as the browser reads
 // it, a first guess of each column's field, the mapping sent, and how progress reads.
 
-/** The cells of a CSV file's first record: quoted cells (with "" and line breaks), CRLF or LF, a BOM skipped. */
-export function headerOf(text: string): string[] {
+/**
+ * The cells of a CSV file's first record: quoted cells (with "" and line breaks), CRLF or LF; a BOM
+ * and blank lines before it skipped, as the import skips them.
+ */
+export function headerOf(file: string): string[] {
+  const text = file.replace(/^\uFEFF/, '').replace(/^(\r?\n)+/, '');
   const cells: string[] = [];
   let cell = '';
-  let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let i = 0;
   let quoted = false;
   for (; i < text.length; i++) {
     const c = text[i];

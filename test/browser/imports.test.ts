@@ -1,0 +1,172 @@
+// The imports page in Chromium: a small CSV with one bad row uploaded through the page, its columns
+// mapped (a guessed one, a chosen one, a skipped one), the job followed live to its counts, and
+// its failed rows downloaded and read; the API's details shown next to the form; both window
+// sizes, no sideways scrolling, and the keyboard.
+import fs from 'node:fs';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+
+let app: TestApp;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let ws: TestWorkspace;
+
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+];
+
+const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
+/** What sticks out to the right, to say why the page scrolls sideways. */
+const overflowing = () =>
+  page.evaluate(() =>
+    [...document.querySelectorAll('body *')]
+      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-scroll'))
+      .slice(0, 5)
+      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
+  );
+
+/** Screenshots at both sizes, each without sideways scrolling; ends at the desktop size. */
+async function atBothSizes(name: string) {
+  for (const size of [...SIZES].reverse()) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await screenshot(page, `${name}-${size.name}`);
+    expect(await noSidewaysScroll(), `${name} at ${size.width}px: ${await overflowing()}`).toBe(true);
+  }
+}
+
+const csv = (name: string, text: string) => ({ name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+const isFocused = (locator: ReturnType<Page['locator']>) => locator.evaluate((e) => e === document.activeElement);
+
+beforeAll(async () => {
+  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  app.importRunner();
+  ws = await app.workspace();
+  await ws.addCustomField('tier', 'select', ['gold', 'silver']);
+  const { email } = await dashboardUser(app, ws);
+  context = await newContext(browser, app.base);
+  page = await context.newPage();
+  await signInThroughPage(page, email);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await app?.close();
+});
+
+describe('imports page', () => {
+  it('shows the empty list and the form at both sizes', async () => {
+    await page.getByRole('link', { name: 'Imports' }).click();
+    await page.getByRole('heading', { name: 'Imports', level: 1 }).waitFor();
+    await expect.poll(() => page.getByRole('cell', { name: 'No imports yet.' }).count()).toBe(1);
+    await atBothSizes('imports-empty');
+  });
+
+  it('uploads a CSV with one bad row, maps its columns, follows the job and downloads the failed rows', async () => {
+    const ada = uniqueEmail('ada');
+    const lin = uniqueEmail('lin');
+    await page
+      .getByLabel('CSV file')
+      .setInputFiles(
+        csv(
+          'people.csv',
+          `Full name,E-mail,Tier,Notes\nAda,${ada},gold,first\nGrace,not-an-email,silver,second\nLin,${lin},,third\n`,
+        ),
+      );
+    // Guessed from the header: E-mail → email, Tier → the custom field; the others skipped.
+    const field = (column: string) => page.getByLabel(`Field for ${column}`);
+    await expect.poll(() => field('E-mail').inputValue()).toBe('email');
+    expect(await field('Tier').inputValue()).toBe('custom_fields.tier');
+    expect(await field('Full name').inputValue()).toBe('');
+    expect(await field('Notes').inputValue()).toBe('');
+    // The resource's fields, with the workspace's custom field.
+    const offered = await field('Full name').locator('option').allTextContents();
+    expect(offered).toEqual(expect.arrayContaining(['first_name', 'email', 'address.city', 'custom_fields.tier']));
+    await field('Full name').selectOption('first_name');
+    await atBothSizes('imports-mapping');
+
+    await page.getByRole('button', { name: 'Import' }).click();
+    const progress = page.locator('section.import-progress');
+    await expect.poll(() => progress.getByRole('status').textContent()).toBe('Completed: 2 written, 1 failed.');
+    expect(await progress.getByTestId('rows-read').textContent()).toBe('3');
+    expect(await progress.getByTestId('rows-written').textContent()).toBe('2');
+    expect(await progress.getByTestId('rows-failed').textContent()).toBe('1');
+    expect(await progress.locator('progress').getAttribute('value')).toBe('100');
+    expect(await progress.getByRole('heading').textContent()).toBe('Import of people.csv');
+    const row = page.getByRole('row', { name: /people\.csv/ });
+    await expect.poll(() => row.textContent()).toContain('Completed');
+    await atBothSizes('imports-completed');
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      progress.getByRole('link', { name: 'Download failed rows (1)' }).click(),
+    ]);
+    expect(download.suggestedFilename()).toMatch(/^imp_\w+-failed-rows\.csv$/);
+    expect(fs.readFileSync((await download.path())!, 'utf8')).toBe(
+      'error,line,Full name,E-mail,Tier,Notes\r\n' +
+        'Invalid fields: email: must be a valid email address,3,Grace,not-an-email,silver,second\r\n',
+    );
+
+    // What the page mapped is what the API wrote.
+    const contacts = (await ws.api('GET', '/v1/contacts?limit=100')).body.data;
+    expect(contacts.find((c: { email: string }) => c.email === ada)).toMatchObject({
+      first_name: 'Ada',
+      custom_fields: { tier: 'gold' },
+      source: 'import',
+    });
+    expect(contacts.find((c: { email: string }) => c.email === lin)).toMatchObject({ first_name: 'Lin' });
+  });
+
+  it('shows the API’s details next to the form: upsert by a key no column fills', async () => {
+    await page.getByLabel('CSV file').setInputFiles(csv('names.csv', 'Name\nAda\n'));
+    await page.getByLabel('Field for Name').selectOption('first_name');
+    await page.getByLabel('Update or create').check();
+    await page.getByLabel('Match records by').selectOption('email');
+    await page.getByRole('button', { name: 'Import' }).click();
+    const alert = page.locator('form').getByRole('alert');
+    await expect
+      .poll(() => alert.locator('li').textContent())
+      .toBe('mapping must fill email, which the upsert matches records by');
+    await atBothSizes('imports-error');
+    await page.getByLabel('Create', { exact: true }).check();
+  });
+
+  it('works from the keyboard: file, resource, mapping, import, download', async () => {
+    await page.reload();
+    await page.getByRole('heading', { name: 'Imports', level: 1 }).waitFor();
+    const file = page.getByLabel('CSV file');
+    await file.setInputFiles(csv('keyboard.csv', `Name,Mail\nKim,${uniqueEmail('kim')}\nBad,nope\n`));
+    await file.focus();
+    await page.keyboard.press('Tab');
+    const records = page.getByLabel('Records');
+    expect(await isFocused(records)).toBe(true);
+    // Contacts → Companies → Contacts, with the arrow keys.
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => records.inputValue()).toBe('companies');
+    await page.keyboard.press('ArrowUp');
+    await expect.poll(() => records.inputValue()).toBe('contacts');
+    await page.keyboard.press('Tab');
+    expect(await isFocused(page.getByLabel('Create', { exact: true }))).toBe(true);
+    await page.keyboard.press('Tab');
+    const name = page.getByLabel('Field for Name');
+    expect(await isFocused(name)).toBe(true);
+    await name.selectOption('first_name');
+    await page.keyboard.press('Tab');
+    const mail = page.getByLabel('Field for Mail');
+    expect(await isFocused(mail)).toBe(true);
+    await mail.selectOption('email');
+    await page.keyboard.press('Tab');
+    expect(await isFocused(page.getByRole('button', { name: 'Import' }))).toBe(true);
+    await page.keyboard.press('Enter');
+    const progress = page.locator('section.import-progress');
+    await expect.poll(() => progress.getByRole('status').textContent()).toBe('Completed: 1 written, 1 failed.');
+    expect(await progress.getByRole('heading').textContent()).toBe('Import of keyboard.csv');
+    const link = progress.getByRole('link', { name: 'Download failed rows (1)' });
+    await link.focus();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+    expect(fs.readFileSync((await download.path())!, 'utf8')).toContain('3,Bad,nope');
+  });
+});
