@@ -13,6 +13,8 @@ let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
+/** Script errors, CSP violations and requests to other hosts, over the whole file. */
+const problems: string[] = [];
 
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -49,6 +51,9 @@ beforeAll(async () => {
   const { email } = await dashboardUser(app, ws);
   context = await newContext(browser, app.base);
   page = await context.newPage();
+  page.on('pageerror', (err) => problems.push(err.message));
+  page.on('console', (m) => m.text().includes('Content Security Policy') && problems.push(m.text()));
+  page.on('request', (r) => new URL(r.url()).origin !== app.base && problems.push(`request to ${r.url()}`));
   await signInThroughPage(page, email);
 });
 
@@ -168,5 +173,9 @@ describe('imports page', () => {
     await link.focus();
     const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
     expect(fs.readFileSync((await download.path())!, 'utf8')).toContain('3,Bad,nope');
+  });
+
+  it('ran without a script error, a CSP violation or a request to another host', () => {
+    expect(problems).toEqual([]);
   });
 });
