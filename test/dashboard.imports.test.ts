@@ -67,6 +67,8 @@ describe('POST /dashboard/api/imports', () => {
     expect(row).toEqual({ user_id: userId, key_id: null });
 
     expect(await finished(s, id)).toEqual({ status: 'completed', rows_read: 2, rows_failed: 1 });
+    // The job's JSON is a read like /graphql's: with the token only.
+    expect((await s.api('GET', `/dashboard/api/imports/${id}`, undefined, { csrf: false })).status).toBe(403);
     const job = await s.api('GET', `/dashboard/api/imports/${id}`);
     expect(job.status, job.text).toBe(200);
     expect(job.body.data).toMatchObject({ id, rows_written: 1, rows_failed: 1 });
