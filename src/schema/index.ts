@@ -35,6 +35,8 @@ import './webhook/webhook.queries.ts';
 import './webhook/webhook.mutations.ts';
 import './webhook/delivery-attempts.ts';
 import './webhook/webhook.recover.ts';
+// Aggregates for the dashboard's Insight page
+import './insight/insight.queries.ts';
 // The workspace's settings
 import './workspace/settings.ts';
 // Dashboard users only: API keys and custom field definitions

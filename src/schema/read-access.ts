@@ -59,6 +59,11 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   WebhookTestResult: 'webhooks',
   WebhookRecoverResult: 'webhooks',
   DeliveryAttempt: 'webhooks',
+  // The Insight page's aggregates: stage values need pipelines:read as well (their root field checks it).
+  StageValue: 'deals',
+  CurrencyAmount: 'deals',
+  DealMonth: 'deals',
+  WebhookDeliveryStats: 'webhooks',
   // A live event's envelope is the subscriber's; its data needs the event's resource (below).
   LiveEvent: null,
   // The log's envelope: which kinds of record the key may read is the root field's filter; its

@@ -194,6 +194,10 @@ export function scopeTests(worldOf: () => World): void {
       WebhookTestResult: 'webhooks',
       WebhookRecoverResult: 'webhooks',
       DeliveryAttempt: 'webhooks',
+      StageValue: 'deals',
+      CurrencyAmount: 'deals',
+      DealMonth: 'deals',
+      WebhookDeliveryStats: 'webhooks',
       User: null,
       NotificationPreferences: null,
       // Who caused a change (a key's or user's name) and what was wrong with the caller's own request.
