@@ -153,7 +153,11 @@ export function importForm(): FormData {
 export const POLLED_SUBSCRIPTIONS = new Set(['importProgress']);
 
 /** ID arguments of GraphQL fields no REST route runs (the others are derived from the route table). */
-const EXTRA_ID_ARGS: Record<string, Record<string, IdKind>> = {};
+const EXTRA_ID_ARGS: Record<string, Record<string, IdKind>> = {
+  // The dashboard's Insight aggregates.
+  pipelineValueByStage: { pipelineId: 'pipeline' },
+  dealOutcomesByMonth: { pipelineId: 'pipeline' },
+};
 
 /**
  * Fields for signed-in dashboard users only: every API key gets 401 or 403 from them, whatever

@@ -49,9 +49,19 @@ const keyWithout = (resource: Resource) =>
     RESOURCES.filter((r) => r !== resource).map((r) => `${r}:write`),
   );
 
-/** The permission of each root field: that of the route that runs it. */
+/**
+ * Root fields no route runs, with the permission they need: the dashboard's Insight aggregates
+ * (pipelineValueByStage needs pipelines:read as well: test/insight.test.ts).
+ */
+const GRAPHQL_ONLY: Record<string, ReturnType<typeof permissionOf>> = {
+  pipelineValueByStage: { resource: 'deals', access: 'read' },
+  dealOutcomesByMonth: { resource: 'deals', access: 'read' },
+  webhookDeliveryStats: { resource: 'webhooks', access: 'read' },
+};
+
+/** The permission of each root field: that of the route that runs it, or as GRAPHQL_ONLY says. */
 function fieldPermissions(): Map<string, ReturnType<typeof permissionOf>> {
-  const out = new Map<string, ReturnType<typeof permissionOf>>();
+  const out = new Map<string, ReturnType<typeof permissionOf>>(Object.entries(GRAPHQL_ONLY));
   for (const r of ROUTES) out.set(r.field, permissionOf(r.route));
   return out;
 }
