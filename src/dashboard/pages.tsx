@@ -1,6 +1,8 @@
 // The routes under /dashboard. Focus moves to the page on navigation, as a full page load would.
 import { useEffect } from 'preact/hooks';
+import lazy from 'preact-iso/lazy';
 import { Route, Router, useLocation } from 'preact-iso/router';
+import { ErrorMessage } from './components/error-message.tsx';
 import { ActivityFeedPage } from './pages/activity-feed.tsx';
 import { ApiKeysPage } from './pages/api-keys.tsx';
 import { AuditLogPage } from './pages/audit-log.tsx';
@@ -16,6 +18,14 @@ import { TasksPage } from './pages/tasks.tsx';
 import { WebhookEditPage, WebhookNewPage } from './pages/webhook-form-page.tsx';
 import { WebhookPage } from './pages/webhook.tsx';
 import { WebhooksPage } from './pages/webhooks.tsx';
+
+// The charts and their library load only when the page is opened (a failed load says so on the page).
+const InsightPage = lazy(() =>
+  import('./pages/insight.tsx').then(
+    (m) => m.InsightPage,
+    () => () => <ErrorMessage error={new Error('The Insight page could not be loaded: reload to try again.')} />,
+  ),
+);
 
 function Home() {
   const { route } = useLocation();
@@ -36,6 +46,7 @@ export function Pages() {
         <Route path="/dashboard/contacts/:id" component={ContactPage} />
         <Route path="/dashboard/tasks" component={TasksPage} />
         <Route path="/dashboard/activity" component={ActivityFeedPage} />
+        <Route path="/dashboard/insight" component={InsightPage} />
         <Route path="/dashboard/keys" component={ApiKeysPage} />
         <Route path="/dashboard/webhooks" component={WebhooksPage} />
         <Route path="/dashboard/webhooks/new" component={WebhookNewPage} />

@@ -9,6 +9,7 @@ const LINKS = [
   { href: '/dashboard/contacts', label: 'Contacts' },
   { href: '/dashboard/tasks', label: 'Tasks' },
   { href: '/dashboard/activity', label: 'Activity' },
+  { href: '/dashboard/insight', label: 'Insight' },
   { href: '/dashboard/keys', label: 'API keys' },
   { href: '/dashboard/webhooks', label: 'Webhooks' },
   { href: '/dashboard/imports', label: 'Imports' },
