@@ -141,7 +141,8 @@ async function dealMonths(ctx: Context, months: number, pipelineId: string | nul
       percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM closed_at - created_at) / 86400)::float8
         AS median_days
     FROM deals
-    WHERE workspace_id = ${ctx.caller.workspaceId} AND status IN ('won', 'lost') AND closed_at >= ${windowStart(now, months)}
+    WHERE workspace_id = ${ctx.caller.workspaceId} AND status IN ('won', 'lost')
+      AND closed_at >= ${windowStart(now, months)}
       ${pipeline ? sql`AND pipeline_id = ${pipeline.id}` : Prisma.empty}
     GROUP BY 1`;
   return fillMonths(monthsEndingAt(now, months), rows);
