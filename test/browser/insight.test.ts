@@ -96,6 +96,12 @@ beforeAll(async () => {
   stages = body.data[0].stages;
   const { email } = await dashboardUser(app, ws);
   context = await newContext(browser, app.base);
+  // The charts must draw under the page's Content-Security-Policy (no inline styles or scripts).
+  await context.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
+  });
   page = await context.newPage();
   await signInThroughPage(page, email);
 });
@@ -185,6 +191,7 @@ describe('the Insight page', () => {
     expect(bad.slice(0, 6)).toEqual(['Legacy ERP', '7', '0', '7', '0', '0%']);
 
     await atBothSizes('insight', { 'pipeline-value': 2, 'win-rate': 2, 'webhook-deliveries': 2 });
+    expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   });
 
   it('opens a chart’s table from the keyboard', async () => {
