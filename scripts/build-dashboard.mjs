@@ -39,16 +39,32 @@ async function build() {
   const entry = Object.entries(result.metafile.outputs).find(([, o]) => o.entryPoint === 'src/dashboard/main.tsx');
   const js = path.basename(entry[0]);
   const css = outputs.find((f) => f.endsWith('.css'));
-  const lazy = outputs.filter((f) => f.endsWith('.js') && f !== js);
+  // Chunks the entry imports load with it (code it shares with the on-demand pages); the rest on demand.
+  const withEntry = entry[1].imports.filter((i) => i.kind === 'import-statement').map((i) => path.basename(i.path));
+  const chunks = outputs.filter((f) => f.endsWith('.js') && f !== js);
+  const list = (files) => files.map((f) => `${f} ${size(f)}`).join(', ');
   const html = fs
     .readFileSync(path.join(root, 'src/dashboard/index.html'), 'utf8')
     .replace('%JS%', js)
-    .replace('%CSS%', css);
+    .replace('%CSS%', css)
+    // The chunks the entry imports are fetched alongside it rather than after it.
+    .replace(
+      '<script type="module"',
+      [
+        ...withEntry.map((f) => `<link rel="modulepreload" href="/dashboard/assets/${f}" />\n    `),
+        '<script type="module"',
+      ].join(''),
+    );
   fs.writeFileSync(path.join(outDir, 'index.html'), html);
   fs.writeFileSync(manifestFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs), js, css }, null, 2));
   const size = (f) => `${(fs.statSync(path.join(assets, f)).size / 1024).toFixed(1)} kB`;
-  const chunks = lazy.length ? ` (on demand: ${lazy.map((f) => `${f} ${size(f)}`).join(', ')})` : '';
-  console.log(`dashboard built in ${Date.now() - started} ms: ${js} ${size(js)}, ${css} ${size(css)}${chunks}`);
+  const shared = chunks.filter((f) => withEntry.includes(f));
+  const onDemand = chunks.filter((f) => !withEntry.includes(f));
+  console.log(
+    `dashboard built in ${Date.now() - started} ms: ${js} ${size(js)}, ${css} ${size(css)}` +
+      (shared.length ? `, loaded with it ${list(shared)}` : '') +
+      (onDemand.length ? ` (on demand: ${list(onDemand)})` : ''),
+  );
 }
 
 // The bundle's own inputs (recorded at build), any new file in src/dashboard, the lock file, these scripts.
