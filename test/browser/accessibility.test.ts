@@ -58,6 +58,8 @@ beforeAll(async () => {
     ['/dashboard/webhooks/new', 'new webhook'],
     ['/dashboard/custom-fields', 'custom fields'],
     ['/dashboard/audit', 'audit log'],
+    ['/dashboard/imports', 'imports'],
+    ['/dashboard/insight', 'insight'],
   ];
 });
 

@@ -132,8 +132,9 @@ describe('imports page', () => {
     await page.getByLabel('Match records by').selectOption('email');
     await page.getByRole('button', { name: 'Import' }).click();
     const alert = page.locator('form').getByRole('alert');
+    // The upload, then the mutation's refusal: on a machine busy with other suites, more than the usual 10 s.
     await expect
-      .poll(() => alert.locator('li').textContent())
+      .poll(() => alert.locator('li').textContent(), { timeout: 30_000 })
       .toBe('mapping must fill email, which the upsert matches records by');
     await atBothSizes('imports-error');
     await page.getByLabel('Create', { exact: true }).check();
