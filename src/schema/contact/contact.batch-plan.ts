@@ -55,6 +55,29 @@ function updated(
   return { ...(after as Contact), updatedAt: now, version: before.version + 1 };
 }
 
+const CONTACT_COLUMNS = `id, workspace_id, first_name, last_name, email, phone, company, job_title, status,
+  source, tags, assigned_to, engagement_score, custom_fields, address, company_id, external_id, version, created_at,
+  updated_at`;
+
+// One statement with three array parameters: a batch names up to 2,000 keys, which as Prisma's
+// `in` lists would be as many parameters to send and plan. On the driver itself (db/sql.ts):
+// Prisma would walk every one of up to 1,000 rows. Each key is looked up on its own, one probe of
+// its unique index: written as one OR of the three lists, PostgreSQL read the whole workspace
+// whenever its statistics were older than its rows (an import's table growing by a million rows),
+// 270 ms a batch at 900,000 contacts. OFFSET 0 keeps each lookup a subquery of its own (LIMIT 1
+// would too, but its promise of an early row favoured walking the workspace). The workspace is
+// given as a sub-select, a value the planner does not know: given as a constant, a workspace
+// created or filled since the last ANALYZE looked like a single row to it, and each key's lookup
+// became a walk of the whole workspace (2–4 s a batch). A record found by two keys comes twice;
+// planContacts' maps keep one.
+const byKey = (column: string, param: string) =>
+  `SELECT found.* FROM unnest(${param}::text[]) AS key(value)
+    CROSS JOIN LATERAL (SELECT ${CONTACT_COLUMNS} FROM contacts
+      WHERE workspace_id = (SELECT $1::text) AND ${column} = key.value OFFSET 0) AS found`;
+
+/** The records a batch names ($1 the workspace; $2 ids, $3 e-mails, $4 external ids). Exported for its plan's test. */
+export const LOOKUP_SQL = `${byKey('id', '$2')} UNION ALL ${byKey('email', '$3')} UNION ALL ${byKey('external_id', '$4')}`;
+
 /** The batch's plan, or null when it must run one operation at a time. */
 export async function planContacts(ctx: Context, operations: BatchOperation[]): Promise<BatchPlan | null> {
   const ws = ctx.caller.workspaceId;
@@ -70,22 +93,8 @@ export async function planContacts(ctx: Context, operations: BatchOperation[]): 
   const ids = operations.flatMap((o) => (o.id ? [o.id] : []));
   if (repeated(emails) || repeated(externals) || repeated(ids)) return null;
 
-  // One statement with three array parameters: a batch names up to 2,000 keys, which as Prisma's
-  // `in` lists would be as many parameters to send and plan. On the driver itself (db/sql.ts):
-  // Prisma would walk every one of up to 1,000 rows. Each key is looked up on its own (LATERAL …
-  // LIMIT 1, one probe of a unique index): written as one OR of the three lists, PostgreSQL read
-  // the whole workspace whenever its statistics were older than its rows (an import's table
-  // growing by a million rows), 270 ms a batch at 900,000 contacts. A record found by two keys
-  // comes twice; the maps below keep one.
   const given = (values: (string | undefined)[]) => values.filter((v): v is string => Boolean(v));
-  const byKey = (column: string, param: string) =>
-    `SELECT found.* FROM unnest(${param}::text[]) AS key(value)
-      CROSS JOIN LATERAL (SELECT ${CONTACT_COLUMNS} FROM contacts
-        WHERE workspace_id = $1 AND ${column} = key.value LIMIT 1) AS found`;
-  const found = await ctx.sql.query<ContactRow>(
-    `${byKey('id', '$2')} UNION ALL ${byKey('email', '$3')} UNION ALL ${byKey('external_id', '$4')}`,
-    [ws, ids, given(emails), given(externals)],
-  );
+  const found = await ctx.sql.query<ContactRow>(LOOKUP_SQL, [ws, ids, given(emails), given(externals)]);
   const rows = found.map(contactOf);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const byEmail = new Map(rows.map((r) => [r.email, r]));
@@ -213,10 +222,6 @@ export async function planContacts(ctx: Context, operations: BatchOperation[]): 
 const json = (rows: unknown[]) => JSON.stringify(rows);
 
 /** Every column of a contact but its search vector (read by search only). */
-const CONTACT_COLUMNS = `id, workspace_id, first_name, last_name, email, phone, company, job_title, status,
-  source, tags, assigned_to, engagement_score, custom_fields, address, company_id, external_id, version, created_at,
-  updated_at`;
-
 type ContactRow = Omit<ReturnType<typeof columns>, 'created_at' | 'updated_at'> & {
   version: number;
   created_at: Date;
