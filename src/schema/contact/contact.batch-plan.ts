@@ -76,7 +76,7 @@ const byKey = (column: string, param: string) =>
       WHERE workspace_id = (SELECT $1::text) AND ${column} = key.value OFFSET 0) AS found`;
 
 /** The records a batch names ($1 the workspace; $2 ids, $3 e-mails, $4 external ids). Exported for its plan's test. */
-export const LOOKUP_SQL = `${byKey('id', '$2')} UNION ALL ${byKey('email', '$3')} UNION ALL ${byKey('external_id', '$4')}`;
+export const LOOKUP_SQL = [byKey('id', '$2'), byKey('email', '$3'), byKey('external_id', '$4')].join(' UNION ALL ');
 
 /** The batch's plan, or null when it must run one operation at a time. */
 export async function planContacts(ctx: Context, operations: BatchOperation[]): Promise<BatchPlan | null> {
