@@ -42,6 +42,9 @@ import { BULK_MAX } from '../schema/contact/contact.inputs.ts';
 import { BATCH_MAX } from '../schema/batch/batch.inputs.ts';
 import { ACCEPTED_EVENTS } from '../events/names.ts';
 import { MOST_ATTEMPTS_KEPT } from '../webhooks/attempt-log.ts';
+import { MAX_MONTHS } from '../schema/insight/insight.limits.ts';
+import { MAX_SUBSCRIPTIONS } from '../schema/webhook/webhook.inputs.ts';
+import { IMPORT_RESOURCES } from '../records/import.ts';
 
 /**
  * How many items the lists of objects that take no `limit` can hold. Where a rule caps the list, its
@@ -61,6 +64,12 @@ export const LIST_SIZES: Record<string, number> = {
   'Query.apiKeys': 200,
   /** MAX_CUSTOM_FIELDS (src/schema/custom-field/custom-field.write.ts). */
   'Query.customFields': 100,
+  'Query.importFields': IMPORT_RESOURCES.length,
+  'Query.pipelineValueByStage': MAX_STAGES,
+  'Query.dealOutcomesByMonth': MAX_MONTHS,
+  'Query.webhookDeliveryStats': MAX_SUBSCRIPTIONS,
+  /** One per currency of a stage's open deals: no cap, counted as 10 (the response budget bounds the answer). */
+  'StageValue.amounts': 10,
 };
 
 /** Texts that can be longer than about 1 KiB: their most characters (the input rules' caps) / 1024. */

@@ -8,9 +8,9 @@ import { builder } from '../builder.ts';
 import type { Context } from '../context.ts';
 import { findPipeline } from '../pipeline/pipeline.queries.ts';
 import { countProblem, fillMonths, type MonthOutcome, monthsEndingAt, rate, windowStart } from './insight.rules.ts';
+import { MAX_MONTHS } from './insight.limits.ts';
 
 const sql = Prisma.sql;
-const MAX_MONTHS = 36;
 const MAX_DAYS = 90;
 
 interface CurrencyAmount {
