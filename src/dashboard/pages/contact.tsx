@@ -4,6 +4,7 @@ import { ApiError } from '../api/errors.ts';
 import { gql } from '../api/graphql.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { formatDateTime, formatMoney, fullName } from '../lib/format.ts';
+import { useCursorPages } from '../lib/use-cursor-pages.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { ContactActions } from './contact-actions.tsx';
@@ -59,28 +60,17 @@ const timeline = (contactId: string, cursor: string | null) =>
 const inWords = (type: string) => type.replace(/[._]/g, ' ');
 
 function Timeline({ contactId, version }: { contactId: string; version: number }) {
-  const [more, setMore] = useState<TimelineEntry[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const first = useQuery(async () => {
-    const page = await timeline(contactId, null);
-    setCursor(page.next_cursor);
-    return page;
-  }, [contactId, version]);
-  const loadMore = async () => {
-    try {
-      const page = await timeline(contactId, cursor);
-      setMore([...more, ...page.nodes]);
-      setCursor(page.next_cursor);
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const entries = [...(first.data?.nodes ?? []), ...more];
+  const {
+    first,
+    items: entries,
+    error,
+    hasMore,
+    loadMore,
+  } = useCursorPages<TimelineEntry>((cursor) => timeline(contactId, cursor), [contactId, version]);
   return (
     <section aria-labelledby="timeline">
       <h2 id="timeline">Timeline</h2>
-      <ErrorMessage error={first.error ?? error} />
+      <ErrorMessage error={error} />
       <ol class="timeline">
         {entries.map((e) => (
           <li key={e.id}>
@@ -91,7 +81,7 @@ function Timeline({ contactId, version }: { contactId: string; version: number }
         ))}
         {first.data && entries.length === 0 && <li>Nothing has happened yet.</li>}
       </ol>
-      {cursor && (
+      {hasMore && (
         <button type="button" onClick={loadMore}>
           Show older
         </button>

@@ -8,34 +8,23 @@ import { InlineEdit } from '../components/inline-edit.tsx';
 import { PromptDialog } from '../components/prompt-dialog.tsx';
 import { formatDateTime, formatMoney, fullName } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
+import { useCursorPages } from '../lib/use-cursor-pages.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { type Activity, type Deal, loadActivities, loadDeal, loadUsers, updateDeal } from './deal-model.ts';
 
 function Activities({ dealId }: { dealId: string }) {
-  const [more, setMore] = useState<Activity[]>([]);
-  const [cursor, setCursor] = useState<string | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const first = useQuery(async () => {
-    const page = await loadActivities(dealId, null);
-    setCursor(page.next_cursor);
-    return page;
-  }, [dealId]);
-  const loadMore = async () => {
-    setError(null);
-    try {
-      const page = await loadActivities(dealId, cursor);
-      setMore([...more, ...page.nodes]);
-      setCursor(page.next_cursor);
-    } catch (err) {
-      setError(err);
-    }
-  };
-  const entries = [...(first.data?.nodes ?? []), ...more];
+  const {
+    first,
+    items: entries,
+    error,
+    hasMore,
+    loadMore,
+  } = useCursorPages<Activity>((cursor) => loadActivities(dealId, cursor), [dealId]);
   return (
     <section aria-labelledby="activities">
       <h2 id="activities">Activities</h2>
-      <ErrorMessage error={first.error ?? error} />
+      <ErrorMessage error={error} />
       {first.loading && !first.data && <p role="status">Loading…</p>}
       <ol class="timeline">
         {entries.map((a) => (
@@ -52,7 +41,7 @@ function Activities({ dealId }: { dealId: string }) {
         ))}
         {first.data && entries.length === 0 && <li>No activities logged for this deal yet.</li>}
       </ol>
-      {cursor && (
+      {hasMore && (
         <button type="button" onClick={loadMore}>
           Show older
         </button>
