@@ -167,11 +167,22 @@ async function runBenchmark(): Promise<void> {
       cleanup.push(() => void proc.kill('SIGKILL'));
       await new Promise<void>((resolve, reject) => {
         let out = '';
+        // Never waits for ever: a start line worded otherwise, or no start at all, fails the run.
+        const timer = setTimeout(
+          () => reject(new Error(`worker process did not say it started within 60 s: ${out.slice(-2000)}`)),
+          60_000,
+        );
         proc.stdout!.on('data', (d) => {
           out += d;
-          if (out.includes('webhook delivery worker started')) resolve();
+          if (/worker started/.test(out)) {
+            clearTimeout(timer);
+            resolve();
+          }
         });
-        proc.once('exit', (code) => reject(new Error(`worker process exited (${code}): ${out.slice(-2000)}`)));
+        proc.once('exit', (code) => {
+          clearTimeout(timer);
+          reject(new Error(`worker process exited (${code}): ${out.slice(-2000)}`));
+        });
       });
     }
 

@@ -35,7 +35,7 @@ const pgUrl = process.env.DATABASE_URL || null;
 /** `--compare <dir>`: also measure the service of another checkout (with its dependencies installed). */
 const compare = flag('--compare');
 const large = args.includes('--large');
-/** `--profile <dir>`: the service (not the baselines) writes a V8 CPU profile there when it stops. */
+/** `--profile <dir>`: every server writes a V8 CPU profile there when it stops, in a folder named after it. */
 const profileDir = flag('--profile');
 if (large && !pgUrl) throw new Error('--large needs PostgreSQL: set DATABASE_URL');
 const sizes = [10_000, ...(large ? [1_000_000] : [])];
@@ -135,6 +135,9 @@ function serviceCases(s: Seeded): Case[] {
     get('REST GET /v1/contacts?limit=100', () => '/v1/contacts?limit=100'),
     gql('GraphQL contacts(limit: 100)', `{ contacts(limit: 100) { nodes { ${CONTACT_FIELDS} } ${PAGE} } }`),
     get('REST GET /v1/deals?limit=100', () => '/v1/deals?limit=100'),
+    // The rows and fields the REST list answers (a deal with its stage's name)...
+    gql('GraphQL deals(limit: 100), as REST', `{ deals(limit: 100) { nodes { ${DEAL_FIELDS} } ${PAGE} } }`),
+    // ...and what a board asks for: each deal's contact and stage as objects, 100 contacts more.
     gql(
       'GraphQL deals(limit: 100) + contact, stage',
       `{ deals(limit: 100) { nodes { ${DEAL_FIELDS} contact { id first_name last_name email } ` +
@@ -269,6 +272,13 @@ function baselineCases(s: Seeded, prefix: string, withWrites: boolean): Case[] {
   return cases;
 }
 
+/** `--profile`'s flags for one server: its profile goes to a folder named after its label. */
+function profileFlags(label: string): string[] {
+  if (!profileDir) return [];
+  const dir = path.resolve(profileDir, label.replace(/[^a-z0-9+]+/gi, '-').replace(/^-|-$/g, ''));
+  return ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+}
+
 /** `--only a,b`: just the cases whose names contain one of these (for quick comparisons). */
 const only = flag('--only')?.split(',');
 const chosen = (c: Case) => !only || only.some((o) => c.name.includes(o));
@@ -326,7 +336,7 @@ async function measureTogether(wanted: Server[]): Promise<Array<{ results: Measu
         continue;
       }
       say(`-- starting ${s.label}`);
-      const server = await startServer(s.script, s.env, s.nodeArgs);
+      const server = await startServer(s.script, s.env, [...(s.nodeArgs ?? []), ...profileFlags(s.label)]);
       cleanups.add(server.stop);
       started.push(server);
     }
@@ -440,10 +450,7 @@ for (const size of sizes) {
         script: 'dist/server/main.js',
         env: serviceEnv,
         cases: serviceCases(seeded),
-        nodeArgs: [
-          ...startFlags(),
-          ...(profileDir ? ['--cpu-prof', `--cpu-prof-dir=${path.resolve(profileDir)}`] : []),
-        ],
+        nodeArgs: startFlags(),
       },
     ];
     if (compare) {
@@ -460,7 +467,7 @@ for (const size of sizes) {
     }
     const [prisma, raw, service, other] = await runAll(servers);
     rssMax = Math.max(rssMax, service.rssMb);
-    rows.push(...goalsOf(size, prisma.results, raw.results, service.results, service.rssMb));
+    rows.push(...goalsOf(size, prisma.results, raw.results, service.results, service.rssMb, load.connections));
     if (other) rows.push(...other.results.map((m) => ({ ...m, size })));
   } finally {
     cleanups.delete(database.drop);

@@ -10,7 +10,10 @@ import type { Logger } from 'pino';
 import cookieParser from 'cookie-parser';
 import { Authenticator, type Caller } from './auth/authenticate.ts';
 import { CredentialWatch } from './auth/credential-watch.ts';
-import { LoginLimits } from './auth/login-limits.ts';
+import { announcedChanges, followNotices } from './auth/credential-notices.ts';
+import { LinkLimits, LoginLimits } from './auth/login-limits.ts';
+import { DEFAULT_LINK_TIMES, type LinkTimes } from './auth/password-links.ts';
+import { createTeamMailer } from './auth/team-mail.ts';
 import { RateLimits } from './auth/rate-limit.ts';
 import { SessionStore } from './auth/sessions.ts';
 import type { Config } from './config.ts';
@@ -26,7 +29,9 @@ import { graphiqlRoutes } from './graphql/graphiql.ts';
 import { asJsonForYoga, createGraphqlHandler } from './graphql/yoga.ts';
 import { graphqlErrors } from './graphql/errors.ts';
 import { DEFAULT_GRAPHQL_LIMITS } from './graphql/limits.ts';
-import { redirectPlainHttp } from './http/https.ts';
+import { DEFAULT_COMPILE_BUDGET_MS } from './graphql/compiled-execution.ts';
+import { linkOriginOf, redirectPlainHttp } from './http/https.ts';
+import { passwordLinkRoutes } from './rest/dashboard-password.ts';
 import { idempotency } from './http/idempotency.ts';
 import { liveStreamsPlugin } from './graphql/live-streams.ts';
 import { observeRequests } from './http/observe.ts';
@@ -39,7 +44,7 @@ import { loadOperations } from './rest/operations.ts';
 import { restApi } from './rest/router.ts';
 import { requestOrigin } from './http/origin.ts';
 import { DEFAULT_EXPORT_OPTIONS, exporter } from './rest/export/export.stream.ts';
-import { sendFailedRows } from './rest/import/import.failed-rows.ts';
+import { failedRowsSender } from './rest/import/import.failed-rows.ts';
 import { DEFAULT_IMPORT_MAX_BYTES, unlessUpload } from './rest/import/import.upload.ts';
 import { bodyDeadline } from './http/body-deadline.ts';
 import { restErrors, sendError } from './rest/errors.ts';
@@ -65,6 +70,8 @@ export interface AppDeps {
         | 'metricsToken'
         | 'graphqlIntrospection'
         | 'graphqlLimits'
+        | 'graphqlCompileAfter'
+        | 'graphqlCompileBudgetMs'
         | 'answerPool'
         | 'sessionIdleMinutes'
         | 'sessionMaxAgeHours'
@@ -72,6 +79,10 @@ export interface AppDeps {
         | 'exportConcurrency'
         | 'importMaxBytes'
         | 'httpRequestTimeoutMs'
+        | 'smtpUrl'
+        | 'smtpFrom'
+        | 'inviteLinkHours'
+        | 'resetLinkMinutes'
       >
     >;
   logger: Logger;
@@ -81,26 +92,45 @@ export interface AppDeps {
   webhooks: WebhookServices;
   /** Yoga plugins of the caller's own: they run for /graphql, WebSocket and REST operations alike. */
   plugins?: Plugin<Context>[];
+  /**
+   * How long a verified key is trusted, and how often open connections' credentials are re-read,
+   * without a notice (authenticate.ts, credential-watch.ts); tests lengthen them to see notices alone.
+   */
+  credentialTimes?: { keyCacheMs?: number; checkEveryMs?: number };
 }
 
 export function buildApp(deps: AppDeps) {
   const { db, config, logger } = deps;
-  const authenticator = new Authenticator(db.prisma);
+  const authenticator = new Authenticator(db.prisma, deps.credentialTimes?.keyCacheMs);
   const limits = new RateLimits(deps.redis ?? null);
   const sessions = new SessionStore(db.prisma, {
     idleMs: (config.sessionIdleMinutes ?? 720) * 60_000,
     maxAgeMs: (config.sessionMaxAgeHours ?? 168) * 3600_000,
   });
-  // Ends open sockets and subscription streams when their key or session ends.
+  // Ends open sockets, subscription streams and exports in flight when their key or session ends.
   const watch = new CredentialWatch(db.prisma, {
     sessionTimes: sessions.times,
     logger,
+    intervalMs: deps.credentialTimes?.checkEveryMs,
     forgetKey: (hash) => authenticator.forget(hash),
   });
   const bus = deps.bus ?? createEventBus(null);
+  // Keys revoked and users deactivated on any instance end here at once, not at the next check.
+  const credentials = announcedChanges(bus, authenticator);
+  followNotices(bus, authenticator, watch);
   // This instance's metrics; main.ts hands them to the in-process delivery worker too.
   const metrics = new Metrics(() => deliveryQueueSample(db.prisma));
-  const contextOf = (caller: Caller, requestId: string): Context => ({
+  const linkTimes: LinkTimes = {
+    inviteMs: config.inviteLinkHours ? config.inviteLinkHours * 3600_000 : DEFAULT_LINK_TIMES.inviteMs,
+    resetMs: config.resetLinkMinutes ? config.resetLinkMinutes * 60_000 : DEFAULT_LINK_TIMES.resetMs,
+  };
+  const mail = createTeamMailer({
+    smtpUrl: config.smtpUrl ?? null,
+    from: config.smtpFrom ?? 'CRM <no-reply@localhost>',
+    logger,
+  });
+  const hostPolicy = { publicOrigin: config.publicOrigin ?? null, allowedHosts: config.allowedHosts ?? null };
+  const contextOf = (caller: Caller, requestId: string, req?: Request): Context => ({
     prisma: db.prisma,
     sql: db.sql,
     caller,
@@ -108,7 +138,8 @@ export function buildApp(deps: AppDeps) {
     warnings: [],
     bus,
     webhooks: deps.webhooks,
-    keyCache: authenticator,
+    credentials,
+    team: { linkTimes, mail, linkOrigin: req ? linkOriginOf(req, hostPolicy) : hostPolicy.publicOrigin },
   });
   const onInternalError = (err: unknown, req: Request) =>
     logger.error({ err, requestId: req.res?.locals.requestId, path: req.path }, 'request failed');
@@ -149,6 +180,8 @@ export function buildApp(deps: AppDeps) {
     spoolDir: db.dataDir ? path.join(db.dataDir, 'exports') : null,
     maxSeconds: config.exportMaxSeconds ?? DEFAULT_EXPORT_OPTIONS.maxSeconds,
     concurrency: config.exportConcurrency ?? DEFAULT_EXPORT_OPTIONS.concurrency,
+    // An export in flight ends with its credential, as subscriptions do.
+    watch,
   });
   const rest = restApi({
     schema,
@@ -157,7 +190,7 @@ export function buildApp(deps: AppDeps) {
     answers,
     maxResponseBytes,
     sendExport,
-    sendFile: sendFailedRows,
+    sendFile: failedRowsSender(watch),
     importMaxBytes: config.importMaxBytes ?? DEFAULT_IMPORT_MAX_BYTES,
     uploadIdleMs: config.httpRequestTimeoutMs ?? DEFAULT_BODY_DEADLINE_MS,
   });
@@ -180,6 +213,10 @@ export function buildApp(deps: AppDeps) {
     contextOf,
     introspection: config.graphqlIntrospection ?? true,
     limits: graphqlLimits,
+    compile: {
+      interpretedRuns: config.graphqlCompileAfter ?? 1,
+      budgetMsPerMinute: config.graphqlCompileBudgetMs ?? DEFAULT_COMPILE_BUDGET_MS,
+    },
     answers,
     logger,
     metrics,
@@ -213,6 +250,8 @@ export function buildApp(deps: AppDeps) {
     cookieParser(),
     // Before the sign-in routes, which take JSON only: an import's file is a multipart body.
     dashboardImportRoutes({ sessions, limits, metrics, rest: rest.handler }),
+    // A password link's page (invitation, reset) is used signed out.
+    passwordLinkRoutes({ sessions, linkLimits: new LinkLimits(deps.redis ?? null) }),
     dashboardSessionRoutes({ sessions, loginLimits: new LoginLimits(deps.redis ?? null) }),
   );
   app.use('/dashboard', dashboardPages());
@@ -227,5 +266,5 @@ export function buildApp(deps: AppDeps) {
 
   /** The client's address of a raw request (a WebSocket upgrade), by the same proxy rules as Express's req.ip. */
   const clientAddress = (req: IncomingMessage) => proxyAddr(req, app.get('trust proxy fn'));
-  return { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress, answers };
+  return { app, yoga, authenticator, credentials, sessions, bus, metrics, limits, watch, clientAddress, answers };
 }

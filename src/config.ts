@@ -1,6 +1,7 @@
 // The only reader of process.env: every setting the service understands, typed, with defaults.
 import path from 'node:path';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphqlLimits } from './graphql/limits.ts';
+import { DEFAULT_COMPILE_BUDGET_MS } from './graphql/compiled-execution.ts';
 import { DEFAULT_ANSWER_POOL, type AnswerPoolLimits } from './http/answer-pool.ts';
 import { DEFAULT_OUTBOUND_CAPS, type OutboundCaps } from './webhooks/outbound-limits.ts';
 
@@ -79,6 +80,13 @@ export interface Config {
   graphiql: boolean;
   /** `__schema` / `__type` queries; off in production unless GRAPHQL_INTROSPECTION turns them on. */
   graphqlIntrospection: boolean;
+  /**
+   * Runs of a /graphql document interpreted before it runs as compiled code (graphql-jit): a
+   * document sent once is never compiled.
+   */
+  graphqlCompileAfter: number;
+  /** CPU time compiling /graphql documents may take per minute; 0 runs every document interpreted. */
+  graphqlCompileBudgetMs: number;
   /** Shape limits of GraphQL documents, checked before anything runs (see src/graphql/limits.ts). */
   graphqlLimits: GraphqlLimits;
   /**
@@ -129,6 +137,9 @@ export interface Config {
   /** Dashboard sign-ins end after this long unused, and this long after sign-in at the latest. */
   sessionIdleMinutes: number;
   sessionMaxAgeHours: number;
+  /** How long an invitation's password link works (hours), and a password reset link (minutes). */
+  inviteLinkHours: number;
+  resetLinkMinutes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -151,6 +162,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || (env.NODE_ENV === 'test' ? 'silent' : 'info'),
     graphiql: env.GRAPHIQL !== undefined ? bool(env.GRAPHIQL) : !production,
     graphqlIntrospection: env.GRAPHQL_INTROSPECTION !== undefined ? bool(env.GRAPHQL_INTROSPECTION) : !production,
+    graphqlCompileAfter: int('GRAPHQL_COMPILE_AFTER', env.GRAPHQL_COMPILE_AFTER, 1),
+    graphqlCompileBudgetMs: int('GRAPHQL_COMPILE_BUDGET_MS', env.GRAPHQL_COMPILE_BUDGET_MS, DEFAULT_COMPILE_BUDGET_MS),
     graphqlLimits: {
       maxDepth: int('GRAPHQL_MAX_DEPTH', env.GRAPHQL_MAX_DEPTH, DEFAULT_GRAPHQL_LIMITS.maxDepth),
       maxAliases: int('GRAPHQL_MAX_ALIASES', env.GRAPHQL_MAX_ALIASES, DEFAULT_GRAPHQL_LIMITS.maxAliases),
@@ -211,6 +224,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     httpRequestTimeoutMs: positive('HTTP_REQUEST_TIMEOUT_MS', env.HTTP_REQUEST_TIMEOUT_MS, 30_000),
     sessionIdleMinutes: positive('SESSION_IDLE_MINUTES', env.SESSION_IDLE_MINUTES, 720),
     sessionMaxAgeHours: positive('SESSION_MAX_AGE_HOURS', env.SESSION_MAX_AGE_HOURS, 168),
+    inviteLinkHours: positive('INVITE_LINK_HOURS', env.INVITE_LINK_HOURS, 72),
+    resetLinkMinutes: positive('RESET_LINK_MINUTES', env.RESET_LINK_MINUTES, 60),
   };
 }
 

@@ -99,7 +99,7 @@ async function start() {
 
   const webhooks = createWebhookServices(config, { redis });
   const bus = createEventBus(config.redisUrl, { logger });
-  const { app, yoga, authenticator, sessions, metrics, limits, watch, clientAddress } = buildApp({
+  const { app, yoga, authenticator, credentials, sessions, metrics, limits, watch, clientAddress } = buildApp({
     db,
     config,
     logger,
@@ -112,6 +112,7 @@ async function start() {
         prisma: db.prisma,
         logger,
         pollMs: config.workerPollMs,
+        listen: db.listen,
         metrics,
         ...webhooks,
         notifyDisabled: createOwnerNotifier({
@@ -129,7 +130,7 @@ async function start() {
         logger,
         bus,
         webhooks,
-        keyCache: authenticator,
+        credentials,
         pollMs: config.importPollMs,
         leaseMs: config.importLeaseMs,
       })

@@ -44,6 +44,15 @@ export class Metrics {
     labelNames: ['operation', 'type'] as const,
     registers: [this.registry],
   });
+  readonly graphqlCompilations = new Counter({
+    name: 'crm_graphql_compilations_total',
+    help:
+      'GraphQL documents prepared to run as compiled code (GRAPHQL_COMPILE_AFTER), by outcome: compiled; ' +
+      "interpreted (subscriptions, and documents graphql-jit cannot run); postponed (the minute's compile " +
+      'budget spent: run interpreted meanwhile). A steady rise means clients send ever new documents',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
   readonly webhookDeliveries = new Counter({
     name: 'crm_webhook_deliveries_total',
     help:

@@ -12,6 +12,7 @@ import { createOwnerNotifier } from './webhooks/notify.ts';
 import { StartupError } from './startup-error.ts';
 import { importRunnerOf } from './imports/import-runner.ts';
 import { createEventBus } from './events/bus.ts';
+import { announcedChanges } from './auth/credential-notices.ts';
 
 const logger = createLogger(config.logLevel);
 
@@ -29,6 +30,7 @@ try {
     prisma: db.prisma,
     logger,
     pollMs: config.workerPollMs,
+    listen: db.listen,
     ...webhooks,
     notifyDisabled: createOwnerNotifier({ prisma: db.prisma, logger, smtpUrl: config.smtpUrl, from: config.smtpFrom }),
   });
@@ -38,8 +40,8 @@ try {
     logger,
     bus,
     webhooks,
-    // Imports revoke no keys: there is no cache of them here to drop.
-    keyCache: { forget: () => {}, forgetWorkspace: () => {} },
+    // This process caches no keys; what it changes is announced to the instances that do.
+    credentials: announcedChanges(bus, null),
     pollMs: config.importPollMs,
     leaseMs: config.importLeaseMs,
   });

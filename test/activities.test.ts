@@ -40,6 +40,7 @@ const FIELDS = [
   'description',
   'contact_id',
   'deal_id',
+  'company_id',
   'user_id',
   'duration',
   'outcome',

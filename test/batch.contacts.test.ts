@@ -241,7 +241,7 @@ describe('POST /v1/contacts/batch', () => {
       warnings: [],
       bus: app.bus,
       webhooks: app.webhooks,
-      keyCache: { forget: () => {}, forgetWorkspace: () => {} },
+      credentials: { keysChanged: () => {}, workspaceChanged: () => {} },
     };
     const operations = [
       { op: 'create' as const, data: { first_name: 'new', email: uniqueEmail('new') } },

@@ -1,7 +1,16 @@
 // The import page's rules: the header row read in the browser, the first guess of each column's
 // field, the mapping sent, and how progress reads.
 import { describe, expect, it } from 'vitest';
-import { formatEta, fractionDone, guessField, headerOf, mappingOf } from '../src/dashboard/pages/import-model.ts';
+import {
+  CONTENT_TYPES,
+  formatEta,
+  formatOf,
+  fractionDone,
+  guessField,
+  headerOf,
+  jsonKeysOf,
+  mappingOf,
+} from '../src/dashboard/pages/import-model.ts';
 
 describe('headerOf', () => {
   it('reads the first record: quotes, doubled quotes, commas and line breaks inside quotes, CRLF, a BOM', () => {
@@ -64,5 +73,39 @@ describe('progress', () => {
     expect(fractionDone({ status: 'running', bytes_read: 25, bytes_total: 100 })).toBe(0.25);
     expect(fractionDone({ status: 'queued', bytes_read: 0, bytes_total: 0 })).toBe(0);
     expect(fractionDone({ status: 'completed', bytes_read: 0, bytes_total: 0 })).toBe(1);
+  });
+});
+
+describe('formatOf', () => {
+  it('reads .jsonl and .ndjson names as JSON Lines, whatever type the browser guessed', () => {
+    expect(formatOf({ name: 'people.jsonl', type: '' })).toBe('jsonl');
+    expect(formatOf({ name: 'PEOPLE.NDJSON', type: 'application/octet-stream' })).toBe('jsonl');
+    expect(formatOf({ name: 'export', type: 'application/x-ndjson' })).toBe('jsonl');
+  });
+  it('reads anything else as CSV', () => {
+    expect(formatOf({ name: 'people.csv', type: 'text/csv' })).toBe('csv');
+    expect(formatOf({ name: 'people.txt', type: 'text/plain' })).toBe('csv');
+    expect(formatOf({ name: 'people.json', type: 'application/json' })).toBe('csv');
+  });
+  it('sends each format with its content type', () => {
+    expect(CONTENT_TYPES).toEqual({ csv: 'text/csv', jsonl: 'application/x-ndjson' });
+  });
+});
+
+describe('jsonKeysOf', () => {
+  it('collects the keys of the first objects in the order first seen, past a BOM and blank lines', () => {
+    const text = '\uFEFF{"email":"a@x.io","given":"A"}\n\n{"given":"B","tier":"gold"}\r\n';
+    expect(jsonKeysOf(text, true)).toEqual({ keys: ['email', 'given', 'tier'], bad: 0 });
+  });
+  it('counts lines that are not JSON objects', () => {
+    expect(jsonKeysOf('{"a":1}\nnot json\n[1]\nnull\n"text"\n', true)).toEqual({ keys: ['a'], bad: 4 });
+  });
+  it('leaves out the last line of a cut-off start, which may be cut short', () => {
+    expect(jsonKeysOf('{"a":1}\n{"b":2', false)).toEqual({ keys: ['a'], bad: 0 });
+    expect(jsonKeysOf('{"a":1}\n{"b":2}', true)).toEqual({ keys: ['a', 'b'], bad: 0 });
+  });
+  it('reads only the first lines', () => {
+    const text = Array.from({ length: 10 }, (_, i) => JSON.stringify({ [`k${i}`]: i })).join('\n');
+    expect(jsonKeysOf(text, true, 3).keys).toEqual(['k0', 'k1', 'k2']);
   });
 });

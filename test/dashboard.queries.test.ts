@@ -28,7 +28,7 @@ const everywhere = new Map(sources.flatMap(({ text }) => [...constantsOf(text)])
 function documentsOf(file: string, text: string): string[] {
   const own = constantsOf(text);
   const docs: string[] = [];
-  for (const m of text.matchAll(/\b(?:gql(?:<[^(]*?>)?|subscribe)\(\s*(?:'([^']*)'|`([^`]*)`)/g)) {
+  for (const m of text.matchAll(/\b(?:gql|subscribe)(?:<[^(]*?>)?\(\s*(?:'([^']*)'|`([^`]*)`)/g)) {
     const raw = m[1] ?? m[2];
     docs.push(
       raw.replace(/\$\{(\w+)\}/g, (_, name: string) => {
@@ -47,6 +47,9 @@ describe('the dashboard GraphQL documents', () => {
   it('are found in its source', () => {
     expect(documents.length).toBeGreaterThan(20);
     expect(documents.map((d) => d.doc).join('\n')).toMatch(/contactTimeline[\s\S]*actor \{/);
+    // Subscriptions too, with or without a type argument.
+    for (const live of ['contactChanged(id: $id)', 'companyChanged(id: $id)'])
+      expect(documents.map((d) => d.doc).join('\n')).toContain(live);
   });
 
   it('are valid against the schema', () => {

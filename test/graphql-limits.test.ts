@@ -12,6 +12,7 @@ import {
   isNonNullType,
   isObjectType,
   Kind,
+  parse,
   typeFromAST,
   validate,
   type DocumentNode,
@@ -433,5 +434,54 @@ describe('the response budget', () => {
     expect(loadConfig({}).graphqlLimits.maxResponseBytes).toBe(16 * 1024 * 1024);
     expect(loadConfig({ GRAPHQL_MAX_RESPONSE_BYTES: '1000' }).graphqlLimits.maxResponseBytes).toBe(1000);
     expect(() => loadConfig({ GRAPHQL_MAX_RESPONSE_BYTES: '0' })).toThrow(/at least 1/);
+  });
+});
+
+describe('the cost of a document seen before', () => {
+  // A document's cost is kept by the values of the variables it depends on; a kept cost must
+  // never stand in for other values of them.
+  const PAGED = `query Paged($n: Int, $withDeals: Boolean!) {
+    contacts(limit: $n) { nodes { id ...Deals @include(if: $withDeals) } }
+  }
+  fragment Deals on Contact { deals(limit: $n) { id title } }`;
+  const costOf = (document: DocumentNode, variables: Record<string, unknown>) => {
+    const result = operationCost(schema, document, variables, 'Paged');
+    expect(result).toHaveProperty('cost');
+    return (result as { cost: number }).cost;
+  };
+
+  it('follows the limit and the @include condition, also inside fragments, in any order', () => {
+    const document = parse(PAGED);
+    const fresh = (variables: Record<string, unknown>) => costOf(parse(PAGED), variables);
+    const cases = [
+      { n: 1, withDeals: false },
+      { n: 50, withDeals: false },
+      { n: 50, withDeals: true },
+      { n: 1, withDeals: true },
+    ];
+    const first = cases.map((v) => costOf(document, v));
+    expect(new Set(first).size).toBe(4);
+    expect(first[2]).toBeGreaterThan(first[1] * 10);
+    // Asked again in the opposite order: each as it was, and as a document never seen before costs.
+    for (const [i, v] of [...cases.entries()].reverse()) {
+      expect(costOf(document, v)).toBe(first[i]);
+      expect(fresh(v)).toBe(first[i]);
+    }
+  });
+
+  it('a document run cheaply first is still refused with a large limit', async () => {
+    const query = `query Deep($n: Int) { contacts(limit: $n) { nodes { ${NESTED_DEALS.replaceAll('100', '$n')} } } }`;
+    const cheap = await post(query, { n: 1 });
+    expect(cheap.body.errors).toBeUndefined();
+    expectRefused(await post(query, { n: 100 }), /Query cost limit of \d+ exceeded/);
+    expect((await post(query, { n: 1 })).body.errors).toBeUndefined();
+  });
+
+  it('variables of other types than the declared ones are still refused, however often the document ran', async () => {
+    const query = 'query Page($n: Int) { contacts(limit: $n) { nodes { id } } }';
+    for (let i = 0; i < 3; i++) expect((await post(query, { n: 2 })).body.errors).toBeUndefined();
+    const wrong = await post(query, { n: 'two' });
+    expect(wrong.body.data).toBeUndefined();
+    expect(wrong.body.errors[0].message).toMatch(/\$n/);
   });
 });

@@ -135,6 +135,8 @@ test.beforeAll(async ({ app: started, ws: main }) => {
       await ok(
         api('POST', '/v1/deals', { title: `${name} deal ${i}`, pipeline_id: pipeline.id, company_id: company.id }),
       );
+      await ok(api('POST', `/v1/companies/${company.id}/notes`, { content: `${name} note ${i}` }));
+      await ok(api('POST', '/v1/activities', { type: 'meeting', subject: `${name} ${i}`, company_id: company.id }));
     }
   }
   Object.assign(ids, { companies: companies[0].id });

@@ -36,6 +36,13 @@ test.beforeAll(async ({ app: started }) => {
       (SELECT id FROM users WHERE workspace_id = ${seeded.readWorkspace} ORDER BY id LIMIT 1 OFFSET g % 10),
       timestamptz '2024-01-01' + g * interval '1 second', timestamptz '2024-01-01' + g * interval '1 second'
     FROM generate_series(1, 110) g`;
+  // Three notes on each company of the workspace (the seed's own too: they share creation times with these, so
+  // some of them may be among the first 100).
+  await app.db.prisma.$executeRaw`
+    INSERT INTO notes (id, workspace_id, company_id, content, created_at, updated_at)
+    SELECT 'note_' || c.id || '_' || n, c.workspace_id, c.id, 'Note ' || n || ' on ' || c.name,
+      c.created_at + n * interval '1 minute', c.created_at + n * interval '1 minute'
+    FROM companies c, generate_series(1, 3) n WHERE c.workspace_id = ${seeded.readWorkspace}`;
 });
 
 /**
@@ -84,6 +91,29 @@ describe('lists of 100 send at most 3 SQL statements', () => {
     const sent = await statementsOf(work);
     expect(sent.length, sent.join('\n')).toBeGreaterThan(0);
     expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(3);
+  });
+});
+
+describe("a list's nested notes are read for all its rows at once", () => {
+  it('GraphQL companies(limit: 100) with two notes each and their totals: at most 5 statements', async () => {
+    const sent = await statementsOf(async () => {
+      // Without the notes' content: at up to 98 KiB a note, 200 of them are over the cost limit.
+      const r = await gql(
+        app.base,
+        key,
+        '{ companies(limit: 100) { nodes { id notes(limit: 2) { nodes { id created_at } total next_cursor } } } }',
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      expect(r.data.companies.nodes).toHaveLength(100);
+      for (const { notes } of r.data.companies.nodes) {
+        expect(notes.nodes).toHaveLength(2);
+        expect(notes.total).toBe(3);
+        expect(notes.next_cursor).toEqual(expect.any(String));
+      }
+    });
+    // It was 202: the companies read again (one statement, Prisma batches those lookups), then a page and a count
+    // for each company. Now the page of companies, the first pages of all their notes and one grouped count.
+    expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(5);
   });
 });
 

@@ -80,6 +80,7 @@ const bodyRoutes = () => [
     fields: ['primary_id', 'secondary_id', 'merge_strategy'],
   },
   { method: 'POST', path: `/v1/contacts/${ids.contact}/notes`, valid: () => ({ content: 'n' }), fields: ['content'] },
+  { method: 'POST', path: `/v1/companies/${ids.company}/notes`, valid: () => ({ content: 'n' }), fields: ['content'] },
   {
     method: 'POST',
     path: '/v1/companies',
@@ -152,7 +153,7 @@ const bodyRoutes = () => [
     method: 'POST',
     path: '/v1/activities',
     valid: () => ({ type: 'call' }),
-    fields: ['type', 'duration', 'outcome', 'occurred_at', 'attendees'],
+    fields: ['type', 'company_id', 'duration', 'outcome', 'occurred_at', 'attendees'],
   },
   {
     method: 'PUT',

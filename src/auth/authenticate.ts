@@ -41,7 +41,8 @@ export function parseAuthorization(header: string | undefined): string | null {
 const unauthorized = (message: string) => new AppError('unauthorized', message);
 
 // Verified keys are cached briefly: a key lookup per request would dominate cheap reads.
-// Expiry is still checked on every request; revocation reaches other instances within CACHE_MS.
+// Expiry is still checked on every request. A revocation on any instance drops the key here at
+// once through the event bus (credential-notices.ts); CACHE_MS bounds it when a notice is lost.
 const CACHE_MS = 5_000;
 
 /** What a key's caller needs of its workspace. */
@@ -88,8 +89,16 @@ const LAST_USED_EVERY_MS = 60_000;
 export class Authenticator {
   private cache = new Map<string, { caller: KeyCaller; until: number }>();
   private lastUsedWrites = new Map<string, number>();
+  /**
+   * Raised by every forget: a lookup that began before a revocation's notice may have read the key
+   * unrevoked, and must not put it back in the cache after the notice dropped it.
+   */
+  private forgets = 0;
 
-  constructor(private prisma: Db) {}
+  constructor(
+    private prisma: Db,
+    private cacheMs = CACHE_MS,
+  ) {}
 
   async authenticate(header: string | undefined): Promise<KeyCaller> {
     if (!header) throw unauthorized('Missing API key: send "Authorization: Bearer <key>"');
@@ -99,13 +108,14 @@ export class Authenticator {
     const now = Date.now();
     let caller = this.cache.get(hash);
     if (!caller || caller.until < now) {
+      const forgets = this.forgets;
       const found = await this.load(hash);
       if (!found) {
         this.cache.delete(hash);
         throw unauthorized('Invalid or revoked API key');
       }
-      caller = { caller: found, until: now + CACHE_MS };
-      this.cache.set(hash, caller);
+      caller = { caller: found, until: now + this.cacheMs };
+      if (forgets === this.forgets) this.cache.set(hash, caller);
     }
     if (caller.caller.expiresAt && caller.caller.expiresAt.getTime() <= now)
       throw unauthorized('The API key has expired');
@@ -115,11 +125,13 @@ export class Authenticator {
 
   /** Drops a key's cached identity (by its hash) so a revocation made in this process applies at once. */
   forget(hash: string): void {
+    this.forgets++;
     this.cache.delete(hash);
   }
 
   /** Drops the cached identities of a workspace's keys, so a change of its settings applies at once here. */
   forgetWorkspace(workspaceId: string): void {
+    this.forgets++;
     for (const [hash, entry] of this.cache) if (entry.caller.workspaceId === workspaceId) this.cache.delete(hash);
   }
 

@@ -1,9 +1,10 @@
-// Ends what stays open after a credential ends. A request is checked once, but a WebSocket or a
-// subscription (over WebSocket or SSE) lives on: each one is held here under its credential, and
-// every CHECK_EVERY_MS one batched query per kind re-reads every held credential from the
-// database. That sees a revocation made anywhere (the dashboard, the admin CLI, another instance),
-// an expiry, a narrowed scope, a deactivated user and a session that ended, without any message
-// between processes.
+// Ends what stays open after a credential ends. A request is checked once, but a WebSocket, a
+// subscription (over WebSocket or SSE) or an export streaming its file lives on: each one is held
+// here under its credential, and every CHECK_EVERY_MS one batched query per kind re-reads every
+// held credential from the database. That sees a revocation made anywhere (the dashboard, the
+// admin CLI, another instance), an expiry, a narrowed scope, a deactivated user and a session that
+// ended, without relying on any message between processes; a notice on the event bus
+// (credential-notices.ts) only makes it check at once rather than at the next interval.
 import type { Db } from '../db/client.ts';
 import { AppError } from '../errors.ts';
 import type { Caller } from './authenticate.ts';
@@ -19,8 +20,8 @@ export const CHECK_EVERY_MS = 2_000;
 /** Why a held connection ends: `unauthorized` (close 4401) or `forbidden`, a narrowed scope (close 4403). */
 export type Ending = AppError & { code: 'unauthorized' | 'forbidden' };
 
-/** What is held: a whole socket, or one subscription stream (counted apart, for their own caps). */
-export type HoldKind = 'socket' | 'stream';
+/** What is held: a whole socket, one subscription stream or one export's file (counted apart, for their own caps). */
+export type HoldKind = 'socket' | 'stream' | 'export';
 
 interface Holder {
   kind: HoldKind;
@@ -48,6 +49,7 @@ export class CredentialWatch {
   private held = new Map<string, Set<Holder>>();
   private timer: NodeJS.Timeout | null = null;
   private checking: Promise<void> | null = null;
+  private rechecking: Promise<void> | null = null;
 
   constructor(
     private prisma: Db,
@@ -94,8 +96,16 @@ export class CredentialWatch {
 
   /** Checks every held credential now (also run every CHECK_EVERY_MS while anything is held). */
   check(): Promise<void> {
-    // One check at a time: a slow database must not pile up queries.
-    this.checking ??= this.checkAll()
+    // One check at a time, and at most one waiting: a slow database must not pile up queries. The
+    // waiting one matters: a change committed while a check runs may be newer than what it read.
+    if (this.checking) {
+      this.rechecking ??= this.checking.then(() => {
+        this.rechecking = null;
+        return this.check();
+      });
+      return this.rechecking;
+    }
+    this.checking = this.checkAll()
       .catch((err: Error) =>
         this.opts.logger?.warn({ err: err.message }, 'credential check failed; retrying at the next interval'),
       )

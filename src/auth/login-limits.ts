@@ -12,6 +12,8 @@ export const LOGIN_LIMITS = {
   perEmailAndAddress: 10,
   /** Attempts from one client address per 15 minutes, successful ones given back. */
   perAddress: 50,
+  /** Password links (invitation, reset) tried from one client address per 15 minutes, whatever the outcome. */
+  linkPerAddress: 20,
 };
 
 export type LoginDecision = { allowed: true } | { allowed: false; retryAfter: number };
@@ -40,6 +42,25 @@ export class LoginLimits {
   async succeeded(email: string, address: string): Promise<void> {
     await this.byEmail.delete(emailKey(email, address));
     await this.byAddress.reward(address);
+  }
+}
+
+/** Attempts to use a password link (set-password), per client address: a token cannot be guessed by volume. */
+export class LinkLimits {
+  private byAddress: RateLimiterAbstract;
+
+  constructor(redis: Redis | null, points = LOGIN_LIMITS.linkPerAddress) {
+    this.byAddress = store(redis, 'password_link:ip', points);
+  }
+
+  async attempt(address: string): Promise<LoginDecision> {
+    try {
+      await this.byAddress.consume(address);
+      return { allowed: true };
+    } catch (res) {
+      if (!(res instanceof RateLimiterRes)) throw res;
+      return { allowed: false, retryAfter: Math.max(1, Math.ceil(res.msBeforeNext / 1000)) };
+    }
   }
 }
 

@@ -62,7 +62,14 @@ function importNeeds(data: unknown): readonly Resource[] {
 }
 
 /** The resource of the record a task is related to; its name is in the task's record. */
-const RELATED_RESOURCE: Record<string, Resource> = { contact: 'contacts', deal: 'deals' };
+const RELATED_RESOURCE: Record<string, Resource> = { contact: 'contacts', company: 'companies', deal: 'deals' };
+
+/** A note is data of the record it is on: a company's note needs companies, a contact's contacts. */
+function noteNeeds(data: unknown): readonly Resource[] {
+  const note = data && typeof data === 'object' ? (data as { note?: { company_id?: unknown } }).note : undefined;
+  if (!note) return ['contacts', 'companies'];
+  return typeof note.company_id === 'string' ? ['companies'] : ['contacts'];
+}
 
 function relatedType(record: unknown): string | undefined {
   const related = record && typeof record === 'object' ? (record as { related_to?: unknown }).related_to : undefined;
@@ -72,17 +79,19 @@ function relatedType(record: unknown): string | undefined {
 
 /**
  * The read permissions the data of an event needs (also its timeline entry and its deliveries).
- * A task's record carries the name of the contact or deal it is related to: given the event's
- * data, that record's resource is needed too; without it (a subscription to the event name), both.
+ * A task's record carries the name of the contact, company or deal it is related to: given the
+ * event's data, that record's resource is needed too; without it (a subscription to the event
+ * name), each of them. A note's needs its contact's or its company's resource, as its data says.
  * Names of the specification that nothing emits yet name no resource of this service: whatever
  * they will carry, only a key that may read everything may receive them.
  */
 export function eventNeeds(name: string, data?: unknown): readonly Resource[] {
   if (name.startsWith('import.')) return importNeeds(data);
+  if (name.startsWith('note.')) return noteNeeds(data);
   const resource = RESOURCE_OF_RECORD[name.split('.')[0]];
   if (!resource) return RESOURCES;
   if (resource !== 'tasks') return [resource];
-  if (data === undefined) return ['tasks', 'contacts', 'deals'];
+  if (data === undefined) return ['tasks', 'contacts', 'companies', 'deals'];
   const d = (data ?? {}) as { task?: unknown; previous?: unknown };
   const related = [relatedType(d.task), relatedType(d.previous)]
     .map((t) => (t ? RELATED_RESOURCE[t] : undefined))

@@ -9,6 +9,7 @@ import { Header } from './components/header.tsx';
 import { Pages } from './pages.tsx';
 import { SessionContext } from './session-context.ts';
 import { SignIn } from './pages/sign-in.tsx';
+import { SET_PASSWORD_PATH, SetPasswordPage } from './pages/set-password.tsx';
 
 export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
@@ -29,7 +30,10 @@ export function App() {
 
   return (
     <LocationProvider scope="/dashboard">
-      {session === undefined ? (
+      {/* A one-time link's page works signed out, and replaces a session in this browser when used. */}
+      {window.location.pathname === SET_PASSWORD_PATH ? (
+        <SetPasswordPage onSignedIn={changeSession} />
+      ) : session === undefined ? (
         <main id="main" class="narrow">
           {error ? <ErrorMessage error={error} /> : <p role="status">Loading…</p>}
         </main>

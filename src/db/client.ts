@@ -10,6 +10,7 @@ import { StartupError } from '../startup-error.ts';
 import { prepareDataDir } from './data-dir.ts';
 import { DatabaseBusyError, lockDirectory } from './dir-lock.ts';
 import { pgliteSql, pgSql, type SqlClient } from './sql.ts';
+import { pgliteListen, postgresListen, type Listen } from './notifications.ts';
 
 export { DatabaseBusyError };
 
@@ -26,6 +27,8 @@ export interface Database {
   dataDir?: string;
   /** Plain SQL on the same database and connections, for statements with very large parameters (sql.ts). */
   sql: SqlClient;
+  /** LISTEN on a channel (notifications.ts). */
+  listen: Listen;
   close(): Promise<void>;
 }
 
@@ -104,7 +107,8 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
         await prisma.$disconnect();
         await pool.end();
       })());
-    return { prisma, adapter, kind: 'postgres', sql: pgSql(pool), close };
+    const listen = postgresListen({ connectionString: opts.databaseUrl, options });
+    return { prisma, adapter, kind: 'postgres', sql: pgSql(pool), listen, close };
   }
   const { pglite, release } = await openPglite(opts.dataDir ?? null, opts.fromDump);
   const adapter = new PrismaPGlite(pglite);
@@ -116,6 +120,7 @@ export async function openDatabase(opts: OpenOptions): Promise<Database> {
     pglite,
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     sql: pgliteSql(pglite),
+    listen: pgliteListen(),
     close: async () => {
       await prisma.$disconnect();
       await pglite.close();

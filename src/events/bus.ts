@@ -25,9 +25,24 @@ export interface PublishedEvent {
   data: Record<string, unknown>;
 }
 
+/**
+ * A credential that ended, or a workspace whose keys' identities changed: every instance drops
+ * what it cached of them and re-checks its open connections at once (auth/credential-push.ts).
+ */
+export interface CredentialNotice {
+  /** SHA-256 hashes of API keys revoked or changed. */
+  keyHashes?: string[];
+  /** A workspace whose settings every cached key identity of it carries. */
+  workspaceId?: string;
+}
+
 export interface EventBus {
   publish(e: PublishedEvent): void;
   subscribe(workspaceId: string): AsyncIterable<PublishedEvent>;
+  /** Tells every instance (this one included) that credentials ended or changed. */
+  announce(notice: CredentialNotice): void;
+  /** Calls `listener` for every notice announced by any instance; returns the unsubscribe. */
+  onNotice(listener: (notice: CredentialNotice) => void): () => void;
   /** Decides which instance's event feed publishes to this bus. */
   lease: FeedLease;
   close(): Promise<void>;
@@ -88,12 +103,45 @@ function follow(
 }
 
 /** What subscribers may be given from a channel others can write to: an event's shape, nothing else. */
-const isPublishedEvent = (e: unknown): e is PublishedEvent =>
-  typeof e === 'object' &&
-  e !== null &&
-  typeof (e as PublishedEvent).id === 'string' &&
-  typeof (e as PublishedEvent).event === 'string' &&
-  typeof (e as PublishedEvent).workspaceId === 'string';
+function isPublishedEvent(e: unknown): e is PublishedEvent {
+  if (typeof e !== 'object' || e === null) return false;
+  const { id, event, timestamp, workspaceId, entityType, entityId, sequence, data } = e as PublishedEvent;
+  // Every field subscribers' filters and fields read: one missing or of another type would fail
+  // them and end every subscription of the workspace with an internal error.
+  return (
+    [id, event, workspaceId, entityType, entityId].every((v) => typeof v === 'string') &&
+    typeof timestamp === 'string' &&
+    !Number.isNaN(Date.parse(timestamp)) &&
+    Number.isSafeInteger(sequence) &&
+    typeof data === 'object' &&
+    data !== null &&
+    !Array.isArray(data)
+  );
+}
+
+/** Most key hashes one notice may carry: anyone who can write to Redis can send one. */
+export const MAX_NOTICE_KEYS = 1_000;
+
+/** A notice's shape, checked on receipt: the channel is open to anyone with access to Redis. */
+function isNotice(n: unknown): n is CredentialNotice {
+  if (typeof n !== 'object' || n === null) return false;
+  const { keyHashes, workspaceId } = n as CredentialNotice;
+  if (workspaceId !== undefined && typeof workspaceId !== 'string') return false;
+  if (keyHashes === undefined) return workspaceId !== undefined;
+  return (
+    Array.isArray(keyHashes) && keyHashes.length <= MAX_NOTICE_KEYS && keyHashes.every((h) => typeof h === 'string')
+  );
+}
+
+/** Listens on `topic` for notices, each checked; returns the unsubscribe. */
+function listenNotices(topics: Topics, topic: string, listener: (notice: CredentialNotice) => void): () => void {
+  const onEvent: Listener = (event) => {
+    const notice = (event as CustomEvent<unknown>).detail;
+    if (isNotice(notice)) listener(notice);
+  };
+  topics.addEventListener(topic, onEvent);
+  return () => topics.removeEventListener(topic, onEvent);
+}
 
 /**
  * The Redis event target sends SUBSCRIBE and UNSUBSCRIBE without handling their failure: one
@@ -117,12 +165,15 @@ function withHandledSubscribes(client: Redis, logger: BusLogger | undefined): Re
 export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): EventBus {
   const prefix = opts.prefix ?? 'crm';
   const topic = (workspaceId: string) => `${prefix}:events:${workspaceId}`;
+  const noticeTopic = `${prefix}:credentials`;
 
   if (!redisUrl) {
     const target = new EventTarget();
     return {
       publish: (e) => target.dispatchEvent(new CustomEvent(topic(e.workspaceId), { detail: e })),
       subscribe: (workspaceId) => follow(target, topic(workspaceId)),
+      announce: (notice) => target.dispatchEvent(new CustomEvent(noticeTopic, { detail: notice })),
+      onNotice: (listener) => listenNotices(target, noticeTopic, listener),
       lease: soleLease,
       close: async () => {},
     };
@@ -166,6 +217,14 @@ export function createEventBus(redisUrl: string | null, opts: BusOptions = {}): 
       });
     },
     subscribe: (workspaceId) => follow(target as Topics, topic(workspaceId), isPublishedEvent),
+    // A lost notice (Redis down) costs promptness only: cached identities expire on their own
+    // and open connections are re-checked on an interval (authenticate.ts, credential-watch.ts).
+    announce: (notice) => {
+      publishClient.publish(noticeTopic, JSON.stringify(notice)).catch((err: Error) => {
+        opts.logger?.warn({ err: err.message }, 'event bus: credential notice dropped');
+      });
+    },
+    onNotice: (listener) => listenNotices(target as Topics, noticeTopic, listener),
     lease: redisLease(publishClient, prefix),
     // disconnect, not quit: QUIT would wait in the offline queue forever while Redis is down,
     // and there is nothing worth flushing in a best-effort bus.

@@ -31,7 +31,9 @@ import {
   isListType,
   isObjectType,
   isUnionType,
+  type ASTNode,
   type DocumentNode,
+  visit,
   type GraphQLSchema,
   type OperationDefinitionNode,
 } from 'graphql';
@@ -163,6 +165,50 @@ export function variableErrors(
   }).errors;
 }
 
+/** Costs kept per document: a client sends the same few documents over and over. */
+const MAX_COSTS_PER_DOCUMENT = 64;
+
+interface KnownCosts {
+  /** The variables the cost depends on: those in a `limit` argument or an `@include`/`@skip` condition. */
+  variables: string[];
+  byValues: Map<string, CostResult>;
+}
+
+const knownCosts = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, KnownCosts>>();
+
+/** The variables whose values change what the estimator sees: a list's `limit` and the fields skipped. */
+function costVariables(document: DocumentNode): string[] {
+  const names = new Set<string>();
+  const collect = (node: ASTNode) =>
+    visit(node, {
+      Variable: (v) => void names.add(v.name.value),
+    });
+  visit(document, {
+    Argument: (arg) => (arg.name.value === 'limit' ? void collect(arg.value) : undefined),
+    Directive: (d) => (d.name.value === 'include' || d.name.value === 'skip' ? void collect(d) : undefined),
+  });
+  return [...names];
+}
+
+/**
+ * Where this document's cost with these variables is kept: the operation's name and the values
+ * of the variables it depends on (numbers and booleans; any other value is not looked up).
+ */
+function costSlot(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+  operationName: string | null | undefined,
+): { known: KnownCosts; key: string } | null {
+  let bySchema = knownCosts.get(schema);
+  if (!bySchema) knownCosts.set(schema, (bySchema = new WeakMap()));
+  let known = bySchema.get(document);
+  if (!known) bySchema.set(document, (known = { variables: costVariables(document), byValues: new Map() }));
+  const values = known.variables.map((name) => variables?.[name] ?? null);
+  if (!values.every((v) => v === null || typeof v === 'number' || typeof v === 'boolean')) return null;
+  return { known, key: JSON.stringify([operationName ?? null, ...values]) };
+}
+
 /**
  * The cost of the document's operations with these variables. Variables that do not fit their
  * declared types are left to execution, which refuses them before any resolver runs.
@@ -177,6 +223,20 @@ export function operationCost(
   // items of the wrong type would build 10^5 GraphQLErrors (each with its stack) and exhaust the
   // heap. Whether they fit is known from the first error; execution names up to 50 of them.
   if (variableErrors(schema, document, variables, operationName, { maxErrors: 1 })) return { invalidVariables: true };
+  const slot = costSlot(schema, document, variables, operationName);
+  const known = slot?.known.byValues.get(slot.key);
+  if (known) return known;
+  const result = computeCost(schema, document, variables, operationName);
+  if (slot && slot.known.byValues.size < MAX_COSTS_PER_DOCUMENT) slot.known.byValues.set(slot.key, result);
+  return result;
+}
+
+function computeCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+  operationName: string | null | undefined,
+): CostResult {
   try {
     const cost = getComplexity({
       schema,

@@ -20,7 +20,9 @@ export function extensionsOf(err: Pick<AppError, 'code' | 'details' | 'retryAfte
 
 /** The GraphQL form of an AppError, at the place in the document of the error it stands for (`at`). */
 export function toGraphQLError(err: AppError, at?: GraphQLError): GraphQLError {
-  return new GraphQLError(err.message, { nodes: at?.nodes, path: at?.path, extensions: extensionsOf(err) });
+  // Source and positions locate errors of compiled operations, which have no nodes (compiled-execution.ts).
+  const { nodes, source, positions, path } = at ?? {};
+  return new GraphQLError(err.message, { nodes, source, positions, path, extensions: extensionsOf(err) });
 }
 
 /**

@@ -25,6 +25,7 @@ import {
   type GraphQLSchema,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { canonicalPath, runsCompiled } from './compiled-execution.ts';
 import { extensionsOf } from './errors.ts';
 import { REFUSED } from './limits.ts';
 import { ANSWER_RETRY_AFTER_SECONDS, type Reservation } from '../http/answer-pool.ts';
@@ -115,6 +116,8 @@ export function withResponseBudget(schema: GraphQLSchema, maxBytes: number): Gra
       return {
         ...field,
         resolve(source, args, context, info) {
+          if (!leaf && runsCompiled(context))
+            (info as { path: unknown }).path = canonicalPath(context as object, info.path);
           const count = countOf(context, info.rootValue, info.operation.operation === 'subscription');
           if (!count) return resolve(source, args, context, info);
           if (count.cut) return null;

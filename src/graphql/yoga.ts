@@ -16,6 +16,7 @@ import { responseBudgetPlugin, withResponseBudget } from './response-budget.ts';
 import { requestIdOf, telemetryPlugin } from './telemetry.ts';
 import { storableInputPlugin } from './storable-input.ts';
 import { maskError, sendGraphqlError } from './errors.ts';
+import { compiledExecutionPlugin } from './compiled-execution.ts';
 import { answeredInProcess, graphqlOnly, inProcessErrorsPlugin, type InProcessContext } from './in-process.ts';
 
 type HttpContext = { req: Request; res: Response };
@@ -76,10 +77,16 @@ export function asJsonForYoga(req: Request, res: Response, next: () => void): vo
 
 export function createGraphqlHandler(opts: {
   schema: GraphQLSchema;
-  contextOf: (caller: Caller, requestId: string) => Context;
+  /** `req`: the HTTP request (none over WebSocket). */
+  contextOf: (caller: Caller, requestId: string, req?: Request) => Context;
   /** Whether `__schema` / `__type` may be queried (config GRAPHQL_INTROSPECTION). */
   introspection: boolean;
   limits: GraphqlLimits;
+  /**
+   * Runs of a document interpreted before it runs compiled, and the CPU time compiling may take per
+   * minute (config GRAPHQL_COMPILE_AFTER, GRAPHQL_COMPILE_BUDGET_MS).
+   */
+  compile: { interpretedRuns: number; budgetMsPerMinute: number };
   /**
    * The process's pool of answer bytes, shared with REST (answer-pool.ts); none: operations are not admitted by size.
    */
@@ -102,7 +109,7 @@ export function createGraphqlHandler(opts: {
     context: (init) =>
       'caller' in init
         ? opts.contextOf(init.caller, init.requestId)
-        : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId),
+        : opts.contextOf(init.res.locals.caller!, init.res.locals.requestId, init.req),
     maskedErrors: {
       maskError: (error) => {
         // Another surface's operation: that surface translates its errors (in-process.ts).
@@ -121,6 +128,7 @@ export function createGraphqlHandler(opts: {
         responseBudgetPlugin,
         warningsPlugin,
         telemetryPlugin(opts.metrics),
+        compiledExecutionPlugin(opts.compile, opts.metrics),
       ].map((plugin) => graphqlOnly(plugin as Plugin<Context>)),
       ...(opts.plugins ?? []),
     ],

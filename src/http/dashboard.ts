@@ -23,11 +23,14 @@ const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-function securityHeaders(_req: Request, res: Response, next: NextFunction) {
+/** The page a one-time password link opens: it never tells another site where it came from. */
+const NO_REFERRER_PATHS = new Set(['/set-password', '/set-password/']);
+
+function securityHeaders(req: Request, res: Response, next: NextFunction) {
   res.setHeader('Content-Security-Policy', CONTENT_SECURITY_POLICY);
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'same-origin');
+  res.setHeader('Referrer-Policy', NO_REFERRER_PATHS.has(req.path) ? 'no-referrer' : 'same-origin');
   next();
 }
 

@@ -19,9 +19,8 @@ const IPV6 = String.raw`\[[0-9a-fA-F:.]+\]`;
 const LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
 const HOST = new RegExp(String.raw`^(${IPV6}|${LABEL}(?:\.${LABEL})*\.?)(:\d{1,5})?$`);
 
-/** The https origin a plain-HTTP request may be sent to, or null when its Host may not be used. */
-function target(req: Request, policy: RedirectPolicy, port: string): string | null {
-  if (policy.publicOrigin) return policy.publicOrigin;
+/** The request's Host name (lowercased, no trailing dot) and port, or null when malformed or not allowed. */
+function allowedHost(req: Request, policy: RedirectPolicy): { name: string; port: string } | null {
   const m = HOST.exec(req.get('host') ?? '');
   if (!m) return null;
   const name = m[1]
@@ -31,8 +30,30 @@ function target(req: Request, policy: RedirectPolicy, port: string): string | nu
   if (m[1].startsWith('[') && net.isIP(name) !== 6) return null;
   const local = name === 'localhost' || net.isIP(name) !== 0;
   if (policy.allowedHosts && !local && !policy.allowedHosts.includes(name)) return null;
+  return { name: m[1].toLowerCase().replace(/\.$/, ''), port: m[2] ?? '' };
+}
+
+/** The https origin a plain-HTTP request may be sent to, or null when its Host may not be used. */
+function target(req: Request, policy: RedirectPolicy, port: string): string | null {
+  if (policy.publicOrigin) return policy.publicOrigin;
+  const host = allowedHost(req, policy);
   // The Host's own port is the plain one: https is on the default port behind a proxy, or on PORT.
-  return `https://${m[1].toLowerCase().replace(/\.$/, '')}${port}`;
+  return host && `https://${host.name}${port}`;
+}
+
+/**
+ * The origin links sent to people are built on (password links): PUBLIC_URL when set, else the
+ * scheme (by the proxy rules) and Host the request was sent to, by the same rules as redirects.
+ */
+export function linkOriginOf(req: Request, policy: RedirectPolicy): string | null {
+  if (policy.publicOrigin) return policy.publicOrigin;
+  const host = allowedHost(req, policy);
+  // Behind a proxy the scheme comes from X-Forwarded-Proto, which a client may have chosen
+  // (`javascript:…`): only http and https make a link.
+  const scheme = req.protocol;
+  if (scheme !== 'http' && scheme !== 'https') return null;
+  // The Host header's port is kept; a proxy's X-Forwarded-Host is never used.
+  return host && `${scheme}://${host.name}${host.port}`;
 }
 
 const httpsOnly = () =>

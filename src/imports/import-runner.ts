@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { assertAllowed, type Resource } from '../auth/scopes.ts';
-import type { Authenticator } from '../auth/authenticate.ts';
+import type { CredentialChanges } from '../auth/credential-notices.ts';
 import type { Database, Db } from '../db/client.ts';
 import type { Import } from '../db/generated/client/client.ts';
 import type { SqlClient, SqlQuery } from '../db/sql.ts';
@@ -59,7 +59,7 @@ export interface ImportRunnerOptions {
   logger: Logger;
   bus: EventBus;
   webhooks: WebhookServices;
-  keyCache: Pick<Authenticator, 'forget' | 'forgetWorkspace'>;
+  credentials: CredentialChanges;
   /** Pause when there is no job to take. */
   pollMs: number;
   /** How long a job stays a worker's without renewal; a dead worker's job waits this long. */
@@ -220,9 +220,9 @@ export class ImportRunner {
     } catch (err) {
       throw new JobStopped(err as AppError);
     }
-    const { prisma, sql, bus, webhooks, keyCache } = this.opts;
+    const { prisma, sql, bus, webhooks, credentials } = this.opts;
     const origin = job.origin as unknown as RequestOrigin;
-    return { prisma, sql, bus, webhooks, keyCache, caller, requestId: origin.requestId ?? job.id, warnings: [] };
+    return { prisma, sql, bus, webhooks, credentials, caller, requestId: origin.requestId ?? job.id, warnings: [] };
   }
 
   private async readAll(job: Import): Promise<void> {
@@ -484,7 +484,7 @@ function describe(result: BatchResult): string {
  */
 export function importRunnerOf(
   db: Pick<Database, 'prisma' | 'sql' | 'kind'>,
-  deps: Pick<ImportRunnerOptions, 'logger' | 'bus' | 'webhooks' | 'keyCache' | 'pollMs' | 'leaseMs'> &
+  deps: Pick<ImportRunnerOptions, 'logger' | 'bus' | 'webhooks' | 'credentials' | 'pollMs' | 'leaseMs'> &
     Partial<Pick<ImportRunnerOptions, 'exclusive'>>,
 ): ImportRunner {
   return new ImportRunner({

@@ -14,6 +14,7 @@ export function activityRecord(a: Activity) {
     description: a.description,
     contact_id: a.contactId,
     deal_id: a.dealId,
+    company_id: a.companyId,
     user_id: a.userId,
     duration: a.duration,
     outcome: a.outcome,

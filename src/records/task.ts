@@ -7,16 +7,16 @@ export const TASK_STATUSES = ['pending', 'in_progress', 'completed', 'cancelled'
 /** In order of urgency: sorting by priority uses this order, not the alphabet. */
 export const TASK_PRIORITIES = ['low', 'medium', 'high', 'urgent'] as const;
 export const TASK_TYPES = ['todo', 'call', 'email', 'meeting', 'follow_up'] as const;
-export const RELATED_TYPES = ['contact', 'deal', 'project'] as const;
+export const RELATED_TYPES = ['contact', 'company', 'deal', 'project'] as const;
 export const REMINDER_TYPES = ['email', 'push'] as const;
 
 export interface TaskView extends Task {
   assignee: User | null;
-  /** Contact full name or deal title; null for projects and for records deleted since. */
+  /** Contact full name, company name or deal title; null for projects and for records deleted since. */
   relatedName: string | null;
 }
 
-type Reader = Pick<Prisma.TransactionClient, 'user' | 'contact' | 'deal'>;
+type Reader = Pick<Prisma.TransactionClient, 'user' | 'contact' | 'company' | 'deal'>;
 
 const idsOf = (tasks: Task[], type: string) => [
   ...new Set(tasks.filter((t) => t.relatedToType === type).map((t) => t.relatedToId!)),
@@ -28,13 +28,20 @@ export async function loadTaskViews(db: Reader, tasks: Task[]): Promise<TaskView
   if (tasks.length === 0) return [];
   const assigneeIds = [...new Set(tasks.map((t) => t.assigneeId).filter((id) => id !== null))];
   const contactIds = idsOf(tasks, 'contact');
+  const companyIds = idsOf(tasks, 'company');
   const dealIds = idsOf(tasks, 'deal');
-  const [users, contacts, deals] = await Promise.all([
+  const [users, contacts, companies, deals] = await Promise.all([
     assigneeIds.length ? db.user.findMany({ where: { id: { in: assigneeIds } } }) : [],
     contactIds.length
       ? db.contact.findMany({
           where: { id: { in: contactIds } },
           select: { id: true, workspaceId: true, firstName: true, lastName: true },
+        })
+      : [],
+    companyIds.length
+      ? db.company.findMany({
+          where: { id: { in: companyIds } },
+          select: { id: true, workspaceId: true, name: true },
         })
       : [],
     dealIds.length
@@ -46,6 +53,7 @@ export async function loadTaskViews(db: Reader, tasks: Task[]): Promise<TaskView
     ...contacts.map(
       (c) => [nameKey(c.workspaceId, 'contact', c.id), [c.firstName, c.lastName].filter(Boolean).join(' ')] as const,
     ),
+    ...companies.map((c) => [nameKey(c.workspaceId, 'company', c.id), c.name] as const),
     ...deals.map((d) => [nameKey(d.workspaceId, 'deal', d.id), d.title] as const),
   ]);
   return tasks.map((t) => ({

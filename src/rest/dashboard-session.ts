@@ -32,6 +32,36 @@ declare module 'express-serve-static-core' {
   }
 }
 
+/** The session body the session routes answer with, holding a fresh CSRF token. */
+export async function sessionAnswer(sessions: SessionStore, token: string, session: Session) {
+  return {
+    user: { id: session.user.id, name: session.user.name, email: session.user.email },
+    workspaces: await sessions.workspacesOf(session),
+    workspace: { id: session.user.workspace.id, name: session.user.workspace.name },
+    environment: session.sandbox ? 'sandbox' : 'production',
+    csrf_token: issueCsrfToken(token),
+  };
+}
+
+/** Signs in: a new session for `userIds` on `userId`'s workspace, its cookie set; the session body. */
+export async function startSession(
+  req: Request,
+  res: Response,
+  sessions: SessionStore,
+  userIds: string[],
+  userId: string,
+) {
+  const { token, session } = await sessions.create(userIds, userId);
+  res.cookie(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/',
+    secure: req.secure,
+    maxAge: sessions.times.maxAgeMs,
+  });
+  return sessionAnswer(sessions, token, session);
+}
+
 export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimits: LoginLimits }): Router {
   const { sessions, loginLimits } = deps;
   const router = Router();
@@ -45,13 +75,7 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     next();
   });
 
-  const sessionBody = async (token: string, session: Session) => ({
-    user: { id: session.user.id, name: session.user.name, email: session.user.email },
-    workspaces: await sessions.workspacesOf(session),
-    workspace: { id: session.user.workspace.id, name: session.user.workspace.name },
-    environment: session.sandbox ? 'sandbox' : 'production',
-    csrf_token: issueCsrfToken(token),
-  });
+  const sessionBody = (token: string, session: Session) => sessionAnswer(sessions, token, session);
 
   /** Loads the cookie's session; state-changing requests must also carry its CSRF token. */
   const signedIn = (opts: { csrf: boolean }) => async (req: Request, res: Response, next: NextFunction) => {
@@ -77,15 +101,7 @@ export function dashboardSessionRoutes(deps: { sessions: SessionStore; loginLimi
     const userIds = await matchCredentials(sessions.prisma, input.email, input.password);
     if (userIds.length === 0) return sendError(res, wrongCredentials());
     await loginLimits.succeeded(input.email, address);
-    const { token, session } = await sessions.create(userIds, userIds[0]);
-    res.cookie(SESSION_COOKIE, token, {
-      httpOnly: true,
-      sameSite: 'lax',
-      path: '/',
-      secure: req.secure,
-      maxAge: sessions.times.maxAgeMs,
-    });
-    res.json(await sessionBody(token, session));
+    res.json(await startSession(req, res, sessions, userIds, userIds[0]));
   });
 
   router.get('/session', signedIn({ csrf: false }), async (_req, res) => {

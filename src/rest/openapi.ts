@@ -96,11 +96,13 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Contacts: 'People and companies: create, search, merge, bulk import; their notes, timeline, deals and activities.',
   Companies:
     'Organisations as records: unique domains, merges, search; ' +
-    'the contacts and deals linked to them, and their timeline.',
+    'the contacts and deals linked to them, their notes and activities, and their timeline.',
   Pipelines: 'Sales pipelines and their ordered stages.',
   Deals: 'Opportunities moving through the stages of a pipeline, and the contacts on them.',
-  Tasks: 'To-dos with due dates, priorities and reminders, assigned to users and related to a contact or deal.',
-  Activities: 'Calls, emails, meetings, notes and messages logged against contacts and deals, and the workspace feed.',
+  Tasks:
+    'To-dos with due dates, priorities and reminders, assigned to users and related to a contact, company or deal.',
+  Activities:
+    'Calls, emails, meetings, notes and messages logged against contacts, companies and deals, and the workspace feed.',
   Users: "The workspace's users and their notification preferences.",
   Events:
     'The event log: every change webhooks deliver, oldest first, with the same ids, for integrations that ' +

@@ -13,7 +13,6 @@ import {
   getNamedType,
   Kind,
   visit,
-  isInputObjectType,
   isObjectType,
   typeFromAST,
   type DocumentNode,
@@ -36,6 +35,7 @@ import { sendError, toAppError } from './errors.ts';
 import { restVariables } from './variables.ts';
 import { answerUnfitRows, rowTypeOf, setAsideUnfitRows, type BulkAnswer, type SetAside } from './bulk-rows.ts';
 import { operationCost } from '../graphql/cost.ts';
+import { isRecursive } from '../graphql/recursive-inputs.ts';
 import { estimateOf, type AnswerPool, type Reservation } from '../http/answer-pool.ts';
 import { ANSWER_WRITE_DEADLINE_MS } from '../graphql/answer-admission.ts';
 import { jsonBytes } from '../http/json-bytes.ts';
@@ -92,17 +92,6 @@ function estimator(
     }
     return bytes;
   };
-}
-
-/** An input type that holds itself, at any depth (a filter's `and: [ContactWhere]`). */
-function isRecursive(type: GraphQLInputType, seen = new Set<string>()): boolean {
-  const named = getNamedType(type);
-  if (!isInputObjectType(named)) return false;
-  if (seen.has(named.name)) return true;
-  seen.add(named.name);
-  const found = Object.values(named.getFields()).some((f) => isRecursive(f.type, seen));
-  seen.delete(named.name);
-  return found;
 }
 
 /**

@@ -321,6 +321,28 @@ export const routes: RestRoute[] = [
   },
   {
     method: 'GET',
+    path: '/companies/:id/notes',
+    operation: 'ListCompanyNotes',
+    variables: page((r) => ({ companyId: r.params.id })),
+    list: true,
+  },
+  {
+    method: 'POST',
+    path: '/companies/:id/notes',
+    operation: 'CreateCompanyNote',
+    variables: (r) => ({ companyId: r.params.id, input: r.body }),
+    body: noteInput,
+    status: 201,
+  },
+  {
+    method: 'GET',
+    path: '/companies/:id/activities',
+    operation: 'ListCompanyActivities',
+    variables: page((r) => ({ companyId: r.params.id })),
+    list: true,
+  },
+  {
+    method: 'GET',
     path: '/companies/:id/timeline',
     operation: 'CompanyTimeline',
     variables: page((r) => ({ companyId: r.params.id })),

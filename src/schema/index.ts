@@ -5,7 +5,7 @@ import './common/enums.ts';
 import './user/user.type.ts';
 import './contact/contact.queries.ts';
 import './contact/contact.mutations.ts';
-import './contact/note.ts';
+import './note/note.ts';
 import './contact/timeline.ts';
 import './contact/contact.batch.ts';
 // Companies
@@ -30,6 +30,8 @@ import './activity/activity.queries.ts';
 import './activity/activity.mutations.ts';
 import './user/user.queries.ts';
 import './user/user.mutations.ts';
+// The Team page: invitations, password links, deactivation (signed-in users only)
+import './user/team.mutations.ts';
 // Webhooks
 import './webhook/webhook.queries.ts';
 import './webhook/webhook.mutations.ts';
@@ -55,5 +57,6 @@ import './import/import.fields.ts';
 // Live events over graphql-ws
 import './subscription/events.subscription.ts';
 import './subscription/changes.subscription.ts';
+import './subscription/company-changes.subscription.ts';
 
 export const schema = enforceReadAccess(builder.toSchema());

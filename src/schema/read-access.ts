@@ -35,12 +35,16 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   Contact: 'contacts',
   // A shape of contacts and companies alike: readable wherever the record holding it is.
   Address: null,
-  Note: 'contacts',
+  // A note is on a contact or a company: readable wherever the record holding it is (the root
+  // fields and the mutation check the contact's or the company's permission).
+  Note: null,
   TimelineEntry: 'contacts',
   BulkContactResult: 'contacts',
   BulkContactError: 'contacts',
   ContactChange: 'contacts',
   Company: 'companies',
+  // Its contact and deal events' data needs their resource too (below).
+  CompanyChange: 'companies',
   CompanyTimelineEntry: 'companies',
   Deal: 'deals',
   DealContact: 'deals',
@@ -89,8 +93,17 @@ export const TYPE_RESOURCE: Record<string, Resource | null> = {
   ApiKey: null,
   CreatedApiKey: null,
   CustomField: null,
+  // The Team page's answers: their mutations refuse every API key.
+  PasswordLink: null,
+  UserInvitation: null,
   // Field names for the dashboard's import mapping: signed-in users only, who read everything.
   ImportFieldSet: null,
+};
+
+const TASK_RELATED_NEEDS: Record<string, readonly Resource[]> = {
+  contact: ['contacts'],
+  company: ['companies'],
+  deal: ['deals'],
 };
 
 /** Fields whose data belongs to another resource than their type's, by `Type.field`. */
@@ -102,14 +115,14 @@ export const FIELD_NEEDS: Record<string, Needs> = {
   // Totals of the deals in a stage are deal values.
   'StageWithTotals.deal_count': ['deals'],
   'StageWithTotals.total_value': ['deals'],
-  // A task's related record: a contact's name or a deal's title.
-  'TaskRelatedTo.name': (r: { type: string }) =>
-    r.type === 'contact' ? ['contacts'] : r.type === 'deal' ? ['deals'] : [],
+  // A task's related record: a contact's or company's name or a deal's title.
+  'TaskRelatedTo.name': (r: { type: string }) => TASK_RELATED_NEEDS[r.type] ?? [],
   // Events carry the record they are about.
   'TimelineEntry.summary': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'TimelineEntry.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'CompanyTimelineEntry.summary': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   'CompanyTimelineEntry.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
+  'CompanyChange.data': (e: { event: string; data: unknown }) => eventNeeds(e.event, e.data),
   'LiveEvent.data': (e: { event: string; data: unknown }) => eventNeeds(e.event, e.data),
   'LoggedEvent.data': (e: { type: string; data: unknown }) => eventNeeds(e.type, e.data),
   // The body as sent (either payload format): what any event of that name may carry.

@@ -28,6 +28,7 @@ import { DEFAULT_RETRY_POLICY, type NextStep, type RetryPolicy } from './retry.r
 import type { SendResult } from './sender.ts';
 import { createOwnerNotifier, type OwnerNotifier } from './notify.ts';
 import type { OutboundLimits } from './outbound-limits.ts';
+import { EVENTS_CHANNEL, type Listen } from '../db/notifications.ts';
 
 /** Outcomes wait at most this long to be written together. */
 const FLUSH_MS = 20;
@@ -44,6 +45,8 @@ export interface WorkerOptions extends DeliveryServices {
   metrics?: Metrics;
   /** Outbound caps per workspace and destination host; deliveries beyond them wait. */
   limits?: OutboundLimits;
+  /** The database's LISTEN: new events then wake the fan-out at once instead of at the next poll. */
+  listen?: Listen;
 }
 
 const OUTCOME: Record<NextStep['status'], DeliveryOutcome> = {
@@ -66,6 +69,13 @@ export class DeliveryWorker {
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
   private wakeFanOut: (() => void) | null = null;
+  /**
+   * Set by a nudge, cleared when a fan-out pass starts: a nudge that comes while a pass runs (its
+   * events may have committed after the pass read the queue) makes the next pass start at once
+   * instead of being lost until the poll interval.
+   */
+  private fanOutDue = false;
+  private unlisten: Promise<() => Promise<void>> | undefined;
   /**
    * False after a claim came back short: nothing more could be taken then (nothing due, or
    * every subscription with due deliveries at its share). Claiming again at once would cost a
@@ -94,6 +104,18 @@ export class DeliveryWorker {
     if (this.running) return;
     this.running = true;
     this.loop = this.run();
+    this.unlisten = this.opts
+      .listen?.(EVENTS_CHANNEL, () => this.nudge(), this.opts.logger)
+      .catch((err) => {
+        this.opts.logger.warn({ err }, 'not listening for new events: fanning them out on every poll');
+        return async () => {};
+      });
+  }
+
+  /** New events were written: fan them out now. */
+  nudge(): void {
+    this.fanOutDue = true;
+    this.wakeFanOut?.();
   }
 
   /**
@@ -102,6 +124,7 @@ export class DeliveryWorker {
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.running = false;
+    await (await this.unlisten)?.();
     this.wake?.();
     this.wakeFanOut?.();
     await this.loop;
@@ -131,6 +154,7 @@ export class DeliveryWorker {
     const fanOut = this.fanOutLoop();
     while (this.running) {
       let launched = 0;
+      let tried = false;
       try {
         // Claim in batches: refilling one slot at a time would cost a query per delivery.
         const batch = Math.max(1, Math.floor(this.concurrency / 4));
@@ -139,14 +163,18 @@ export class DeliveryWorker {
           this.finishedSinceClaim = 0;
           // Fan-out during the claim sets it again: what it added may not have been seen.
           this.claimable = false;
+          tried = true;
           launched = await this.claimAndLaunch(free);
           if (launched === free) this.claimable = true;
         }
       } catch (err) {
         this.opts.logger.error({ err }, 'delivery worker pass failed');
       }
-      // Woken early by a finished attempt or by new deliveries.
-      if (launched === 0 && this.running && !(await this.pause((wake) => (this.wake = wake)))) this.claimable = true;
+      // Woken early by a finished attempt or by new deliveries. A fan-out that finished during the
+      // claim set `claimable` again (its wake-up came before this pause): claim again at once.
+      const again = tried && this.claimable;
+      if (launched === 0 && this.running && !again && !(await this.pause((wake) => (this.wake = wake))))
+        this.claimable = true;
     }
     await fanOut;
   }
@@ -158,6 +186,7 @@ export class DeliveryWorker {
   private async fanOutLoop(): Promise<void> {
     while (this.running) {
       let dispatched = 0;
+      this.fanOutDue = false;
       try {
         dispatched = await dispatchEvents(this.opts.prisma);
       } catch (err) {
@@ -166,7 +195,7 @@ export class DeliveryWorker {
       if (dispatched > 0) {
         this.claimable = true;
         this.wake?.();
-      } else if (this.running) await this.pause((wake) => (this.wakeFanOut = wake));
+      } else if (this.running && !this.fanOutDue) await this.pause((wake) => (this.wakeFanOut = wake));
     }
   }
 

@@ -4,10 +4,12 @@
 // scrolling.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
 import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
 import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
 
 let app: TestApp;
+let feed: EventFeed;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -15,8 +17,11 @@ let ws: TestWorkspace;
 let email: string;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  // Its own schema on PostgreSQL, so that this file's event feed publishes this file's events.
+  [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
   ws = await app.workspace();
+  // Live updates: the feed publishes committed events to the subscriptions, as in the service.
+  feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 50 });
   ({ email } = await dashboardUser(app, ws));
   context = await newContext(browser, app.base);
   page = await context.newPage();
@@ -24,6 +29,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  await feed?.stop();
   await browser?.close();
   await app?.close();
 });
@@ -81,6 +87,29 @@ describe('a contact’s page', () => {
     await page.getByRole('alert').filter({ hasText: 'Someone else changed this contact' }).waitFor();
     const now = (await ws.api('GET', `/v1/contacts/${id}`)).body.data;
     expect(now).toMatchObject({ job_title: 'Supervisor', phone: '+15550100' });
+  });
+
+  it('shows a change saved elsewhere without a reload, and holds it back while the form is open', async () => {
+    const address = `katherine.${Date.now().toString(36)}@example.com`;
+    const made = await ws.api('POST', '/v1/contacts', {
+      first_name: 'Katherine',
+      last_name: 'Johnson',
+      email: address,
+    });
+    const id = made.body.data.id;
+    await page.goto(`/dashboard/contacts/${id}`);
+    await page.getByRole('button', { name: 'Edit contact' }).waitFor();
+    // The live subscription is open once the page has settled.
+    await page.waitForLoadState('networkidle');
+    expect((await ws.api('PUT', `/v1/contacts/${id}`, { job_title: 'Mathematician' })).status).toBe(200);
+    await expect.poll(() => page.locator('dl.settings').textContent()).toContain('Mathematician');
+
+    await page.getByRole('button', { name: 'Edit contact' }).click();
+    expect((await ws.api('PUT', `/v1/contacts/${id}`, { phone: '+15550199' })).status).toBe(200);
+    await page.getByRole('status').filter({ hasText: 'Someone else changed this contact' }).waitFor();
+    // The open form keeps what it was filled with; cancelling shows the other change.
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.locator('dl.settings').textContent()).toContain('+15550199');
   });
 
   it('adds notes in Markdown, shown formatted, and nothing a note holds runs', async () => {

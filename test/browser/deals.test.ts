@@ -17,6 +17,7 @@ let ws: TestWorkspace;
 let stages: { id: string; name: string; probability: number }[];
 let pipelineId: string;
 const dealIds = new Map<string, string>();
+let graceId: string;
 
 const SIZES = [
   { name: 'desktop', width: 1280, height: 800 },
@@ -72,6 +73,7 @@ beforeAll(async () => {
     last_name: 'Hopper',
     email: 'gh@example.com',
   });
+  graceId = grace.body.data.id;
   const alan = await ws.api('POST', '/v1/contacts', {
     first_name: 'Alan',
     last_name: 'Turing',
@@ -304,5 +306,133 @@ describe('the deal page', () => {
     await page.goto('/dashboard/deals/deal_missing');
     await page.getByRole('alert').waitFor();
     await atBothSizes('deal-page-missing');
+  });
+});
+
+describe('the deal page: contacts, activities and the stage', () => {
+  const section = (name: string) => page.locator('section', { has: page.getByRole('heading', { name, exact: true }) });
+
+  it('adds a contact with a role, found through the search combobox, and removes one', async () => {
+    const id = dealIds.get('Mainframe lease');
+    await page.goto(`/dashboard/deals/${id}`);
+    await page.getByRole('heading', { level: 1, name: 'Mainframe lease' }).waitFor();
+    const search = page.getByRole('combobox', { name: 'Contact', exact: true });
+    await search.fill('Turing');
+    await page.getByRole('option', { name: /Alan Turing/ }).waitFor();
+    expect(await search.getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => search.inputValue()).toBe('Alan Turing (at@example.com)');
+    await page.getByLabel('Role').fill('technical buyer');
+    await page.getByRole('button', { name: 'Add to deal' }).click();
+    await expect.poll(() => section('Contacts').textContent()).toContain('Alan Turing · technical buyer');
+    expect(await search.inputValue()).toBe('');
+    const added = (await ws.api('GET', `/v1/deals/${id}`)).body.data.contacts;
+    expect(added).toEqual(
+      expect.arrayContaining([expect.objectContaining({ last_name: 'Turing', role: 'technical buyer' })]),
+    );
+    await atBothSizes('deal-contacts');
+
+    await page.getByRole('button', { name: 'Remove Alan Turing from the deal' }).click();
+    await expect.poll(() => section('Contacts').textContent()).not.toContain('Alan Turing');
+    const left = (await ws.api('GET', `/v1/deals/${id}`)).body.data.contacts;
+    expect(left.map((c: { last_name: string }) => c.last_name)).toEqual(['Hopper']);
+  });
+
+  it('says when no contact matches', async () => {
+    await page.getByRole('combobox', { name: 'Contact', exact: true }).fill('Nobody-at-all');
+    await page.getByText('No contact matches.').waitFor();
+    expect(await page.getByRole('button', { name: 'Add to deal' }).isDisabled()).toBe(true);
+  });
+
+  it('logs an activity on the deal from the keyboard', async () => {
+    const summary = section('Activities').getByText('Log an activity');
+    await summary.focus();
+    await page.keyboard.press('Enter');
+    await section('Activities').getByLabel('Kind').selectOption('meeting');
+    await section('Activities').getByLabel('Subject').fill('Pricing review');
+    await section('Activities').getByLabel('What was said').fill('Agreed on a three-year term.');
+    await section('Activities').getByLabel('What was said').press('Tab');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => section('Activities').locator('ol.timeline').textContent()).toContain('Pricing review');
+    const { body } = await ws.api('GET', `/v1/activities?deal_id=${dealIds.get('Mainframe lease')}`);
+    expect(body.data).toEqual([
+      expect.objectContaining({ type: 'meeting', subject: 'Pricing review', deal_id: dealIds.get('Mainframe lease') }),
+    ]);
+    await atBothSizes('deal-activity-logged');
+  });
+
+  it('moves the deal to another stage with the stage select', async () => {
+    await page.getByRole('button', { name: 'Edit stage' }).click();
+    await page.getByLabel('stage', { exact: true }).selectOption({ label: stages[2].name });
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('deal-stage').textContent()).toBe(stages[2].name);
+    await expect.poll(() => section('Stage history').textContent()).toContain(`${stages[0].name} → ${stages[2].name}`);
+    const { body } = await ws.api('GET', `/v1/deals/${dealIds.get('Mainframe lease')}`);
+    expect(body.data.stage_id).toBe(stages[2].id);
+  });
+
+  it('creates a deal from a contact’s page with the contact prefilled', async () => {
+    await page.goto(`/dashboard/contacts/${graceId}`);
+    await page.getByRole('heading', { level: 1, name: 'Grace Hopper' }).waitFor();
+    await page.getByRole('button', { name: 'New deal' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New deal' });
+    await dialog.getByLabel('Title').fill('Compiler training');
+    expect(await dialog.getByLabel('Contact', { exact: true }).inputValue()).toBe(graceId);
+    await dialog.getByLabel('Stage').selectOption({ label: stages[1].name });
+    await atBothSizes('contact-new-deal');
+    await dialog.getByRole('button', { name: 'Create deal' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Compiler training' }).waitFor();
+    const id = new URL(page.url()).pathname.split('/').pop();
+    const { body } = await ws.api('GET', `/v1/deals/${id}`);
+    expect(body.data).toMatchObject({ title: 'Compiler training', contact_id: graceId, stage_id: stages[1].id });
+  });
+
+  it('picks the second match with the keyboard only, and Escape closes only the list', async () => {
+    for (const last_name of ['Jackson', 'Winston']) {
+      await ws.api('POST', '/v1/contacts', { first_name: 'Mary', last_name, email: `${last_name}@example.com` });
+    }
+    const url = `/dashboard/deals/${dealIds.get('Workshop')}`;
+    const search = page.getByRole('combobox', { name: 'Contact', exact: true });
+    const options = page.getByRole('listbox', { name: 'Contact: matches' }).getByRole('option');
+    for (const size of [...SIZES].reverse()) {
+      await page.setViewportSize({ width: size.width, height: size.height });
+      await page.goto(url);
+      await page.getByRole('heading', { level: 1, name: 'Workshop' }).waitFor();
+      await search.focus();
+      await page.keyboard.type('Mary');
+      await expect.poll(() => options.count()).toBe(2);
+      expect(await search.getAttribute('aria-expanded')).toBe('true');
+      await page.keyboard.press('ArrowDown');
+      const second = options.nth(1);
+      expect(await second.getAttribute('aria-selected')).toBe('true');
+      expect(await search.getAttribute('aria-activedescendant')).toBe(await second.getAttribute('id'));
+      await screenshot(page, `deal-contact-keyboard-${size.name}`);
+      expect(await noSidewaysScroll(), `at ${size.width}px: ${await overflowing()}`).toBe(true);
+      const picked = (await second.textContent())!;
+      await page.keyboard.press('Enter');
+      await expect.poll(() => search.inputValue()).toBe(picked);
+      expect(await search.getAttribute('aria-expanded')).toBe('false');
+      await page.getByText(`Chosen: ${picked.replace(/ \(.*/, '')}`).waitFor();
+
+      // Typing again drops the pick and opens the list; Escape closes the list and nothing else.
+      await page.keyboard.type(' ');
+      await page.keyboard.press('Backspace');
+      await expect.poll(() => search.getAttribute('aria-expanded')).toBe('true');
+      expect(await page.getByRole('button', { name: 'Add to deal' }).isDisabled()).toBe(true);
+      await page.keyboard.press('Escape');
+      await expect.poll(() => search.getAttribute('aria-expanded')).toBe('false');
+      expect(await options.count()).toBe(0);
+      expect(new URL(page.url()).pathname).toBe(url);
+      expect(await search.evaluate((e) => e === document.activeElement)).toBe(true);
+      expect(await search.inputValue()).toBe(picked);
+    }
+  });
+
+  it('picks a match with a click', async () => {
+    const search = page.getByRole('combobox', { name: 'Contact', exact: true });
+    await search.fill('Mary Winston');
+    await page.getByRole('option', { name: /Mary Winston/ }).click();
+    await expect.poll(() => search.inputValue()).toBe('Mary Winston (winston@example.com)');
+    await page.getByText('Chosen: Mary Winston').waitFor();
   });
 });

@@ -183,4 +183,18 @@ describe('audit log page', () => {
     expect((await table.textContent()) ?? '').toContain('custom field created');
     await screenshot(page, 'audit-log');
   });
+
+  it('filters by record id once the id is entered, not at every keystroke', async () => {
+    await page.getByLabel('Kind of record').selectOption('');
+    const asked: string[] = [];
+    page.on('request', (r) => {
+      const body = r.url().endsWith('/graphql') ? (r.postData() ?? '') : '';
+      const id = /"record_id":"([^"]*)"/.exec(body)?.[1];
+      if (id !== undefined) asked.push(id);
+    });
+    await page.getByLabel('Record id').pressSequentially('nomatch');
+    await page.getByLabel('Record id').press('Enter');
+    await expect.poll(() => page.getByText('No writes match.').isVisible()).toBe(true);
+    expect(asked).toEqual(['nomatch']);
+  });
 });

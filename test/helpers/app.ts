@@ -19,6 +19,7 @@ import {
 import { createLogger } from '../../src/logger.ts';
 import { attachGraphqlWs } from '../../src/graphql/websocket.ts';
 import type { EventBus } from '../../src/events/bus.ts';
+import type { CredentialWatch } from '../../src/auth/credential-watch.ts';
 import type { Config } from '../../src/config.ts';
 import { createWebhookServices, type WebhookServices } from '../../src/webhooks/services.ts';
 import type { UrlPolicy } from '../../src/webhooks/url-guard.ts';
@@ -102,8 +103,11 @@ export interface TestApp {
   webhooks: WebhookServices;
   /** The live event bus; tests publish to it with startEventFeed. GraphQL over WebSocket answers at ws://…/graphql. */
   bus: EventBus;
+  /** What the app holds open under each credential (sockets, subscriptions, exports), and its checks. */
+  watch: CredentialWatch;
   /** A delivery worker on this app's database; stopped by close(). Tests usually drive runOnce(). */
-  worker(opts?: { pollMs?: number; concurrency?: number }): DeliveryWorker;
+  /** `listen`: new events wake it at once (LISTEN crm_events), as in the service. */
+  worker(opts?: { pollMs?: number; concurrency?: number; listen?: boolean }): DeliveryWorker;
   /** An import runner on this app's database, started; stopped by close(). */
   importRunner(opts?: { leaseMs?: number }): ImportRunner;
   close(): Promise<void>;
@@ -135,15 +139,21 @@ export interface TestAppOptions {
   redisUrl?: string;
   metricsToken?: string;
   /** GraphQL introspection and document limits; on and the defaults unless given. */
-  graphql?: Partial<Pick<Config, 'graphqlIntrospection' | 'graphqlLimits'>>;
+  graphql?: Partial<
+    Pick<Config, 'graphqlIntrospection' | 'graphqlLimits' | 'graphqlCompileAfter' | 'graphqlCompileBudgetMs'>
+  >;
   /** Sees every SQL statement the app sends, for tests that count them. */
   onQuery?: OpenOptions['onQuery'];
   /** IMPORT_MAX_BYTES; the default unless given. */
   importMaxBytes?: number;
   /** HTTP_REQUEST_TIMEOUT_MS: how long a body may take (an upload: how long it may be silent). */
   httpRequestTimeoutMs?: number;
+  /** SMTP_URL: where invitations and password links are e-mailed. */
+  smtpUrl?: string;
   /** Yoga plugins of the test's own (AppDeps.plugins). */
   plugins?: AppDeps['plugins'];
+  /** Key cache period and credential check interval (AppDeps.credentialTimes). */
+  credentialTimes?: AppDeps['credentialTimes'];
 }
 
 /**
@@ -184,9 +194,13 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     metricsToken: opts.metricsToken ?? null,
     importMaxBytes: opts.importMaxBytes,
     httpRequestTimeoutMs: opts.httpRequestTimeoutMs,
+    // Every /graphql operation of the tests runs compiled from its first run, as the service runs
+    // a document from its second (test/graphql.compiled.test.ts covers the first, interpreted run).
+    graphqlCompileAfter: 0,
+    smtpUrl: opts.smtpUrl ?? null,
     ...opts.graphql,
   };
-  const { app, yoga, authenticator, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({
+  const { app, yoga, authenticator, credentials, sessions, bus, metrics, limits, watch, clientAddress } = buildApp({
     db,
     redis,
     webhooks,
@@ -194,6 +208,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     logger,
     config,
     plugins: opts.plugins,
+    credentialTimes: opts.credentialTimes,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -236,12 +251,14 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     },
     webhooks,
     bus,
+    watch,
     worker(workerOpts = {}) {
       const w = new DeliveryWorker({
         prisma: db.prisma,
         logger,
         pollMs: workerOpts.pollMs ?? 50,
         concurrency: workerOpts.concurrency,
+        listen: workerOpts.listen ? db.listen : undefined,
         metrics,
         ...webhooks,
       });
@@ -253,7 +270,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
         logger,
         bus,
         webhooks,
-        keyCache: authenticator,
+        credentials,
         pollMs: 50,
         leaseMs: runnerOpts.leaseMs ?? 30_000,
         // Several runners of one test share the database: none may take another's running job.

@@ -1,7 +1,8 @@
 // Signing in to the dashboard from tests: the session cookie and CSRF token as a browser keeps them.
 import { setUserPassword } from '../../src/admin/workspaces.ts';
 import type { Database } from '../../src/db/client.ts';
-import { client, type Res } from './app.ts';
+import { randomInt } from 'node:crypto';
+import { client, type Client, type Res } from './app.ts';
 
 export const PASSWORD = 'correct horse battery staple';
 
@@ -56,4 +57,15 @@ export async function signIn(
     gql: async (query, variables) => (await signed.api('POST', '/graphql', { query, variables })).body,
   };
   return signed;
+}
+
+/**
+ * A signed-out client with a client address of its own (X-Forwarded-For; the app must trust one
+ * proxy): the limits per client address count its requests alone, also where Redis shares them
+ * with every other test file and app of the run.
+ */
+export function ownAddressClient(base: string): Client {
+  const address = `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
+  const plain = client(base);
+  return (method, path, body, headers = {}) => plain(method, path, body, { 'x-forwarded-for': address, ...headers });
 }

@@ -78,6 +78,7 @@ export const VALID_INPUT: Record<string, (s: Space) => Record<string, unknown>> 
   bulkCreateContacts: () => ({ contacts: [{ first_name: 'Bulk', email: uniqueEmail('bulk') }] }),
   mergeContacts: (s) => ({ primary_id: s.ids.contact, secondary_id: s.otherContactId }),
   createNote: () => ({ content: 'A note' }),
+  createCompanyNote: () => ({ content: 'A company note' }),
   batchContacts: (s) => ({
     operations: [
       { op: 'update', id: s.ids.contact, data: { job_title: 'Batch' } },
@@ -171,6 +172,10 @@ export const DASHBOARD_ONLY = new Set([
   'createCustomField',
   'deleteCustomField',
   'importFields',
+  'inviteUser',
+  'createPasswordResetLink',
+  'deactivateUser',
+  'reactivateUser',
 ]);
 
 export interface RouteIds {
@@ -350,7 +355,9 @@ const PERMISSION_OF: Record<string, `${Resource}:${'read' | 'write'}`> = {
   'GET /deals/:id/contacts': 'deals:read',
   'POST /deals/:id/contacts': 'deals:write',
   'DELETE /deals/:id/contacts/:contact_id': 'deals:write',
-  // A company's timeline is part of the company.
+  // A company's notes and timeline are part of the company.
+  'GET /companies/:id/notes': 'companies:read',
+  'POST /companies/:id/notes': 'companies:write',
   'GET /companies/:id/timeline': 'companies:read',
   // Notification preferences are about task reminders.
   'PUT /users/:id/notification-preferences': 'tasks:write',
@@ -442,8 +449,19 @@ export async function seedSpace(
     'task',
   );
   const activity = await ok(
-    api('POST', '/v1/activities', { type: 'call', subject: `${label} call`, contact_id: contact.id, deal_id: deal.id }),
+    api('POST', '/v1/activities', {
+      type: 'call',
+      subject: `${label} call`,
+      contact_id: contact.id,
+      deal_id: deal.id,
+      company_id: company.id,
+    }),
     'activity',
+  );
+  await ok(api('POST', `/v1/companies/${company.id}/notes`, { content: `${label} company note` }), 'company note');
+  await ok(
+    api('POST', '/v1/tasks', { title: `${label} company task`, related_to_type: 'company', related_to_id: company.id }),
+    'company task',
   );
   const webhook = await ok(api('POST', '/v1/webhooks', { url: hookUrl, events: ['contact.created'] }), 'webhook');
   const [sent] = await ok(api('POST', `/v1/webhooks/${webhook.id}/test`), 'webhook test');

@@ -31,6 +31,17 @@ test.beforeAll(async ({ app, listen }) => {
 /** Far above what the app and the test runner hold (about 200 MB), far below what a runaway answer would. */
 const HEAP_MB = 1024;
 
+/**
+ * The heap in use, collected first when it looks over the limit: the worker runs many files, and
+ * what they left for the collector is not what this file holds (vitest.config.ts exposes gc).
+ */
+function liveHeapMb(): number {
+  const used = () => process.memoryUsage().heapUsed / 2 ** 20;
+  if (used() < HEAP_MB) return used();
+  (globalThis as { gc?: () => void }).gc?.();
+  return used();
+}
+
 afterEach(async (ctx) => {
   if (!setup) return;
   const what = `after "${ctx.task.name}"`;
@@ -41,7 +52,7 @@ afterEach(async (ctx) => {
     query: '{ contacts(limit: 1) { total nodes { id } } }',
   });
   expect(graphql.body?.data?.contacts?.total, `${what}: ${graphql.text.slice(0, 300)}`).toBeGreaterThan(0);
-  expect(process.memoryUsage().heapUsed / 2 ** 20, `${what}: heap used (MB)`).toBeLessThan(HEAP_MB);
+  expect(liveHeapMb(), `${what}: heap used (MB)`).toBeLessThan(HEAP_MB);
 });
 
 restFuzzTests(() => setup);

@@ -34,7 +34,7 @@ let contactEmail: string;
 const markers = (): Record<Resource, string[]> => ({
   contacts: ['Contmark', 'Lastmark', contactEmail, 'Compmark', 'Notemark'],
   // Not the name: a linked contact's company text is its copy, contact data.
-  companies: ['Indmark', 'cmpnymark.example'],
+  companies: ['Indmark', 'cmpnymark.example', 'Cnotemark'],
   deals: ['Dealmark', '987654', 'Wonmark'],
   pipelines: ['Pipemark'],
   tasks: ['Taskmark', 'Taskdescmark', 'Tasknotemark'],
@@ -81,6 +81,7 @@ async function seedMarked(): Promise<Space> {
   );
   const otherCompany = await ok(api('POST', '/v1/companies', { name: 'Plain other company' }), 'company');
   await ok(api('PUT', `/v1/contacts/${other.id}`, { company_id: company.id }), 'contact of the company');
+  await ok(api('POST', `/v1/companies/${company.id}/notes`, { content: 'Cnotemark' }), 'company note');
   const pipeline = await ok(api('POST', '/v1/pipelines', { name: 'Pipemark' }), 'pipeline');
   const stage = await ok(api('POST', `/v1/pipelines/${pipeline.id}/stages`, { name: 'Stage one' }), 'stage');
   const deal = await ok(
@@ -104,6 +105,7 @@ async function seedMarked(): Promise<Space> {
       description: 'Actdescmark',
       contact_id: contact.id,
       deal_id: deal.id,
+      company_id: company.id,
     }),
     'activity',
   );
@@ -121,6 +123,10 @@ async function seedMarked(): Promise<Space> {
   await ok(
     api('POST', '/v1/tasks', { title: 'Taskmark two', related_to_type: 'deal', related_to_id: deal.id }),
     'task on deal',
+  );
+  await ok(
+    api('POST', '/v1/tasks', { title: 'Taskmark three', related_to_type: 'company', related_to_id: company.id }),
+    'task on company',
   );
   const worker = world.app.worker();
   const delivered = await until(async () => {
@@ -194,7 +200,7 @@ async function scanGraphql(key: string): Promise<Map<string, string>> {
       warnings: [],
       bus: world.app.bus,
       webhooks: world.app.webhooks,
-      keyCache: { forget: () => {}, forgetWorkspace: () => {} },
+      credentials: { keysChanged: () => {}, workspaceChanged: () => {} },
     };
     const result = await execute({
       schema,

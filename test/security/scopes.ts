@@ -156,6 +156,7 @@ export function scopeTests(worldOf: () => World): void {
     const DASHBOARD_INPUT: Record<string, unknown> = {
       createApiKey: { name: 'x', scope: 'full' },
       createCustomField: { key: 'k', type: 'text' },
+      inviteUser: { name: 'x', email: 'x@example.com' },
     };
 
     it('dashboard-only fields refuse every API key', async () => {
@@ -181,8 +182,10 @@ export function scopeTests(worldOf: () => World): void {
       Address: null,
       Company: 'companies',
       CompanyTimelineEntry: 'companies',
+      CompanyChange: 'companies',
       WorkspaceSettings: null,
-      Note: 'contacts',
+      // A note is on a contact or a company: its root fields check the contact's or the company's permission.
+      Note: null,
       TimelineEntry: 'contacts',
       BulkContactResult: 'contacts',
       BulkContactError: 'contacts',
@@ -229,6 +232,9 @@ export function scopeTests(worldOf: () => World): void {
       CreatedApiKey: null,
       CustomField: null,
       ImportFieldSet: null,
+      // The Team mutations' answers: dashboard-only.
+      PasswordLink: null,
+      UserInvitation: null,
     };
     const resourceOf = (type: GraphQLObjectType): Resource | null | undefined => {
       if (type.name.endsWith('Page')) return resourceOf(getNamedType(type.getFields().nodes.type) as GraphQLObjectType);
@@ -312,6 +318,7 @@ export function scopeTests(worldOf: () => World): void {
       events: EMITTED_EVENTS,
       contactChanged: EMITTED_EVENTS.filter((e) => e.startsWith('contact.')),
       dealChanged: EMITTED_EVENTS.filter((e) => e.startsWith('deal.')),
+      companyChanged: EMITTED_EVENTS.filter((e) => /^(company|contact|deal)\./.test(e)),
     };
     const EVENT_RESOURCE: Record<string, Resource> = {
       contact: 'contacts',
@@ -342,7 +349,10 @@ export function scopeTests(worldOf: () => World): void {
           entityType: kind,
           entityId: A.ids[kind],
           sequence: 1,
-          data: { [kind]: { id: A.ids[kind], pipeline_id: A.ids.pipeline, resource: 'contacts' } },
+          // It names A's company too, as the records of contacts and deals do: companyChanged's filter passes it.
+          data: {
+            [kind]: { id: A.ids[kind], pipeline_id: A.ids.pipeline, company_id: A.ids.company, resource: 'contacts' },
+          },
         };
       };
       let refused = 0;

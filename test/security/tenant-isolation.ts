@@ -36,7 +36,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  */
 const TRIGGER: Record<
   string,
-  { probe: string; entity: 'contact' | 'deal'; change: (s: Space, mark: string) => Promise<{ status: number }> }
+  {
+    probe: string;
+    entity: 'contact' | 'deal' | 'company';
+    change: (s: Space, mark: string) => Promise<{ status: number }>;
+  }
 > = {
   events: {
     probe: 'contact.updated',
@@ -48,6 +52,11 @@ const TRIGGER: Record<
     entity: 'contact',
     change: (s, mark) => s.api('PUT', `/v1/contacts/${s.ids.contact}`, { company: mark }),
   },
+  companyChanged: {
+    probe: 'company.updated',
+    entity: 'company',
+    change: (s, mark) => s.api('PUT', `/v1/companies/${s.ids.company}`, { industry: mark }),
+  },
   dealChanged: {
     probe: 'deal.updated',
     entity: 'deal',
@@ -58,6 +67,7 @@ const TRIGGER: Record<
 /** The kind of record each ID argument of a subscription field names. */
 const SUBSCRIPTION_ID_ARGS: Record<string, IdKind> = {
   'contactChanged.id': 'contact',
+  'companyChanged.id': 'company',
   'dealChanged.pipelineId': 'pipeline',
   'events.after': 'event',
 };

@@ -1,7 +1,7 @@
 // GraphQL subscriptions over graphql-ws. The socket is authenticated by the session cookie of the
 // upgrade request plus the CSRF token in connectionParams, so another site cannot open one.
 import { createClient, type Client } from 'graphql-ws/client';
-import { currentCsrfToken } from './session.ts';
+import { currentCsrfToken, sessionEnded } from './session.ts';
 
 let client: Client | null = null;
 let connected = false;
@@ -21,7 +21,11 @@ function liveClient(): Client {
     for (const listener of connectionListeners) listener(up);
   };
   client.on('connected', () => announce(true));
-  client.on('closed', () => announce(false));
+  client.on('closed', (event) => {
+    announce(false);
+    // The session ended (signed out elsewhere, expired, the user deactivated): back to sign-in at once.
+    if ((event as CloseEvent | undefined)?.code === 4401) sessionEnded();
+  });
   return client;
 }
 

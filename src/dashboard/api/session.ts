@@ -47,6 +47,12 @@ async function sessionFrom(res: Response): Promise<Session> {
   return session;
 }
 
+/** A session body another route answered with (setting a password signs in): its CSRF token is kept. */
+export function adoptSession(session: Session): Session {
+  csrfToken = session.csrf_token;
+  return session;
+}
+
 export const signIn = async (email: string, password: string) =>
   sessionFrom(await call('POST', '/login', { email, password }));
 

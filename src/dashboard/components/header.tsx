@@ -7,6 +7,7 @@ import { ErrorMessage } from './error-message.tsx';
 const LINKS = [
   { href: '/dashboard/pipeline', label: 'Pipeline' },
   { href: '/dashboard/contacts', label: 'Contacts' },
+  { href: '/dashboard/companies', label: 'Companies' },
   { href: '/dashboard/tasks', label: 'Tasks' },
   { href: '/dashboard/activity', label: 'Activity' },
   { href: '/dashboard/insight', label: 'Insight' },
@@ -15,6 +16,7 @@ const LINKS = [
   { href: '/dashboard/imports', label: 'Imports' },
   { href: '/dashboard/custom-fields', label: 'Custom fields' },
   { href: '/dashboard/audit', label: 'Audit log' },
+  { href: '/dashboard/team', label: 'Team' },
 ];
 
 export function Header({

@@ -14,9 +14,11 @@ export interface InlineEditProps {
   /** Renders a select instead of an input. */
   options?: { value: string; label: string }[];
   onSave(value: string): Promise<void>;
+  /** Told when the editor opens and when it closes (or goes away open). */
+  onEditing?(open: boolean): void;
 }
 
-export function InlineEdit({ label, children, value, type = 'text', options, onSave }: InlineEditProps) {
+export function InlineEdit({ label, children, value, type = 'text', options, onSave, onEditing }: InlineEditProps) {
   const [editing, setEditing] = useState(false);
   const [text, setText] = useState(value);
   const [error, setError] = useState<unknown>(null);
@@ -30,6 +32,12 @@ export function InlineEdit({ label, children, value, type = 'text', options, onS
     if (editing) form.current?.querySelector<HTMLElement>('input, select')?.focus();
     else if (wasEditing.current) editButton.current?.focus();
     wasEditing.current = editing;
+  }, [editing]);
+
+  useEffect(() => {
+    if (!editing) return;
+    onEditing?.(true);
+    return () => onEditing?.(false);
   }, [editing]);
 
   const start = () => {

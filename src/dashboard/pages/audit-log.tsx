@@ -130,7 +130,9 @@ export function AuditLogPage() {
         </label>
         <label class="inline-field">
           Record id
-          <input type="search" value={recordId} onChange={(e) => setRecordId(e.currentTarget.value)} />
+          {/* The whole id, on Enter or leaving the field (change, not input), and not controlled: a
+              re-render of the list while someone types must not put the last committed id back. */}
+          <input type="search" defaultValue={recordId} onChange={(e) => setRecordId(e.currentTarget.value)} />
         </label>
       </form>
       <ErrorMessage error={error ?? first.error} />

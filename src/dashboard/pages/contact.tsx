@@ -1,15 +1,19 @@
 // One contact: its fields (edited in place), its notes and its timeline (what happened to it, newest first).
-import { useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso/router';
 import { ApiError } from '../api/errors.ts';
 import { gql } from '../api/graphql.ts';
+import { subscribe } from '../api/live.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { formatDateTime, formatMoney, fullName } from '../lib/format.ts';
 import { useCursorPages } from '../lib/use-cursor-pages.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
-import { ContactActions } from './contact-actions.tsx';
 import { ContactForm } from './contact-form.tsx';
-import { ContactNotes } from './contact-notes.tsx';
+import { NewDealDialog, type PipelineChoice } from './new-deal-dialog.tsx';
+import { Notes } from './notes.tsx';
+import { RecordActions } from './record-actions.tsx';
 
 interface Contact {
   id: string;
@@ -18,6 +22,7 @@ interface Contact {
   email: string | null;
   phone: string | null;
   company: string | null;
+  company_id: string | null;
   job_title: string | null;
   status: string;
   source: string;
@@ -45,7 +50,7 @@ interface TimelinePage {
   next_cursor: string | null;
 }
 
-const CONTACT_FIELDS = `id first_name last_name email phone company job_title status source tags
+const CONTACT_FIELDS = `id first_name last_name email phone company company_id job_title status source tags
   engagement_score custom_fields created_at updated_at version
   deals(limit: 10) { id title value currency status stage_name }`;
 
@@ -55,6 +60,28 @@ const timeline = (contactId: string, cursor: string | null) =>
       next_cursor nodes { id type summary occurred_at actor { type id name } } } }`,
     { id: contactId, cursor },
   ).then((d) => d.contactTimeline);
+
+/** The pipelines with their stages, the default first, for a deal created from the contact's page. */
+const loadPipelineChoices = () =>
+  gql<{ pipelines: { nodes: (PipelineChoice & { is_default: boolean })[] } }>(
+    '{ pipelines(limit: 100) { nodes { id name is_default stages { id name position probability } } } }',
+  ).then((d) => [...d.pipelines.nodes].sort((a, b) => Number(b.is_default) - Number(a.is_default)));
+
+/** "New deal" with this contact prefilled; the created deal opens on its page. */
+function NewDealForContact({ contact, onClose }: { contact: Contact; onClose: () => void }) {
+  const pipelines = useQuery(loadPipelineChoices, []);
+  const { route } = useLocation();
+  if (pipelines.error) return <ErrorMessage error={pipelines.error} />;
+  if (!pipelines.data) return <p role="status">Loading pipelines…</p>;
+  return (
+    <NewDealDialog
+      pipelines={pipelines.data}
+      contact={contact}
+      onCreated={(id) => route(`/dashboard/deals/${id}`)}
+      onClose={onClose}
+    />
+  );
+}
 
 /** What a timeline entry says when the event has no summary: its name in words ("deal stage changed"). */
 const inWords = (type: string) => type.replace(/[._]/g, ' ');
@@ -100,9 +127,38 @@ export function ContactPage({ id }: { id: string }) {
   );
   const c = contact.data;
   const [editing, setEditing] = useState(false);
+  /** Counts the "New deal" clicks (0: closed), so that each opens the dialog afresh. */
+  const [newDeal, setNewDeal] = useState(0);
   // Raised by every change made here, so the timeline shows it.
   const [changes, setChanges] = useState(0);
   useTitle(c ? fullName(c) : 'Contact');
+  // Changes made elsewhere show at once. Not while the form is open: it was filled from the version
+  // shown, which its save must name, so that a change made meanwhile is refused rather than
+  // overwritten; the page says so, and reads the contact again when the form closes.
+  const editingRef = useRef(editing);
+  editingRef.current = editing;
+  const [changedElsewhere, setChangedElsewhere] = useState(false);
+  useEffect(
+    () =>
+      subscribe<{ contactChanged: { event: string } }>(
+        'subscription ($id: ID) { contactChanged(id: $id) { event } }',
+        { id },
+        {
+          onData: () => {
+            if (editingRef.current) return setChangedElsewhere(true);
+            setChanges((n) => n + 1);
+            void contact.reload();
+          },
+        },
+      ),
+    [id],
+  );
+  useEffect(() => {
+    if (editing || !changedElsewhere) return;
+    setChangedElsewhere(false);
+    setChanges((n) => n + 1);
+    void contact.reload();
+  }, [editing, changedElsewhere]);
   const save = async (input: Record<string, unknown>) => {
     try {
       await gql(
@@ -124,11 +180,26 @@ export function ContactPage({ id }: { id: string }) {
     setChanges((n) => n + 1);
     await contact.reload();
   };
-  const fields: [string, string][] = c
+  // The linked company opens its page; the job title and a company named only as text stay text.
+  const company = c?.company_id ? (
+    <a href={`/dashboard/companies/${c.company_id}`}>{c.company ?? 'Company'}</a>
+  ) : (
+    c?.company
+  );
+  const fields: [string, ComponentChildren][] = c
     ? [
         ['Email', c.email ?? '—'],
         ['Phone', c.phone ?? '—'],
-        ['Company', [c.job_title, c.company].filter(Boolean).join(', ') || '—'],
+        [
+          'Company',
+          c.job_title && company ? (
+            <>
+              {c.job_title}, {company}
+            </>
+          ) : (
+            c.job_title || company || '—'
+          ),
+        ],
         ['Status', c.status ?? '—'],
         ['Source', c.source ?? '—'],
         ['Tags', c.tags.join(', ') || '—'],
@@ -148,6 +219,12 @@ export function ContactPage({ id }: { id: string }) {
         <div class="contact">
           <div>
             <h1>{fullName(c)}</h1>
+            {editing && changedElsewhere && (
+              <p role="status">
+                Someone else changed this contact while this form was open: saving will be refused. Cancel to see their
+                change.
+              </p>
+            )}
             {editing ? (
               <ContactForm
                 initial={{ ...c, first_name: c.first_name ?? '', email: c.email ?? '' }}
@@ -169,7 +246,14 @@ export function ContactPage({ id }: { id: string }) {
                   <button type="button" onClick={() => setEditing(true)}>
                     Edit contact
                   </button>
+                  <a class="button" href={`/dashboard/contacts/${c.id}/merge`}>
+                    Merge with another contact…
+                  </a>
+                  <button type="button" onClick={() => setNewDeal((n) => n + 1)}>
+                    New deal
+                  </button>
                 </div>
+                {newDeal > 0 && <NewDealForContact key={newDeal} contact={c} onClose={() => setNewDeal(0)} />}
               </>
             )}
             {c.deals && c.deals.length > 0 && (
@@ -187,8 +271,8 @@ export function ContactPage({ id }: { id: string }) {
             )}
           </div>
           <div>
-            <ContactActions contactId={id} onDone={() => setChanges((n) => n + 1)} />
-            <ContactNotes contactId={id} onAdded={() => setChanges((n) => n + 1)} />
+            <RecordActions about={{ type: 'contact', id }} onDone={() => setChanges((n) => n + 1)} />
+            <Notes of={{ type: 'contact', id }} onAdded={() => setChanges((n) => n + 1)} />
             <Timeline contactId={id} version={changes} />
           </div>
         </div>

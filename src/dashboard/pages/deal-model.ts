@@ -14,7 +14,7 @@ export interface Deal {
   owner_id: string | null;
   owner: { id: string; name: string } | null;
   pipeline_id: string;
-  pipeline: { name: string } | null;
+  pipeline: { name: string; stages: { id: string; name: string }[] } | null;
   stage_id: string;
   stage_name: string;
   closed_at: string | null;
@@ -56,7 +56,8 @@ export interface User {
 }
 
 const DEAL_FIELDS = `id title value currency status version expected_close_date owner_id owner { id name }
-  pipeline_id pipeline { name } stage_id stage_name closed_at won_reason lost_reason created_at updated_at
+  pipeline_id pipeline { name stages { id name } } stage_id stage_name closed_at won_reason lost_reason
+  created_at updated_at
   stage_history { from_stage_name to_stage_name changed_at note changed_by { type name } }
   contacts { contact_id first_name last_name email role is_primary }`;
 
@@ -80,3 +81,24 @@ export const updateDeal = (deal: Deal, input: Record<string, unknown>) =>
       updateDeal(id: $id, expected_version: $version, input: $input) { ${DEAL_FIELDS} } }`,
     { id: deal.id, version: deal.version, input },
   ).then((d) => d.updateDeal);
+
+/** Moves the deal to another stage of its pipeline, over the version the page shows. */
+export const moveDealToStage = (deal: Deal, stageId: string) =>
+  gql<{ moveDealStage: Deal }>(
+    `mutation ($id: ID!, $version: Int, $input: DealStageMoveInput!) {
+      moveDealStage(id: $id, expected_version: $version, input: $input) { ${DEAL_FIELDS} } }`,
+    { id: deal.id, version: deal.version, input: { stage_id: stageId } },
+  ).then((d) => d.moveDealStage);
+
+export const addDealContact = (dealId: string, contactId: string, role: string) =>
+  gql(
+    `mutation ($id: ID!, $input: DealContactInput!) {
+      addDealContact(dealId: $id, input: $input) { contact_id role } }`,
+    { id: dealId, input: { contact_id: contactId, ...(role ? { role } : {}) } },
+  );
+
+export const removeDealContact = (dealId: string, contactId: string) =>
+  gql('mutation ($d: ID!, $c: ID!) { removeDealContact(dealId: $d, contactId: $c) { id deleted } }', {
+    d: dealId,
+    c: contactId,
+  });

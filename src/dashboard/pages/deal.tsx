@@ -1,8 +1,9 @@
-// One deal: its fields (title, value, expected close date and owner edit in place), won and lost
-// with a reason, its stage history, contacts with their roles, and its activities. Changes made
-// elsewhere arrive over the dealChanged subscription.
+// One deal: its fields (title, value, expected close date, owner and stage edit in place), won and
+// lost with a reason, its stage history, contacts with their roles (added by search, removed), and
+// its activities (logged from here). Changes made elsewhere arrive over the dealChanged subscription.
 import { useEffect, useState } from 'preact/hooks';
 import { subscribe } from '../api/live.ts';
+import { type ContactOption, ContactCombobox } from '../components/contact-combobox.tsx';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { InlineEdit } from '../components/inline-edit.tsx';
 import { PromptDialog } from '../components/prompt-dialog.tsx';
@@ -11,7 +12,18 @@ import { useAction } from '../lib/use-action.ts';
 import { useCursorPages } from '../lib/use-cursor-pages.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
-import { type Activity, type Deal, loadActivities, loadDeal, loadUsers, updateDeal } from './deal-model.ts';
+import { LogActivity } from './record-actions.tsx';
+import {
+  type Activity,
+  addDealContact,
+  type Deal,
+  loadActivities,
+  loadDeal,
+  loadUsers,
+  moveDealToStage,
+  removeDealContact,
+  updateDeal,
+} from './deal-model.ts';
 
 function Activities({ dealId }: { dealId: string }) {
   const {
@@ -24,6 +36,10 @@ function Activities({ dealId }: { dealId: string }) {
   return (
     <section aria-labelledby="activities">
       <h2 id="activities">Activities</h2>
+      <details class="contact-actions">
+        <summary>Log an activity</summary>
+        <LogActivity about={{ deal_id: dealId }} onDone={() => void first.reload()} />
+      </details>
       <ErrorMessage error={error} />
       {first.loading && !first.data && <p role="status">Loading…</p>}
       <ol class="timeline">
@@ -70,28 +86,90 @@ function StageHistory({ deal }: { deal: Deal }) {
   );
 }
 
-function Contacts({ deal }: { deal: Deal }) {
+function AddContact({ deal, onChanged }: { deal: Deal; onChanged: () => Promise<void> }) {
+  const [contact, setContact] = useState<ContactOption | null>(null);
+  const [role, setRole] = useState('');
+  const [round, setRound] = useState(0);
+  const { error, busy, run } = useAction();
+  const submit = (e: Event) => {
+    e.preventDefault();
+    if (!contact) return;
+    void run(async () => {
+      await addDealContact(deal.id, contact.id, role.trim());
+      setContact(null);
+      setRole('');
+      setRound((n) => n + 1);
+      await onChanged();
+    });
+  };
+  return (
+    <form onSubmit={submit} class="stack add-deal-contact" aria-labelledby="add-deal-contact">
+      <h3 id="add-deal-contact">Add a contact</h3>
+      <div class="field-grid">
+        <ContactCombobox key={round} id="deal-contact-search" label="Contact" picked={contact} onPick={setContact} />
+        <label>
+          <span>
+            Role <span class="hint">(optional: champion, decision maker…)</span>
+          </span>
+          <input
+            name="deal-contact-role"
+            value={role}
+            maxLength={255}
+            onInput={(e) => setRole(e.currentTarget.value)}
+          />
+        </label>
+      </div>
+      <ErrorMessage error={error} />
+      <div class="actions">
+        <button type="submit" disabled={busy || !contact}>
+          {busy ? 'Adding…' : 'Add to deal'}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function Contacts({ deal, onChanged }: { deal: Deal; onChanged: () => Promise<void> }) {
+  const remove = useAction();
   return (
     <section aria-labelledby="deal-contacts">
       <h2 id="deal-contacts">Contacts</h2>
       {deal.contacts.length === 0 ? (
         <p>No contacts are associated with this deal.</p>
       ) : (
-        <ul class="plain">
+        <ul class="plain deal-contacts">
           {deal.contacts.map((c) => (
             <li key={c.contact_id}>
-              <a href={`/dashboard/contacts/${c.contact_id}`}>{fullName(c)}</a>
-              {c.role && ` · ${c.role}`}
-              {c.is_primary && (
-                <>
-                  {' '}
-                  <span class="badge">primary</span>
-                </>
-              )}
+              <span>
+                <a href={`/dashboard/contacts/${c.contact_id}`}>{fullName(c)}</a>
+                {c.role && ` · ${c.role}`}
+                {c.is_primary && (
+                  <>
+                    {' '}
+                    <span class="badge">primary</span>
+                  </>
+                )}
+              </span>
+              <button
+                type="button"
+                class="small"
+                disabled={remove.busy}
+                aria-label={`Remove ${fullName(c)} from the deal`}
+                onClick={() =>
+                  remove.run(async () => {
+                    await removeDealContact(deal.id, c.contact_id);
+                    await onChanged();
+                  })
+                }
+              >
+                Remove
+              </button>
             </li>
           ))}
         </ul>
       )}
+      <ErrorMessage error={remove.error} />
+      <AddContact deal={deal} onChanged={onChanged} />
     </section>
   );
 }
@@ -159,8 +237,17 @@ function Fields({ deal, onSaved }: { deal: Deal; onSaved: (d: Deal) => void }) {
       <div>
         <dt>Stage</dt>
         <dd>
-          {deal.stage_name}
-          {deal.pipeline && <span class="hint"> in {deal.pipeline.name}</span>}
+          <InlineEdit
+            label="stage"
+            value={deal.stage_id}
+            options={(deal.pipeline?.stages ?? []).map((s) => ({ value: s.id, label: s.name }))}
+            onSave={async (stageId) => {
+              if (stageId !== deal.stage_id) onSaved(await moveDealToStage(deal, stageId));
+            }}
+          >
+            <span data-testid="deal-stage">{deal.stage_name}</span>
+            {deal.pipeline && <span class="hint"> in {deal.pipeline.name}</span>}
+          </InlineEdit>
         </dd>
       </div>
       <div>
@@ -244,7 +331,14 @@ export function DealPage({ id }: { id: string }) {
           <div class="deal">
             <div>
               <Fields deal={d} onSaved={setShown} />
-              <Contacts deal={d} />
+              <Contacts
+                deal={d}
+                onChanged={async () => {
+                  // Associations leave the deal's version as it is: the page reads it again.
+                  await deal.reload();
+                  setShown(null);
+                }}
+              />
               <StageHistory deal={d} />
             </div>
             <Activities dealId={id} />

@@ -1,5 +1,48 @@
-// The import page's rules, apart from the page: the header row of a CSV file as the browser reads
-// it, a first guess of each column's field, the mapping sent, and how progress reads.
+// The import page's rules, apart from the page: a file's format, the header row of a CSV file or
+// the keys of a JSON Lines file's first objects as the browser reads them, a first guess of each
+// column's field, the mapping sent, and how progress reads.
+
+export type ImportFormat = 'csv' | 'jsonl';
+
+/** JSON Lines by the file's name (.jsonl, .ndjson) or type; anything else is read as CSV. */
+export function formatOf(file: { name: string; type: string }): ImportFormat {
+  if (/\.(jsonl|ndjson)$/i.test(file.name)) return 'jsonl';
+  return /ndjson|jsonl/i.test(file.type) ? 'jsonl' : 'csv';
+}
+
+/** The content type the file is sent with. */
+export const CONTENT_TYPES: Record<ImportFormat, string> = {
+  csv: 'text/csv',
+  jsonl: 'application/x-ndjson',
+};
+
+/**
+ * The keys of the objects on a JSON Lines file's first lines, in the order first seen, and how
+ * many of those lines are not a JSON object. `complete` says the text is the whole file; otherwise
+ * its last line may be cut short and is left out. Blank lines are skipped, as the import skips them.
+ */
+export function jsonKeysOf(text: string, complete: boolean, maxLines = 50): { keys: string[]; bad: number } {
+  const lines = text.replace(/^\uFEFF/, '').split('\n');
+  if (!complete) lines.pop();
+  const keys = new Set<string>();
+  let bad = 0;
+  let read = 0;
+  for (const raw of lines) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (read++ >= maxLines) break;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch {
+      bad++;
+      continue;
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) bad++;
+    else for (const k of Object.keys(value)) keys.add(k);
+  }
+  return { keys: [...keys], bad };
+}
 
 /**
  * The cells of a CSV file's first record: quoted cells (with "" and line breaks), CRLF or LF; a BOM

@@ -1,5 +1,6 @@
-// Imports: a CSV file of contacts, companies or deals, its columns mapped to fields in the browser
-// (the header row is read here, before anything is sent), the job's progress live through the
+// Imports: a CSV or JSON Lines file of contacts, companies or deals, its columns (the keys of the
+// objects, for JSON Lines) mapped to fields in the browser (the header row or the first lines are
+// read here, before anything is sent), the job's progress live through the
 // importProgress subscription, its failed rows as a download, and the recent jobs.
 import { useEffect, useState } from 'preact/hooks';
 import { IMPORT_RESOURCES, UPSERT_KEYS, type ImportResource } from '../../records/import.ts';
@@ -11,7 +12,17 @@ import { formatDateTime } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
-import { formatEta, fractionDone, guessField, headerOf, mappingOf } from './import-model.ts';
+import {
+  CONTENT_TYPES,
+  formatEta,
+  formatOf,
+  fractionDone,
+  guessField,
+  headerOf,
+  type ImportFormat,
+  jsonKeysOf,
+  mappingOf,
+} from './import-model.ts';
 
 interface Job {
   id: string;
@@ -35,7 +46,10 @@ const JOB_FIELDS = `id status resource mode filename rows_read rows_written rows
 
 const RESOURCE_LABEL: Record<ImportResource, string> = { contacts: 'Contacts', companies: 'Companies', deals: 'Deals' };
 
-/** The header is in the file's first bytes; a header row longer than this is no header a person maps. */
+/**
+ * The header (CSV) or the first lines (JSON Lines) are in the file's first bytes; a header row
+ * longer than this is no header a person maps.
+ */
 const HEADER_BYTES = 256 * 1024;
 
 const STATUS_BADGE: Record<Job['status'], string> = {
@@ -60,28 +74,48 @@ function ImportForm({
   const [mode, setMode] = useState<'create' | 'upsert'>('create');
   const [upsertBy, setUpsertBy] = useState<string>(UPSERT_KEYS.contacts[0]);
   const [file, setFile] = useState<File | null>(null);
+  const [format, setFormat] = useState<ImportFormat>('csv');
   const [columns, setColumns] = useState<string[]>([]);
+  const [asIs, setAsIs] = useState(false);
+  const [fileNote, setFileNote] = useState<string | null>(null);
   const [chosen, setChosen] = useState<Record<string, string>>({});
   const [fileError, setFileError] = useState<string | null>(null);
   const { error, busy, run } = useAction();
   const offered = fields?.[resource] ?? [];
 
-  // A first guess per column, again whenever the resource (and with it the fields) changes.
-  useEffect(() => {
-    setChosen(Object.fromEntries(columns.map((c) => [c, guessField(c, offered)])));
-  }, [columns, resource, fields]);
+  // `chosen` holds what the person picked; a column not picked shows its guess. Derived while
+  // rendering, not set by an effect after it, so a pick made right after the columns appear stays.
+  const mapping = Object.fromEntries(columns.map((c) => [c, chosen[c] ?? guessField(c, offered)]));
 
   const chooseResource = (r: ImportResource) => {
     setResource(r);
     setUpsertBy(UPSERT_KEYS[r][0]);
+    // Other fields: every column goes back to its guess among them.
+    setChosen({});
   };
 
   const chooseFile = async (picked: File | null) => {
     setFile(picked);
     setColumns([]);
+    setChosen({});
     setFileError(null);
+    setFileNote(null);
     if (!picked) return;
-    const header = headerOf(await picked.slice(0, HEADER_BYTES).text());
+    const kind = formatOf(picked);
+    setFormat(kind);
+    const start = await picked.slice(0, HEADER_BYTES).text();
+    if (kind === 'jsonl') {
+      const { keys, bad } = jsonKeysOf(start, picked.size <= HEADER_BYTES);
+      if (keys.length === 0)
+        setFileError(
+          'The first lines hold no JSON object with keys: each line must be one object, such as {"email": "…"}.',
+        );
+      else if (bad > 0)
+        setFileNote(`${bad} of the first lines ${bad === 1 ? 'is' : 'are'} not a JSON object: such lines fail alone.`);
+      setColumns(keys);
+      return;
+    }
+    const header = headerOf(start);
     if (header.length === 0) setFileError('The file has no header row: its first line must name the columns.');
     setColumns(header);
   };
@@ -93,11 +127,13 @@ function ImportForm({
       const form = new FormData();
       // The settings before the file: a refusal comes before the file is sent whole.
       form.append('resource', resource);
-      form.append('format', 'csv');
+      form.append('format', format);
       form.append('mode', mode);
       if (mode === 'upsert') form.append('upsert_by', upsertBy);
-      form.append('mapping', JSON.stringify(mappingOf(columns, chosen)));
-      form.append('file', file, file.name);
+      // Without a mapping, each JSON line is the record's body as it is.
+      if (!(format === 'jsonl' && asIs)) form.append('mapping', JSON.stringify(mappingOf(columns, mapping)));
+      // The type the format has, whatever the browser guessed from the name (often none for .jsonl).
+      form.append('file', new File([file], file.name, { type: CONTENT_TYPES[format] }));
       const job = await uploadImport(form);
       onQueued(job.id);
     });
@@ -106,14 +142,15 @@ function ImportForm({
   return (
     <form onSubmit={submit} class="stack" aria-describedby="import-form-help">
       <p id="import-form-help" class="hint">
-        A CSV file with a header row, UTF-8. Rows that cannot be imported fail alone and can be downloaded afterwards.
+        A CSV file with a header row, or a JSON Lines file (.jsonl, .ndjson: one JSON object a line); UTF-8. Rows that
+        cannot be imported fail alone and can be downloaded afterwards.
       </p>
       <label>
-        CSV file
+        File (CSV or JSON Lines)
         <input
           type="file"
           name="file"
-          accept=".csv,text/csv"
+          accept=".csv,text/csv,.jsonl,.ndjson,application/x-ndjson,application/jsonl"
           required
           onChange={(e) => void chooseFile(e.currentTarget.files?.[0] ?? null)}
         />
@@ -156,13 +193,22 @@ function ImportForm({
         )}
       </div>
       {fileError && <p class="error-text">{fileError}</p>}
-      {columns.length > 0 && (
+      {fileNote && <p class="hint">{fileNote}</p>}
+      {format === 'jsonl' && columns.length > 0 && (
+        <label class="inline">
+          <input type="checkbox" name="as-is" checked={asIs} onChange={(e) => setAsIs(e.currentTarget.checked)} />
+          Send each line as it is (its keys are the API's field names, nested objects included)
+        </label>
+      )}
+      {columns.length > 0 && !(format === 'jsonl' && asIs) && (
         <div class="table-scroll">
           <table class="mapping">
-            <caption>Columns of {file?.name}</caption>
+            <caption>
+              {format === 'jsonl' ? 'Keys of the first lines of' : 'Columns of'} {file?.name}
+            </caption>
             <thead>
               <tr>
-                <th scope="col">Column</th>
+                <th scope="col">{format === 'jsonl' ? 'Key' : 'Column'}</th>
                 <th scope="col">Field</th>
               </tr>
             </thead>
@@ -173,11 +219,11 @@ function ImportForm({
                   <td>
                     <select
                       aria-label={`Field for ${c}`}
-                      value={chosen[c] ?? ''}
+                      value={mapping[c]}
                       disabled={!fields}
                       onChange={(e) => setChosen({ ...chosen, [c]: e.currentTarget.value })}
                     >
-                      <option value="">— skip this column —</option>
+                      <option value="">{format === 'jsonl' ? '— skip this key —' : '— skip this column —'}</option>
                       {offered.map((f) => (
                         <option key={f} value={f}>
                           {f}
@@ -311,7 +357,7 @@ export function ImportsPage() {
   return (
     <>
       <h1>Imports</h1>
-      <p class="lead">Contacts, companies or deals from a CSV file, read in the background.</p>
+      <p class="lead">Contacts, companies or deals from a CSV or JSON Lines file, read in the background.</p>
       <section class="panel" aria-labelledby="new-import">
         <h2 id="new-import">New import</h2>
         <ErrorMessage error={fields.error} />

@@ -1,16 +1,12 @@
-// Creating a deal from the board: title, value, stage and, optionally, a contact found by search.
+// Creating a deal: title, value, stage and, optionally, a contact found by search. From the board the
+// pipeline is the board's; from a contact's page the pipeline is chosen and the contact prefilled.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { fullName } from '../lib/format.ts';
 import { createDeal, type Stage } from './pipeline-model.ts';
 
-interface ContactOption {
-  id: string;
-  first_name: string | null;
-  last_name: string | null;
-  email: string | null;
-}
+import type { ContactOption } from '../components/contact-combobox.tsx';
 
 /** Typing pauses this long before the contact search runs. */
 const SEARCH_DELAY_MS = 250;
@@ -21,24 +17,34 @@ const findContacts = (q: string) =>
     { q },
   ).then((d) => d.searchContacts.nodes);
 
+export interface PipelineChoice {
+  id: string;
+  name: string;
+  stages: Stage[];
+}
+
 export function NewDealDialog({
-  pipelineId,
-  stages,
+  pipelines,
+  contact,
   onCreated,
   onClose,
 }: {
-  pipelineId: string;
-  stages: Stage[];
+  /** The pipelines to choose from, the first chosen; the select shows only when there are several. */
+  pipelines: PipelineChoice[];
+  /** The contact to prefill. */
+  contact?: ContactOption;
   onCreated(id: string): void;
   onClose(): void;
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const [title, setTitle] = useState('');
   const [value, setValue] = useState('');
+  const [pipelineId, setPipelineId] = useState(pipelines[0]?.id ?? '');
+  const stages = pipelines.find((p) => p.id === pipelineId)?.stages ?? [];
   const [stageId, setStageId] = useState(stages[0]?.id ?? '');
   const [q, setQ] = useState('');
-  const [matches, setMatches] = useState<ContactOption[]>([]);
-  const [contactId, setContactId] = useState('');
+  const [matches, setMatches] = useState<ContactOption[]>(contact ? [contact] : []);
+  const [contactId, setContactId] = useState(contact?.id ?? '');
   const [searchError, setSearchError] = useState<unknown>(null);
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
@@ -50,7 +56,7 @@ export function NewDealDialog({
   useEffect(() => {
     const term = q.trim();
     if (!term) {
-      setMatches([]);
+      setMatches(contact ? [contact] : []);
       return;
     }
     let current = true;
@@ -104,6 +110,25 @@ export function NewDealDialog({
           </span>
           <input type="number" step="any" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
         </label>
+        {pipelines.length > 1 && (
+          <label>
+            Pipeline
+            <select
+              value={pipelineId}
+              onChange={(e) => {
+                const next = e.currentTarget.value;
+                setPipelineId(next);
+                setStageId(pipelines.find((p) => p.id === next)?.stages[0]?.id ?? '');
+              }}
+            >
+              {pipelines.map((p) => (
+                <option key={p.id} value={p.id}>
+                  {p.name}
+                </option>
+              ))}
+            </select>
+          </label>
+        )}
         <label>
           Stage
           <select value={stageId} onChange={(e) => setStageId(e.currentTarget.value)}>

@@ -199,8 +199,7 @@ function BoardView({ pipelineId, status }: { pipelineId: string; status: DealSta
       {data && status !== 'open' && <ClosedDeals board={data} status={status} currency={currency} />}
       {creating && data && (
         <NewDealDialog
-          pipelineId={pipelineId}
-          stages={data.stages}
+          pipelines={[{ id: pipelineId, name: '', stages: data.stages }]}
           onCreated={() => void board.reload()}
           onClose={() => setCreating(false)}
         />
@@ -245,7 +244,7 @@ export function PipelineBoardPage() {
       ),
     [],
   );
-  const [chosen, setChosen] = useState<string | null>(null);
+  const [chosen, setChosen] = useState<string | null>(query.pipeline ?? null);
   const [status, setStatus] = useState<DealStatus>(statusOf(query.status));
   const list = pipelines.data ?? [];
   const current = list.find((p) => p.id === chosen) ?? list.find((p) => p.is_default) ?? list[0];
@@ -287,6 +286,9 @@ export function PipelineBoardPage() {
             </select>
           </label>
         )}
+        <a href={current ? `/dashboard/pipelines?id=${encodeURIComponent(current.id)}` : '/dashboard/pipelines'}>
+          Edit pipelines and stages
+        </a>
       </div>
       <ErrorMessage error={pipelines.error} />
       {pipelines.loading && !pipelines.data && <p role="status">Loading…</p>}

@@ -58,7 +58,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
         </button>
       </form>
       <p class="hint">
-        An administrator sets passwords with <code>npm run cli -- user set-password</code>.
+        New here, or forgot your password? Ask a colleague for a link from the Team page (an administrator can also set
+        it with <code>npm run cli -- user set-password</code>).
       </p>
     </main>
   );

@@ -20,7 +20,7 @@ export interface TaskRow {
   due_date: string | null;
   assignee_id: string | null;
   assignee_name: string | null;
-  related_to: { type: 'contact' | 'deal' | 'project'; id: string; name: string | null } | null;
+  related_to: { type: 'contact' | 'company' | 'deal' | 'project'; id: string; name: string | null } | null;
   reminder: { type: string; before_minutes: number; remind_at: string | null; sent_at: string | null } | null;
 }
 
@@ -105,7 +105,7 @@ export interface NewTask {
   title: string;
   due_date?: string;
   assignee_id?: string;
-  related_to_type?: 'contact';
+  related_to_type?: 'contact' | 'company';
   related_to_id?: string;
 }
 

@@ -43,14 +43,16 @@ function Due({ due, now }: { due: string | null; now: Date }) {
   return <span>{state === 'today' ? <>Due today, {when}</> : <>Due {when}</>}</span>;
 }
 
+/** The dashboard's pages of the records a task can be about (a project has none). */
+const RELATED_PAGES = { contact: 'contacts', company: 'companies', deal: 'deals' } as const;
+
 function Related({ related }: { related: TaskRow['related_to'] }) {
   if (!related) return null;
   const name = related.name ?? `a ${related.type} no longer readable`;
   if (related.type === 'project') return <span>About project {related.id}</span>;
   return (
     <span>
-      About {related.type}{' '}
-      <a href={`/dashboard/${related.type === 'contact' ? 'contacts' : 'deals'}/${related.id}`}>{name}</a>
+      About {related.type} <a href={`/dashboard/${RELATED_PAGES[related.type]}/${related.id}`}>{name}</a>
     </span>
   );
 }

@@ -127,7 +127,9 @@ export const TaskRecordSchema = z
       .object({
         type: z.enum(RELATED_TYPES),
         id: text,
-        name: optional(text).describe('Contact name or deal title; null for projects and records deleted since'),
+        name: optional(text).describe(
+          'Contact name, company name or deal title; null for projects and records deleted since',
+        ),
       })
       .nullable(),
     reminder: z
@@ -156,6 +158,7 @@ export const ActivityRecordSchema = z
     description: optional(text),
     contact_id: optional(text),
     deal_id: optional(text),
+    company_id: optional(text),
     user_id: optional(text),
     duration: optional(z.int()).describe('Minutes'),
     outcome: optional(z.enum(ACTIVITY_OUTCOMES)),
@@ -170,12 +173,13 @@ export const ActivityRecordSchema = z
 export const NoteRecordSchema = z
   .object({
     id: text,
-    contact_id: text,
+    contact_id: optional(text).describe('The contact the note is on; null for a note on a company'),
+    company_id: optional(text).describe('The company the note is on; null for a note on a contact'),
     content: text.describe('Markdown'),
     version: z.int().describe('Raised by every change'),
     created_at: dateTime,
   })
-  .describe('A note on a contact');
+  .describe('A note on a contact or on a company');
 
 export const ImportRecordSchema = z
   .object({

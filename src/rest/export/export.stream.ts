@@ -8,6 +8,10 @@
 //   client's), then sent with its length, and the connection is free again meanwhile.
 // Until the first byte is sent a failure is an ordinary error answer; after it, the connection is
 // cut, so a client never mistakes a partial file for a whole one (no final chunk arrives).
+// An export is held under its credential (auth/credential-watch.ts) until its response is done,
+// as subscriptions are: when the key or session ends (revoked, expired, its user deactivated) or
+// the key's scope is narrowed, no more records are read, and the answer is `401`/`403` if the
+// file has not begun, else the connection is cut as for any failure mid-file.
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
@@ -15,6 +19,7 @@ import path from 'node:path';
 import type { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
+import type { CredentialWatch, Ending } from '../../auth/credential-watch.ts';
 import { AppError, validationError } from '../../errors.ts';
 import type { Context } from '../../schema/context.ts';
 import { definitionsLoader } from '../../schema/custom-field/custom-field.loader.ts';
@@ -33,6 +38,8 @@ export interface ExportOptions {
   concurrency: number;
   /** How long a client may read nothing before it is cut off. */
   stallMs?: number;
+  /** Ends an export whose credential ends or narrows, as it ends subscriptions; none: exports are not held. */
+  watch?: Pick<CredentialWatch, 'hold'> | null;
 }
 
 export const DEFAULT_EXPORT_OPTIONS = { maxSeconds: 600, concurrency: 2 } as const;
@@ -142,6 +149,20 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
         { retryAfter: 5 },
       );
     running.set(workspace, under + 1);
+    // Held under its credential until the response is done (the file's last bytes may still be
+    // queued after the last record was read). Ended: no record is read after, and once the file has
+    // begun its connection is cut, so the client sees an incomplete transfer, never a shorter file.
+    let ended: Ending | null = null;
+    let begun = false;
+    const unhold =
+      opts.watch?.hold('export', ctx.caller, (why) => {
+        ended = why;
+        if (begun) res.destroy();
+      }) ?? (() => {});
+    /** Throws the credential's end, while an error answer can still be sent or to stop the read. */
+    const stillHeld = () => {
+      if (ended) throw ended;
+    };
     let released = false;
     // The place is given back as soon as the snapshot is read, in the same tick, so a client that
     // sends its next export the moment this one ends finds it free; or as soon as the client goes
@@ -157,6 +178,8 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
     // The file's headers, set once its first byte is about to go: an error before then is the
     // ordinary JSON error answer.
     const start = () => {
+      stillHeld();
+      begun = true;
       res.status(200);
       res.setHeader('Content-Type', CONTENT_TYPES[format]);
       res.setHeader('Content-Disposition', `attachment; filename="${resource}-${stamp()}.${format}"`);
@@ -164,7 +187,7 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
     };
     try {
       const timeoutMs = opts.maxSeconds * 1000;
-      if (opts.spool) return await spooled(ctx, source, where, writer, res, timeoutMs, release, start);
+      if (opts.spool) return await spooled(ctx, source, where, writer, res, timeoutMs, release, start, stillHeld);
       let started = false;
       const rows = await readSnapshot(
         db,
@@ -172,6 +195,7 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
         source,
         where,
         async (records) => {
+          stillHeld();
           if (!started) {
             started = true;
             start();
@@ -183,7 +207,7 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       ).catch((err: unknown) => {
         // Once bytes are out an error answer cannot follow them: cut the connection instead.
         if (started) res.destroy();
-        if (err instanceof ClientGone) return null;
+        if (err instanceof ClientGone || (started && err === ended)) return null;
         throw err;
       });
       if (rows === null) return { rows: 0 };
@@ -196,6 +220,8 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
       return { rows };
     } finally {
       release();
+      if (res.closed) unhold();
+      else res.once('close', unhold);
     }
   };
 
@@ -209,6 +235,7 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
     timeoutMs: number,
     release: () => void,
     start: () => void,
+    stillHeld: () => void,
   ): Promise<{ rows: number }> {
     const dir = await fsp.mkdtemp(path.join(spoolDir ?? os.tmpdir(), 'crm-export-'));
     const file = path.join(dir, 'export');
@@ -225,6 +252,7 @@ export function exporter(db: Context['prisma'], opts: ExportOptions) {
           where,
           async (records) => {
             if (res.destroyed) throw new ClientGone('the client closed the connection');
+            stillHeld();
             await write(out, writer.page(records), timeoutMs);
           },
           { timeoutMs },

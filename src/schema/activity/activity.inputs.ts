@@ -14,6 +14,7 @@ export const activityCreateInput = z.object({
   description: optionalText(10_000),
   contact_id: id.nullable().optional(),
   deal_id: id.nullable().optional(),
+  company_id: id.nullable().optional(),
   duration: z
     .number()
     .int('must be a whole number of minutes')
@@ -37,6 +38,7 @@ export const activityFilter = z
     type: z.enum(ACTIVITY_TYPES).optional(),
     contact_id: z.string().optional(),
     deal_id: z.string().optional(),
+    company_id: z.string().optional(),
     user_id: z.string().optional(),
     date_from: isoDateOrTime.optional(),
     date_to: isoDateOrTime.optional(),

@@ -34,12 +34,33 @@ async function knownContacts(tx: Tx, ctx: Context, ids: string[]): Promise<Set<s
   return new Set(rows.map((r) => r.id));
 }
 
-async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
-  if (input.deal_id && !(await tx.deal.count({ where: { id: input.deal_id, workspaceId: ctx.caller.workspaceId } }))) {
-    throw new AppError('unprocessable_entity', 'deal_id does not name a deal of this workspace', {
-      deal_id: ['unknown deal'],
-    });
+/**
+ * A deal or company is named on purpose (unlike a contact met in passing): an unknown one refuses
+ * the activity, and every unknown one is named in the details at once.
+ */
+async function refuseUnknownLinks(tx: Tx, ctx: Context, input: ActivityCreateInput): Promise<void> {
+  const workspaceId = ctx.caller.workspaceId;
+  const links = [
+    { field: 'deal_id', id: input.deal_id, exists: (id: string) => tx.deal.count({ where: { id, workspaceId } }) },
+    {
+      field: 'company_id',
+      id: input.company_id,
+      exists: (id: string) => tx.company.count({ where: { id, workspaceId } }),
+    },
+  ] as const;
+  const unknown: Record<string, string[]> = {};
+  const said: string[] = [];
+  for (const { field, id, exists } of links) {
+    if (!id || (await exists(id))) continue;
+    const kind = field.replace('_id', '');
+    unknown[field] = [`unknown ${kind}`];
+    said.push(`${field} does not name a ${kind} of this workspace`);
   }
+  if (said.length) throw new AppError('unprocessable_entity', said.join('; '), unknown);
+}
+
+async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
+  await refuseUnknownLinks(tx, ctx, input);
   const attendees = input.attendees ?? [];
   const known = await knownContacts(tx, ctx, [...(input.contact_id ? [input.contact_id] : []), ...attendees]);
   const contactId = input.contact_id && known.has(input.contact_id) ? input.contact_id : null;
@@ -61,6 +82,7 @@ async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
       description: input.description ?? null,
       contactId,
       dealId: input.deal_id ?? null,
+      companyId: input.company_id ?? null,
       userId: ctx.caller.userId,
       duration: input.duration ?? null,
       outcome: input.outcome ?? null,
@@ -88,6 +110,9 @@ builder.mutationField('createActivity', (t) =>
       const input = parseInput(activityCreateInput, args.input);
       const externalId = input.external_id;
       return transaction(ctx.prisma, (tx) => logActivity(tx, ctx, input), {
+        // Its deal or company deleted (or merged away) between the check and the insert.
+        foreignKeyViolation: () =>
+          new AppError('conflict', 'Something the activity refers to was removed meanwhile; retry the request'),
         // The only unique key an activity can take: its external_id, another activity's.
         uniqueViolation: () =>
           externalId

@@ -12,6 +12,7 @@ import type { Context } from '../context.ts';
 import { findPage, type ListArgs, type SortSpec } from '../common/pagination.ts';
 import { parseInput } from '../common/validation.ts';
 import { findContact } from '../contact/contact.queries.ts';
+import { findCompany } from '../company/company.queries.ts';
 import { activityFilter } from './activity.inputs.ts';
 import { ActivityPage, ActivityType } from './activity.type.ts';
 import { zodInput } from '../common/zod-input.ts';
@@ -43,6 +44,7 @@ export async function activityWhere(
     ['type', 'eq', f.type],
     ['contact_id', 'eq', f.contact_id],
     ['deal_id', 'eq', f.deal_id],
+    ['company_id', 'eq', f.company_id],
     ['user_id', 'eq', f.user_id],
     ['occurred_at', 'gte', f.date_from],
     ['occurred_at', 'lte', f.date_to],
@@ -133,6 +135,26 @@ builder.queryFields((t) => ({
         info,
         `contact_activities:${contact.id}`,
         { workspaceId: ctx.caller.workspaceId, contactId: contact.id },
+        args,
+      );
+    },
+  }),
+  companyActivities: t.field({
+    type: ActivityPage,
+    description:
+      'Activities logged for a company and those logged with its contacts (while they are linked), newest first.',
+    args: { companyId: t.arg.id({ required: true }), ...listArgs },
+    resolve: async (_root, args, ctx, info) => {
+      assertAllowed(ctx.caller, 'activities', 'read');
+      const company = await findCompany(ctx.prisma, ctx, String(args.companyId));
+      return activityPage(
+        ctx,
+        info,
+        `company_activities:${company.id}`,
+        {
+          workspaceId: ctx.caller.workspaceId,
+          OR: [{ companyId: company.id }, { contact: { companyId: company.id } }],
+        },
         args,
       );
     },

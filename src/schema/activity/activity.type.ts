@@ -4,6 +4,7 @@ import { storedEnum } from '../common/stored-enum.ts';
 import { pageType } from '../common/page.ts';
 import { ContactType } from '../contact/contact.type.ts';
 import { DealType } from '../deal/deal.type.ts';
+import { CompanyType } from '../company/company.type.ts';
 import { versionDescription } from '../common/versions.ts';
 import { EXTERNAL_ID_ANSWER } from '../common/external-id.ts';
 
@@ -19,6 +20,10 @@ export const ActivityType = builder.prismaObject('Activity', {
       description: 'Id of the contact it was with; null when none',
     }),
     deal_id: t.exposeString('dealId', { nullable: true, description: 'Id of the deal it was about; null when none' }),
+    company_id: t.exposeString('companyId', {
+      nullable: true,
+      description: 'Id of the company it was with; null when none (its contact may still work there)',
+    }),
     user_id: t.exposeString('userId', {
       nullable: true,
       description: 'The user of the key that logged it; null when the key belongs to no user',
@@ -52,6 +57,13 @@ export const ActivityType = builder.prismaObject('Activity', {
       description: 'The deal; null when there is none or the key may not read deals',
       select: (_args, _ctx, nested) => ({ deal: nested(true) }),
       resolve: (a) => a.deal,
+    }),
+    company: t.field({
+      type: CompanyType,
+      nullable: true,
+      description: 'The company; null when there is none or the key may not read companies',
+      select: (_args, _ctx, nested) => ({ company: nested(true) }),
+      resolve: (a) => a.company,
     }),
   }),
 });

@@ -64,8 +64,8 @@ builder.mutationFields((t) => ({
       if (!key) throw notFound('API key');
       await revokeKey(ctx.prisma, key, actorOf(ctx));
       const row = await ctx.prisma.apiKey.findUniqueOrThrow({ ...query, where: { id: key.id } });
-      // Other instances notice within their cache period (see authenticate.ts); this one at once.
-      ctx.keyCache.forget(key.hash);
+      // Every instance drops the key and closes what it holds open (credential-notices.ts).
+      ctx.credentials.keysChanged([key.hash]);
       return row;
     },
   }),

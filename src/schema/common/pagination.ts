@@ -260,16 +260,25 @@ export async function keysetPage<T extends { id: string }, W, O>(
   const cursor = args.cursor ? decodeCursor(q.list, keys, args.cursor) : null;
   const where = cursor ? form.and([q.where, afterPosition(form, keys, cursor.values, cursor.id)]) : q.where;
   const rows = await q.fetch({ where, orderBy: form.orderBy(keys), take: limit + 1 });
+  return pageOf(q.list, keys, limit, rows, () => q.count(q.where));
+}
+
+/**
+ * The page of `list` whose rows, in the list's order, are `rows`: up to `limit + 1` of them, the
+ * one past the page only telling that another page follows. How every keyset page is answered,
+ * also where the rows of many lists are read at once (a company's notes, for every company listed).
+ */
+export function pageOf<T extends { id: string }>(
+  list: string,
+  keys: SortKey[],
+  limit: number,
+  rows: T[],
+  total: () => Promise<number>,
+): Page<T> {
   const hasMore = rows.length > limit;
   const nodes = hasMore ? rows.slice(0, limit) : rows;
   const last = nodes[nodes.length - 1] as T & Record<string, unknown>;
-  return {
-    nodes,
-    limit,
-    hasMore,
-    nextCursor: hasMore ? encodeCursor(q.list, keys, last) : null,
-    total: () => q.count(q.where),
-  };
+  return { nodes, limit, hasMore, nextCursor: hasMore ? encodeCursor(list, keys, last) : null, total };
 }
 
 /** A page of a list whose order Prisma states. */

@@ -1,7 +1,8 @@
-// A company's timeline: the events of the company, of the contacts linked to it and of its deals,
-// read from the event log that also feeds webhooks. One statement per page, each branch on an
-// index: events by (entity_type, entity_id) for the company and its deals (found by
-// deals.company_id), events by contact_id for its contacts (found by contacts.company_id).
+// A company's timeline: the events of the company, of the contacts linked to it, of its deals and
+// of its own notes, activities and tasks, read from the event log that also feeds webhooks. One
+// statement per page, each branch on an index: events by (entity_type, entity_id) for the company
+// and its deals, notes and activities (found by their company_id) and tasks (by related_to), events
+// by contact_id for its contacts (found by contacts.company_id).
 import { assertAllowed, readableRecordKinds } from '../../auth/scopes.ts';
 import { Prisma, type Event } from '../../db/generated/client/client.ts';
 import { builder } from '../builder.ts';
@@ -72,8 +73,9 @@ builder.queryField('companyTimeline', (t) =>
   t.field({
     type: CompanyTimelinePage,
     description:
-      'What happened to a company, its contacts and its deals, newest first: entries about contacts, deals, ' +
-      'tasks and activities only for keys that may read those. A contact counts while it is linked.',
+      'What happened to a company, its contacts, deals, notes, activities and tasks, newest first: entries ' +
+      'about contacts, deals, tasks and activities only for keys that may read those. ' +
+      'A contact counts while it is linked.',
     args: {
       companyId: t.arg.id({ required: true }),
       limit: t.arg.int(),
@@ -96,9 +98,23 @@ builder.queryField('companyTimeline', (t) =>
           UNION
           SELECT ev.id FROM deals d JOIN events ev ON ev.entity_type = 'deal' AND ev.entity_id = d.id
           WHERE d.company_id = ${company.id}
+          UNION
+          SELECT ev.id FROM notes n JOIN events ev ON ev.entity_type = 'note' AND ev.entity_id = n.id
+          WHERE n.company_id = ${company.id}
+          UNION
+          SELECT ev.id FROM activities a JOIN events ev ON ev.entity_type = 'activity' AND ev.entity_id = a.id
+          WHERE a.company_id = ${company.id}
+          UNION
+          SELECT ev.id FROM tasks k JOIN events ev ON ev.entity_type = 'task' AND ev.entity_id = k.id
+          WHERE k.workspace_id = ${ctx.caller.workspaceId} AND k.related_to_type = 'company'
+            AND k.related_to_id = ${company.id}
         )
       ) t`;
-      const readable = kinds.length ? Prisma.sql`entity_type IN (${Prisma.join(kinds)})` : Prisma.sql`FALSE`;
+      // The company's own notes are company data, readable by every key that may call this field.
+      const companyNote = Prisma.sql`(entity_type = 'note' AND data->'note'->>'company_id' IS NOT NULL)`;
+      const readable = kinds.length
+        ? Prisma.sql`(entity_type IN (${Prisma.join(kinds)}) OR ${companyNote})`
+        : companyNote;
       return keysetPage(keyset, args, TIMELINE_SORT, {
         list: `company_timeline:${company.id}`,
         where: readable,

@@ -184,8 +184,9 @@ export function mergeCompanyFields(primary: Company, secondary: Company, strateg
 }
 
 /**
- * Merges the secondary into the primary: its contacts and deals move to the primary (contacts
- * take the primary's name as their `company`), then it is deleted and company.merged written.
+ * Merges the secondary into the primary: its contacts, deals, notes, activities and tasks move to
+ * the primary (contacts take the primary's name as their `company`), then it is deleted and
+ * company.merged written.
  * `expectedVersion` is the primary's (the record the merge answers with).
  */
 export async function mergeCompanies(
@@ -199,6 +200,13 @@ export async function mergeCompanies(
       secondary_id: ['must differ from primary_id'],
     });
   const ws = ctx.caller.workspaceId;
+  // Both companies are locked before anything moves, in id order, so two merges of the same pair
+  // take turns (the second finds its secondary gone: 404) instead of deadlocking. A note, activity
+  // or task being written on the secondary (each takes a key-share lock on it) commits first and
+  // is moved with the rest; one that comes later waits and then finds it gone, instead of landing
+  // after the move and being deleted with it (notes) or losing its company (activities, tasks).
+  await tx.$queryRaw`SELECT id FROM companies
+    WHERE id IN (${input.primary_id}, ${input.secondary_id}) AND workspace_id = ${ws} ORDER BY id FOR UPDATE`;
   await assertVersion(tx, 'companies', input.primary_id, ws, expectedVersion);
   const [primary, secondary] = await Promise.all([
     tx.company.findUnique({ where: { id: input.primary_id, workspaceId: ws } }),
@@ -214,6 +222,13 @@ export async function mergeCompanies(
   const movedDeals = await tx.deal.updateMany({
     where: { companyId: secondary.id },
     data: { companyId: primary.id, updatedAt: now },
+  });
+  // Its notes would go with it (they cascade) and its activities and tasks lose their company.
+  await tx.note.updateMany({ where: { companyId: secondary.id }, data: { companyId: primary.id } });
+  await tx.activity.updateMany({ where: { companyId: secondary.id }, data: { companyId: primary.id } });
+  await tx.task.updateMany({
+    where: { workspaceId: ws, relatedToType: 'company', relatedToId: secondary.id },
+    data: { relatedToId: primary.id },
   });
   // The secondary goes first: its domain and external_id may move to the primary.
   await tx.company.delete({ where: { id: secondary.id } });

@@ -1,13 +1,20 @@
 // How two contacts become one. Pure: the mutation loads both, calls this, then writes.
 import type { Contact } from '../../db/generated/client/client.ts';
 import { AppError } from '../../errors.ts';
+import {
+  MAX_TAGS,
+  mergedCustomFields,
+  mergedTags,
+  mergedValue,
+  mergeSides,
+  type MergeStrategy,
+} from '../../records/contact-merge.ts';
 
-export type MergeStrategy = 'prefer_primary' | 'prefer_secondary';
+export type { MergeStrategy };
 
-/** The per-record cap on tags (as in every contact body): a merge that would pass it is refused, not cut. */
-export const MAX_TAGS = 50;
+export { MAX_TAGS };
 
-const MERGED_FIELDS = [
+export const MERGED_FIELDS = [
   'firstName',
   'lastName',
   'phone',
@@ -18,9 +25,6 @@ const MERGED_FIELDS = [
   'assignedToId',
   'address',
 ] as const;
-
-const isBlank = (v: unknown) =>
-  v === null || v === undefined || v === '' || (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
 
 export interface MergedContact {
   firstName: string;
@@ -43,9 +47,9 @@ export interface MergedContact {
  * always the primary's: the primary is the record that survives.
  */
 export function mergeContacts(primary: Contact, secondary: Contact, strategy: MergeStrategy): MergedContact {
-  const [win, fill] = strategy === 'prefer_secondary' ? [secondary, primary] : [primary, secondary];
-  const pick = <K extends (typeof MERGED_FIELDS)[number]>(k: K): Contact[K] => (isBlank(win[k]) ? fill[k] : win[k]);
-  const tags = [...new Set([...win.tags, ...fill.tags])];
+  const [win, fill] = mergeSides(primary, secondary, strategy);
+  const pick = <K extends (typeof MERGED_FIELDS)[number]>(k: K): Contact[K] => mergedValue(win[k], fill[k]);
+  const tags = mergedTags(win.tags, fill.tags);
   if (tags.length > MAX_TAGS) {
     throw new AppError(
       'unprocessable_entity',
@@ -63,10 +67,7 @@ export function mergeContacts(primary: Contact, secondary: Contact, strategy: Me
     assignedToId: pick('assignedToId'),
     address: pick('address'),
     tags,
-    customFields: {
-      ...(fill.customFields as Record<string, unknown>),
-      ...(win.customFields as Record<string, unknown>),
-    },
+    customFields: mergedCustomFields(win.customFields, fill.customFields),
     engagementScore: Math.max(primary.engagementScore, secondary.engagementScore),
   };
 }

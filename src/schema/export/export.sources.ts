@@ -252,6 +252,7 @@ const activities: ExportSource = {
     'description',
     'contact_id',
     'deal_id',
+    'company_id',
     'user_id',
     'duration',
     'outcome',
@@ -302,9 +303,13 @@ const tasks: ExportSource<Prisma.Sql> = {
     ORDER BY created_at, id LIMIT ${take}`,
   records: async (tx, ids, ctx) => {
     const views = await loadTaskViews(tx, await tx.task.findMany({ where: { id: { in: ids } } }));
-    // The related record's name is its data (a contact's name, a deal's title): as on the list,
-    // it is left empty for a key that may not read that kind of record (read-access.ts).
-    const readable = { contact: allows(ctx.caller, 'contacts', 'read'), deal: allows(ctx.caller, 'deals', 'read') };
+    // The related record's name is its data (a contact's or company's name, a deal's title): as on
+    // the list, it is left empty for a key that may not read that kind of record (read-access.ts).
+    const readable = {
+      contact: allows(ctx.caller, 'contacts', 'read'),
+      company: allows(ctx.caller, 'companies', 'read'),
+      deal: allows(ctx.caller, 'deals', 'read'),
+    };
     return inOrder(ids, views, (view) => {
       const record = taskRecord(view);
       const related = record.related_to;

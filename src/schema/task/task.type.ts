@@ -17,11 +17,11 @@ const RelatedTo = builder.objectRef<{ type: string; id: string; name: string | n
   description: 'The record a task is about.',
   fields: (t) => ({
     type: t.expose('type', { type: storedEnum(TaskRelatedType) }),
-    id: t.exposeID('id', { description: 'The contact, deal or project id' }),
+    id: t.exposeID('id', { description: 'The contact, company, deal or project id' }),
     name: t.exposeString('name', {
       nullable: true,
       description:
-        'Contact full name or deal title; null for projects, for records deleted since, ' +
+        'Contact full name, company name or deal title; null for projects, for records deleted since, ' +
         'and when the key may not read the record',
     }),
   }),
@@ -48,7 +48,7 @@ const Reminder = builder
   });
 
 export const TaskType = builder.objectRef<TaskView>('Task').implement({
-  description: 'Work to do, optionally about a contact, deal or project, with a due date and a reminder.',
+  description: 'Work to do, optionally about a contact, company, deal or project, with a due date and a reminder.',
   fields: (t) => ({
     id: t.exposeID('id'),
     title: t.exposeString('title'),

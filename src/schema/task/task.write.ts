@@ -65,14 +65,27 @@ export function taskRefusals(ctx: Context, externalId: string | null | undefined
   };
 }
 
+/** How many records of the workspace a related kind has with an id; projects live elsewhere. */
+const relatedCount: Record<string, (tx: Tx, where: { id: string; workspaceId: string }) => Promise<number>> = {
+  contact: (tx, where) => tx.contact.count({ where }),
+  // Under a key-share lock, as a foreign key would take: a merge or deletion of the company
+  // (which locks it first) then finishes before this task is written, and the task sees it gone.
+  company: async (tx, where) =>
+    (
+      await tx.$queryRaw<unknown[]>`
+        SELECT id FROM companies WHERE id = ${where.id} AND workspace_id = ${where.workspaceId} FOR KEY SHARE`
+    ).length,
+  deal: (tx, where) => tx.deal.count({ where }),
+};
+
 /**
- * A task about a contact or deal must name one of this workspace (422); projects live elsewhere and are taken as given.
+ * A task about a contact, company or deal must name one of this workspace (422); projects live
+ * elsewhere and are taken as given.
  */
 async function assertRelatedExists(tx: Tx, ctx: Context, type: string | null, id: string | null): Promise<void> {
   if (!type || !id) return;
-  const where = { id, workspaceId: ctx.caller.workspaceId };
-  const found =
-    type === 'contact' ? await tx.contact.count({ where }) : type === 'deal' ? await tx.deal.count({ where }) : 1;
+  const count = relatedCount[type];
+  const found = count ? await count(tx, { id, workspaceId: ctx.caller.workspaceId }) : 1;
   if (!found)
     throw new AppError('unprocessable_entity', `related_to_id does not name a ${type} of this workspace`, {
       related_to_id: [`unknown ${type}`],

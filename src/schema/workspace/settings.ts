@@ -73,9 +73,9 @@ builder.mutationField('updateWorkspaceSettings', (t) =>
         });
         return after;
       });
-      // Keys of the workspace read the setting when they authenticate: on this instance at once,
-      // on others within the key cache's few seconds.
-      ctx.keyCache.forgetWorkspace(ctx.caller.workspaceId);
+      // Keys of the workspace read the setting when they authenticate: every instance drops
+      // their cached identities now (credential-notices.ts).
+      ctx.credentials.workspaceChanged(ctx.caller.workspaceId);
       return settings;
     },
   }),

@@ -142,6 +142,7 @@ export const ACTIVITY_WHERE: ResourceWhere = {
     description: optionalText('description'),
     contact_id: id('contactId'),
     deal_id: id('dealId'),
+    company_id: id('companyId'),
     user_id: id('userId'),
     duration: int('duration'),
     outcome: oneOf('outcome', ACTIVITY_OUTCOMES, 'ActivityOutcome', true),
@@ -150,6 +151,7 @@ export const ACTIVITY_WHERE: ResourceWhere = {
   relations: {
     contact: { target: () => CONTACT_WHERE, field: 'contact', many: false },
     deal: { target: () => DEAL_WHERE, field: 'deal', many: false },
+    company: { target: () => COMPANY_WHERE, field: 'company', many: false },
   },
   customFields: false,
 };

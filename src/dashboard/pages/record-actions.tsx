@@ -1,5 +1,6 @@
-// What a person records from a contact's page: an interaction (a call, an email, a meeting…) and
-// a task to follow up. Each is one small form, folded until opened; the timeline shows the result.
+// What a person records from a contact's or a company's page: an interaction (a call, an email, a
+// meeting…) and a task to follow up. Each is one small form, folded until opened; the timeline
+// shows the result.
 import { useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
@@ -11,7 +12,20 @@ const ACTIVITY_TYPES = ['call', 'email', 'meeting', 'sms', 'note'] as const;
 /** A datetime-local value (the browser's local time) as an ISO instant; '' for none. */
 const instant = (local: string) => (local ? new Date(local).toISOString() : undefined);
 
-function LogActivity({ contactId, onDone }: { contactId: string; onDone: () => void }) {
+/** The record a person records things about, from its page. */
+export interface RecordRef {
+  type: 'contact' | 'company';
+  id: string;
+}
+
+/** Logs an interaction about a contact, a company or a deal. */
+export function LogActivity({
+  about,
+  onDone,
+}: {
+  about: { contact_id?: string; company_id?: string; deal_id?: string };
+  onDone: () => void;
+}) {
   const [type, setType] = useState<string>('call');
   const [subject, setSubject] = useState('');
   const [description, setDescription] = useState('');
@@ -24,7 +38,7 @@ function LogActivity({ contactId, onDone }: { contactId: string; onDone: () => v
       await gql('mutation ($input: ActivityCreateInput!) { createActivity(input: $input) { id } }', {
         input: {
           type,
-          contact_id: contactId,
+          ...about,
           subject: subject.trim() || undefined,
           description: description.trim() || undefined,
           occurred_at: instant(when),
@@ -84,7 +98,7 @@ function LogActivity({ contactId, onDone }: { contactId: string; onDone: () => v
   );
 }
 
-function FollowUp({ contactId, onDone }: { contactId: string; onDone: () => void }) {
+function FollowUp({ about, onDone }: { about: RecordRef; onDone: () => void }) {
   const [title, setTitle] = useState('');
   const [due, setDue] = useState('');
   const [saved, setSaved] = useState('');
@@ -95,8 +109,8 @@ function FollowUp({ contactId, onDone }: { contactId: string; onDone: () => void
       const task = await createTask({
         title: title.trim(),
         due_date: instant(due),
-        related_to_type: 'contact',
-        related_to_id: contactId,
+        related_to_type: about.type,
+        related_to_id: about.id,
       });
       setSaved(`Added the task “${task.title}”.`);
       setTitle('');
@@ -127,16 +141,16 @@ function FollowUp({ contactId, onDone }: { contactId: string; onDone: () => void
   );
 }
 
-export function ContactActions({ contactId, onDone }: { contactId: string; onDone: () => void }) {
+export function RecordActions({ about, onDone }: { about: RecordRef; onDone: () => void }) {
   return (
     <section aria-label="Record an interaction or a follow-up" class="contact-actions">
       <details>
         <summary>Log an activity</summary>
-        <LogActivity contactId={contactId} onDone={onDone} />
+        <LogActivity about={{ [`${about.type}_id`]: about.id }} onDone={onDone} />
       </details>
       <details>
         <summary>Add a follow-up task</summary>
-        <FollowUp contactId={contactId} onDone={onDone} />
+        <FollowUp about={about} onDone={onDone} />
       </details>
     </section>
   );

@@ -1,4 +1,6 @@
-// A contact's notes, newest first, written in Markdown and shown formatted (components/markdown.tsx).
+// The notes of a contact or a company, newest first, written in Markdown and shown formatted
+// (components/markdown.tsx). The two kinds of record have their own queries, so each document stays
+// a whole literal the schema test can check.
 import { useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
@@ -13,28 +15,52 @@ interface Note {
   created_at: string;
 }
 
+interface NotePage {
+  nodes: Note[];
+  total: number;
+}
+
+/** The record the notes are on. */
+export interface NotesOf {
+  type: 'contact' | 'company';
+  id: string;
+}
+
 const PAGE = 20;
 
-export function ContactNotes({ contactId, onAdded }: { contactId: string; onAdded?: () => void }) {
+const loadNotes = (of: NotesOf, limit: number): Promise<NotePage> =>
+  of.type === 'contact'
+    ? gql<{ contactNotes: NotePage }>(
+        `query ($id: ID!, $limit: Int) { contactNotes(contactId: $id, limit: $limit) {
+          total nodes { id content created_at } } }`,
+        { id: of.id, limit },
+      ).then((d) => d.contactNotes)
+    : gql<{ companyNotes: NotePage }>(
+        `query ($id: ID!, $limit: Int) { companyNotes(companyId: $id, limit: $limit) {
+          total nodes { id content created_at } } }`,
+        { id: of.id, limit },
+      ).then((d) => d.companyNotes);
+
+const addNote = (of: NotesOf, content: string) =>
+  of.type === 'contact'
+    ? gql('mutation ($id: ID!, $input: NoteCreateInput!) { createNote(contactId: $id, input: $input) { id } }', {
+        id: of.id,
+        input: { content },
+      })
+    : gql('mutation ($id: ID!, $input: NoteCreateInput!) { createCompanyNote(companyId: $id, input: $input) { id } }', {
+        id: of.id,
+        input: { content },
+      });
+
+export function Notes({ of, onAdded }: { of: NotesOf; onAdded?: () => void }) {
   const [draft, setDraft] = useState('');
   const [shown, setShown] = useState(PAGE);
   const add = useAction();
-  const notes = useQuery(
-    () =>
-      gql<{ contactNotes: { nodes: Note[]; total: number } }>(
-        `query ($id: ID!, $limit: Int) { contactNotes(contactId: $id, limit: $limit) {
-          total nodes { id content created_at } } }`,
-        { id: contactId, limit: shown },
-      ).then((d) => d.contactNotes),
-    [contactId, shown],
-  );
+  const notes = useQuery(() => loadNotes(of, shown), [of.type, of.id, shown]);
   const submit = (e: Event) => {
     e.preventDefault();
     void add.run(async () => {
-      await gql('mutation ($id: ID!, $input: NoteCreateInput!) { createNote(contactId: $id, input: $input) { id } }', {
-        id: contactId,
-        input: { content: draft },
-      });
+      await addNote(of, draft);
       setDraft('');
       await notes.reload();
       onAdded?.();

@@ -1,0 +1,122 @@
+// The page a one-time link opens (an invitation or a password reset), signed in or not. The token
+// is in the URL's fragment, which the browser never sends; it is taken off the address bar at once.
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso/router';
+import { checkLink, setPasswordWithLink, type LinkInfo } from '../api/password.ts';
+import type { Session } from '../api/session.ts';
+import { ErrorMessage } from '../components/error-message.tsx';
+import { useTitle } from '../lib/use-title.ts';
+
+export const SET_PASSWORD_PATH = '/dashboard/set-password';
+const MIN = 10;
+const MAX = 1024;
+
+function tokenOfLocation(): string {
+  return new URLSearchParams(window.location.hash.replace(/^#/, '')).get('token') ?? '';
+}
+
+export function SetPasswordPage({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
+  useTitle('Choose your password');
+  const { route } = useLocation();
+  const [token] = useState(tokenOfLocation);
+  const [info, setInfo] = useState<LinkInfo | null>(null);
+  const [linkError, setLinkError] = useState<unknown>(null);
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    // Off the address bar and out of the history entry: the token is kept in memory only.
+    if (window.location.hash) window.history.replaceState(window.history.state, '', SET_PASSWORD_PATH);
+    if (!token) {
+      setLinkError(new Error('This link is not complete: open the whole link from your e-mail or message.'));
+      return;
+    }
+    checkLink(token).then(setInfo, setLinkError);
+  }, []);
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setError(null);
+    if (!info?.existing_password && password !== repeat) {
+      setError(new Error('The two passwords are not the same.'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const session = await setPasswordWithLink(token, password);
+      route('/dashboard/pipeline', true);
+      onSignedIn(session);
+    } catch (err) {
+      setError(err);
+      setBusy(false);
+    }
+  };
+
+  return (
+    <main id="main" class="narrow sign-in" tabIndex={-1}>
+      <h1>{info?.purpose === 'reset' ? 'Choose a new password' : 'Choose your password'}</h1>
+      {!info && !linkError && <p role="status">Checking the link…</p>}
+      {linkError ? (
+        <>
+          <ErrorMessage error={linkError} />
+          <p>
+            <a href="/dashboard">Go to sign-in</a>
+          </p>
+        </>
+      ) : null}
+      {info && (
+        <form onSubmit={submit}>
+          <p>
+            {info.purpose === 'invite' ? 'Welcome, ' : 'For '}
+            <strong>{info.user.name}</strong> ({info.user.email}).
+          </p>
+          {info.existing_password ? (
+            <p class="hint">
+              This e-mail address already signs in to another workspace: enter that password to add this workspace to
+              it.
+            </p>
+          ) : (
+            <p class="hint">
+              At least {MIN} characters. The link works once, until {new Date(info.expires_at).toLocaleString()}.
+            </p>
+          )}
+          <input type="email" name="email" autoComplete="username" value={info.user.email} readOnly hidden />
+          <label>
+            {info.existing_password ? 'Your password' : 'New password'}
+            <input
+              type="password"
+              name="password"
+              autoComplete={info.existing_password ? 'current-password' : 'new-password'}
+              required
+              minLength={info.existing_password ? undefined : MIN}
+              maxLength={MAX}
+              autoFocus
+              value={password}
+              onInput={(e) => setPassword(e.currentTarget.value)}
+            />
+          </label>
+          {!info.existing_password && (
+            <label>
+              Repeat the password
+              <input
+                type="password"
+                name="repeat"
+                autoComplete="new-password"
+                required
+                maxLength={MAX}
+                value={repeat}
+                onInput={(e) => setRepeat(e.currentTarget.value)}
+              />
+            </label>
+          )}
+          <ErrorMessage error={error} />
+          <button type="submit" class="primary" disabled={busy}>
+            {busy ? 'Saving…' : info.existing_password ? 'Join and sign in' : 'Set password and sign in'}
+          </button>
+        </form>
+      )}
+    </main>
+  );
+}
