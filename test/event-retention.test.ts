@@ -31,6 +31,8 @@ describe('event retention', () => {
     await audit(100, 'old');
     await audit(10, 'new');
     // So do import jobs over that long ago, with their failed rows; newer and unfinished ones stay.
+    // The unfinished one is running under another worker's live lease: on PostgreSQL every test
+    // file's import runner shares the database, and a queued job would be taken and run.
     const job = (label: string, finishedDaysAgo: number | null) =>
       app.db.prisma.import.create({
         data: {
@@ -40,7 +42,8 @@ describe('event retention', () => {
           resource: 'contacts',
           format: 'csv',
           mode: 'create',
-          status: finishedDaysAgo === null ? 'queued' : 'completed',
+          status: finishedDaysAgo === null ? 'running' : 'completed',
+          ...(finishedDaysAgo === null && { leaseToken: 'elsewhere', leaseUntil: new Date(Date.now() + DAY) }),
           createdAt: new Date(now.getTime() - 120 * DAY),
           finishedAt: finishedDaysAgo === null ? null : new Date(now.getTime() - finishedDaysAgo * DAY),
           failedRows: { create: { row: 1, line: 2, cells: ['x'], error: 'bad' } },
@@ -48,7 +51,7 @@ describe('event retention', () => {
       });
     await job('old', 100);
     await job('new', 10);
-    await job('waiting', null);
+    await job('running', null);
     // A delivery of an old event: its log entry stays, without the event.
     const sub = await app.db.prisma.webhookSubscription.create({
       data: {
@@ -85,7 +88,7 @@ describe('event retention', () => {
     await retention.runOnce(now);
     await retention.stop();
     const jobs = await app.db.prisma.import.findMany({ where: { workspaceId: ws.id }, orderBy: { id: 'asc' } });
-    expect(jobs.map((j) => j.id)).toEqual([`imp_new_${tag}`, `imp_waiting_${tag}`]);
+    expect(jobs.map((j) => j.id)).toEqual([`imp_new_${tag}`, `imp_running_${tag}`]);
     expect(await app.db.prisma.importFailedRow.count({ where: { importId: `imp_old_${tag}` } })).toBe(0);
     const left = await app.db.prisma.event.findMany({ where: { workspaceId: ws.id }, select: { id: true } });
     expect(left.map((e) => e.id).sort()).toEqual([1, 2, 3].map((n) => `evt_new_${tag}_${n}`));
