@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import zlib from 'node:zlib';
 import * as esbuild from 'esbuild';
 import { isStale, listFiles } from './stale.mjs';
 
@@ -56,8 +57,19 @@ async function build() {
       ].join(''),
     );
   fs.writeFileSync(path.join(outDir, 'index.html'), html);
+  // Scripts and style sheets compressed once here, served by Accept-Encoding (src/http/dashboard.ts).
+  for (const f of outputs.filter((o) => /\.(js|css)$/.test(o))) {
+    const file = path.join(assets, f);
+    const body = fs.readFileSync(file);
+    fs.writeFileSync(
+      `${file}.br`,
+      zlib.brotliCompressSync(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11 } }),
+    );
+    fs.writeFileSync(`${file}.gz`, zlib.gzipSync(body, { level: 9 }));
+  }
   fs.writeFileSync(manifestFile, JSON.stringify({ inputs: Object.keys(result.metafile.inputs), js, css }, null, 2));
-  const size = (f) => `${(fs.statSync(path.join(assets, f)).size / 1024).toFixed(1)} kB`;
+  const kB = (file) => `${(fs.statSync(file).size / 1024).toFixed(1)} kB`;
+  const size = (f) => `${kB(path.join(assets, f))} (${kB(path.join(assets, `${f}.br`))} brotli)`;
   const shared = chunks.filter((f) => withEntry.includes(f));
   const onDemand = chunks.filter((f) => !withEntry.includes(f));
   console.log(

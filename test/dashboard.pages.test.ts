@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
+import zlib from 'node:zlib';
 import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dashboardPages } from '../src/http/dashboard.ts';
@@ -35,7 +36,28 @@ beforeAll(() => {
     '<!doctype html><title>CRM dashboard</title><script type="module" src="/dashboard/assets/main-ABC.js"></script>',
   );
   fs.writeFileSync(path.join(built, 'assets', 'main-ABC.js'), 'console.log(1)');
+  // A built script with its compressed copies beside it, as scripts/build-dashboard.mjs writes them.
+  const script = path.join(built, 'assets', 'big-DEF.js');
+  fs.writeFileSync(script, BIG_SCRIPT);
+  fs.writeFileSync(`${script}.br`, zlib.brotliCompressSync(BIG_SCRIPT));
+  fs.writeFileSync(`${script}.gz`, zlib.gzipSync(BIG_SCRIPT));
 });
+
+const BIG_SCRIPT = `export const rows = [${Array.from({ length: 2000 }, (_, i) => `'row ${i}'`).join(',')}];\n`;
+
+/** The raw answer to GET `url` sent with `acceptEncoding` (fetch would decompress it unasked). */
+function getRaw(url: string, acceptEncoding?: string) {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+    const headers = acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
+    http
+      .get(url, { headers }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+      })
+      .on('error', reject);
+  });
+}
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -69,6 +91,37 @@ describe('dashboard pages', () => {
     const missing = await fetch(`${base}/dashboard/assets/main-OLD.js`);
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.code).toBe('not_found');
+  });
+
+  it('serves the compressed copy a browser accepts, brotli first, and the plain file to others', async () => {
+    const base = await serve(built);
+    const url = `${base}/dashboard/assets/big-DEF.js`;
+    const cases: [string | undefined, string | undefined, (b: Buffer) => Buffer][] = [
+      ['gzip, deflate, br, zstd', 'br', (b) => zlib.brotliDecompressSync(b)],
+      ['gzip;q=1.0, br;q=0', 'gzip', (b) => zlib.gunzipSync(b)],
+      ['identity', undefined, (b) => b],
+      [undefined, undefined, (b) => b],
+    ];
+    for (const [accepted, encoding, decode] of cases) {
+      const r = await getRaw(url, accepted);
+      expect(r.status, accepted).toBe(200);
+      expect(r.headers['content-encoding'], accepted).toBe(encoding);
+      expect(r.headers['content-type'], accepted).toMatch(/^text\/javascript|^application\/javascript/);
+      expect(r.headers['cache-control'], accepted).toContain('immutable');
+      expect(r.headers.vary, accepted).toContain('Accept-Encoding');
+      expect(decode(r.body).toString(), accepted).toBe(BIG_SCRIPT);
+      if (encoding) expect(r.body.length, accepted).toBeLessThan(BIG_SCRIPT.length / 3);
+    }
+  });
+
+  it('answers a malformed or missing asset path with the JSON envelope', async () => {
+    const base = await serve(built);
+    for (const p of ['/dashboard/assets/%E0%A4%A', '/dashboard/assets/%', '/dashboard/assets/big-DEF.js%00']) {
+      const r = await getRaw(base + p, 'br');
+      expect(r.status, p).toBeGreaterThanOrEqual(400);
+      expect(r.status, p).toBeLessThan(500);
+      expect(JSON.parse(r.body.toString()).error.code, p).toMatch(/^(malformed_request|not_found)$/);
+    }
   });
 
   it('leaves /dashboard/api paths and other methods to the routes after it', async () => {
