@@ -1,5 +1,5 @@
-// A modal form on the native <dialog>, like PromptDialog but with the fields its caller gives: it
-// keeps focus inside, Escape cancels, and the submit button says what will happen.
+// A modal form on the native <dialog> with the fields its caller gives: it keeps focus inside,
+// Escape cancels, the API's refusal shows inside it, and the submit button says what will happen.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from './error-message.tsx';
@@ -10,6 +10,8 @@ export interface FormDialogProps {
   danger?: boolean;
   /** Disables the submit button (for example while the dialog still counts what it will act on). */
   disabled?: boolean;
+  /** Focus starts on the submit button instead of the first field (the fields are optional). */
+  focusSubmit?: boolean;
   children?: ComponentChildren;
   onSubmit(): Promise<void>;
   onClose(): void;
@@ -17,7 +19,8 @@ export interface FormDialogProps {
 
 let ids = 0;
 
-export function FormDialog({ title, submitLabel, danger, disabled, children, onSubmit, onClose }: FormDialogProps) {
+export function FormDialog(props: FormDialogProps) {
+  const { title, submitLabel, danger, disabled, focusSubmit, children, onSubmit, onClose } = props;
   const ref = useRef<HTMLDialogElement>(null);
   const [id] = useState(() => `form-dialog-${++ids}`);
   const [error, setError] = useState<unknown>(null);
@@ -47,7 +50,12 @@ export function FormDialog({ title, submitLabel, danger, disabled, children, onS
         {children}
         <ErrorMessage error={error} />
         <div class="actions">
-          <button type="submit" class={danger ? 'danger' : 'primary'} disabled={busy || disabled}>
+          <button
+            type="submit"
+            class={danger ? 'danger' : 'primary'}
+            disabled={busy || disabled}
+            autoFocus={focusSubmit}
+          >
             {submitLabel}
           </button>
           <button type="button" onClick={() => ref.current?.close()}>

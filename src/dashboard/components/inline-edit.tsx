@@ -1,7 +1,7 @@
 // A field shown as text with an Edit button that turns it into an input in place. Enter saves,
 // Escape cancels; focus returns to the Edit button either way.
 import type { ComponentChildren } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { ErrorMessage } from './error-message.tsx';
 
 export interface InlineEditProps {
@@ -28,7 +28,9 @@ export function InlineEdit({ label, children, value, type = 'text', options, onS
   const wasEditing = useRef(false);
 
   // Preact leaves autofocus to the browser, which honours it only at page load or in a dialog.
-  useEffect(() => {
+  // A layout effect: focus moves in the same task that swaps the form for the text, so a key
+  // pressed at once (or the removed form's focus falling to <body>) never finds it elsewhere.
+  useLayoutEffect(() => {
     if (editing) form.current?.querySelector<HTMLElement>('input, select')?.focus();
     else if (wasEditing.current) editButton.current?.focus();
     wasEditing.current = editing;

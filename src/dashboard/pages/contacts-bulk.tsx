@@ -1,7 +1,7 @@
 // Bulk actions on the selected contacts (this page's, or every one the view matches): add or
 // remove a tag, assign to a user, delete. Each asks first, naming the count, and runs as
 // batchContacts requests; the contacts it could not change are listed with the reason.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { gql } from '../api/graphql.ts';
 import { FormDialog } from '../components/form-dialog.tsx';
 import {
@@ -116,7 +116,7 @@ export function BulkActions({
   };
 
   // After the dialog closes, focus goes to the outcome (the buttons that opened it may be gone).
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (kind || !focusStatus.current) return;
     focusStatus.current = false;
     status.current?.focus();

@@ -1,7 +1,7 @@
 // Pipelines and their stages: create a pipeline, rename it or make it the default; add, rename and
 // delete stages, set their win probability, and reorder them by drag and drop or with the Move up /
 // Move down buttons. The chosen pipeline is kept in the URL (?id=).
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { ErrorMessage } from '../components/error-message.tsx';
 import { InlineEdit } from '../components/inline-edit.tsx';
@@ -277,7 +277,7 @@ function StageList({ pipelineId }: { pipelineId: string }) {
   const shown = order ?? stages.data ?? [];
 
   // Focus stays on the button that moved the stage (or its other one at either end), as the row moves.
-  useEffect(() => {
+  useLayoutEffect(() => {
     const after = focusAfter.current;
     if (!after) return;
     const row = list.current?.querySelector(`[data-stage-id="${after.id}"]`);

@@ -1,6 +1,6 @@
 // Tasks: my open tasks, the overdue ones, those due today and everyone's by assignee, as views kept
 // in the URL (?view=…) so each can be bookmarked. Tasks are created here and completed with a note.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso/router';
 import { gql } from '../api/graphql.ts';
 import { ErrorMessage } from '../components/error-message.tsx';
@@ -128,7 +128,7 @@ export function TasksPage() {
     });
   // The completed task's button is gone: focus goes to the message saying so, once the dialog is closed.
   const focusStatus = useRef(false);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (completing || !focusStatus.current) return;
     focusStatus.current = false;
     status.current?.focus();
