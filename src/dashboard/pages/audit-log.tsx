@@ -8,6 +8,7 @@ import { useAction } from '../lib/use-action.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { useTitle } from '../lib/use-title.ts';
 import { ScrollBox } from '../components/scroll-box.tsx';
+import { InlineSelect } from '../components/inline-select.tsx';
 
 interface Entry {
   id: string;
@@ -117,17 +118,12 @@ export function AuditLogPage() {
         log.
       </p>
       <form class="filters" onSubmit={(e) => e.preventDefault()}>
-        <label class="inline-field">
-          Kind of record
-          <select value={resource} onChange={(e) => setResource(e.currentTarget.value)}>
-            <option value="">All</option>
-            {RESOURCES.map((r) => (
-              <option key={r} value={r}>
-                {r.replace('_', ' ')}
-              </option>
-            ))}
-          </select>
-        </label>
+        <InlineSelect
+          label="Kind of record"
+          value={resource}
+          choices={[{ value: '', label: 'All' }, ...RESOURCES.map((r) => ({ value: r, label: r.replace('_', ' ') }))]}
+          onChange={setResource}
+        />
         <label class="inline-field">
           Record id
           {/* The whole id, on Enter or leaving the field (change, not input), and not controlled: a

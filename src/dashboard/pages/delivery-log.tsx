@@ -6,6 +6,7 @@ import { formatDateTime } from '../lib/format.ts';
 import { useAction } from '../lib/use-action.ts';
 import { useQuery } from '../lib/use-query.ts';
 import { ScrollBox } from '../components/scroll-box.tsx';
+import { InlineSelect } from '../components/inline-select.tsx';
 
 interface Attempt {
   attempt: number;
@@ -57,6 +58,13 @@ function Attempts({ d }: { d: Delivery }) {
 }
 const PENDING_REFRESH_MS = 2000;
 
+const STATUS_CHOICES = [
+  { value: '', label: 'All' },
+  { value: 'pending', label: 'Pending' },
+  { value: 'delivered', label: 'Delivered' },
+  { value: 'failed', label: 'Failed' },
+];
+
 export function DeliveryLog({ webhookId, version }: { webhookId: string; version: number }) {
   const [status, setStatus] = useState('');
   const { error, run } = useAction();
@@ -90,15 +98,7 @@ export function DeliveryLog({ webhookId, version }: { webhookId: string; version
     <section aria-labelledby="delivery-log">
       <div class="title-row">
         <h2 id="delivery-log">Delivery log</h2>
-        <label class="inline-field">
-          Status
-          <select value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            <option value="">All</option>
-            <option value="pending">Pending</option>
-            <option value="delivered">Delivered</option>
-            <option value="failed">Failed</option>
-          </select>
-        </label>
+        <InlineSelect label="Status" value={status} choices={STATUS_CHOICES} onChange={setStatus} />
         <button type="button" onClick={() => void log.reload()}>
           Refresh
         </button>

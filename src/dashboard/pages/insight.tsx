@@ -25,6 +25,7 @@ import {
   type StageValue,
   valuesIn,
 } from './insight-model.ts';
+import { InlineSelect } from '../components/inline-select.tsx';
 
 interface Pipeline {
   id: string;
@@ -34,6 +35,7 @@ interface Pipeline {
 
 const MONTH_CHOICES = [6, 12, 24];
 const DAY_CHOICES = [1, 7, 30];
+const numbers = (list: number[]) => list.map((n) => ({ value: n, label: String(n) }));
 
 const pct = (rate: number | null) => (rate === null ? '—' : `${percent(rate)}%`);
 const days = (d: number | null) => (d === null ? '—' : d.toFixed(1));
@@ -195,16 +197,7 @@ function WinRate({ pipeline }: { pipeline: Pipeline }) {
     <section class="insight" aria-labelledby="win-rate" data-chart="win-rate">
       <div class="title-row">
         <h2 id="win-rate">Win rate and sales cycle</h2>
-        <label class="inline-field">
-          Months
-          <select value={months} onChange={(e) => setMonths(Number(e.currentTarget.value))}>
-            {MONTH_CHOICES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <InlineSelect label="Months" value={months} choices={numbers(MONTH_CHOICES)} onChange={setMonths} />
       </div>
       <p class="hint">
         Deals of {pipeline.name} by the month they closed: won / (won + lost), and the median days from creation to
@@ -292,16 +285,7 @@ function WebhookDeliveries() {
     <section class="insight" aria-labelledby="webhook-deliveries" data-chart="webhook-deliveries">
       <div class="title-row">
         <h2 id="webhook-deliveries">Webhook deliveries</h2>
-        <label class="inline-field">
-          Days
-          <select value={period} onChange={(e) => setPeriod(Number(e.currentTarget.value))}>
-            {DAY_CHOICES.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
+        <InlineSelect label="Days" value={period} choices={numbers(DAY_CHOICES)} onChange={setPeriod} />
       </div>
       <p class="hint">
         Per subscription, the deliveries of the last {period} {period === 1 ? 'day' : 'days'}: the share delivered of
@@ -382,16 +366,12 @@ export function InsightPage() {
       <div class="title-row">
         <h1>Insight</h1>
         {list.length > 1 && (
-          <label class="inline-field">
-            Pipeline
-            <select value={current?.id} onChange={(e) => setChosen(e.currentTarget.value)}>
-              {list.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <InlineSelect
+            label="Pipeline"
+            value={current?.id}
+            choices={list.map((p) => ({ value: p.id, label: p.name }))}
+            onChange={setChosen}
+          />
         )}
       </div>
       <ErrorMessage error={pipelines.error} />

@@ -23,6 +23,7 @@ import {
   weightedForecast,
 } from './pipeline-model.ts';
 import { ScrollBox } from '../components/scroll-box.tsx';
+import { InlineSelect } from '../components/inline-select.tsx';
 
 /** Bursts of events (a bulk change) cause one reload. */
 const RELOAD_DELAY_MS = 150;
@@ -275,16 +276,12 @@ export function PipelineBoardPage() {
           ))}
         </fieldset>
         {list.length > 1 && (
-          <label class="inline-field">
-            Pipeline
-            <select value={current?.id} onChange={(e) => setChosen(e.currentTarget.value)}>
-              {list.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <InlineSelect
+            label="Pipeline"
+            value={current?.id}
+            choices={list.map((p) => ({ value: p.id, label: p.name }))}
+            onChange={setChosen}
+          />
         )}
         <a href={current ? `/dashboard/pipelines?id=${encodeURIComponent(current.id)}` : '/dashboard/pipelines'}>
           Edit pipelines and stages

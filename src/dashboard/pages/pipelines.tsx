@@ -25,6 +25,7 @@ import {
   updatePipeline,
   updateStage,
 } from './pipelines-model.ts';
+import { InlineSelect } from '../components/inline-select.tsx';
 
 const DRAG_TYPE = 'application/x-crm-stage';
 
@@ -422,17 +423,12 @@ export function PipelinesPage() {
       <div class="title-row">
         <h1>Pipelines and stages</h1>
         {list.length > 1 && (
-          <label class="inline-field">
-            Pipeline
-            <select value={current?.id} onChange={(e) => choose(e.currentTarget.value)}>
-              {list.map((p) => (
-                <option key={p.id} value={p.id}>
-                  {p.name}
-                  {p.is_default ? ' (default)' : ''}
-                </option>
-              ))}
-            </select>
-          </label>
+          <InlineSelect
+            label="Pipeline"
+            value={current?.id}
+            choices={list.map((p) => ({ value: p.id, label: p.is_default ? `${p.name} (default)` : p.name }))}
+            onChange={choose}
+          />
         )}
       </div>
       <ErrorMessage error={pipelines.error} />
