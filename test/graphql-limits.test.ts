@@ -477,6 +477,29 @@ describe('the cost of a document seen before', () => {
     expect((await post(query, { n: 1 })).body.errors).toBeUndefined();
   });
 
+  it('a variable left out (its default applies) and one sent as null are weighed apart', async () => {
+    const query = `query Deep($n: Int = 1) { contacts(limit: $n) { nodes { ${NESTED_DEALS.replaceAll('100', '$n')} } } }`;
+    expect((await post(query)).body.errors).toBeUndefined();
+    // null is not replaced by the default: each list may hold its most.
+    expectRefused(await post(query, { n: null }), /Query cost limit of \d+ exceeded/);
+    expect((await post(query, {})).body.errors).toBeUndefined();
+    expectRefused(await post(query, { n: null }), /Query cost limit of \d+ exceeded/);
+  });
+
+  it('an operation whose cost cannot be computed is refused, and never runs unweighed afterwards', async () => {
+    const query = `query Deep($s: Boolean = true) {
+      contacts(limit: 100) @include(if: $s) { nodes { ${NESTED_DEALS} } }
+    }`;
+    expect(operationCost(schema, parse(query), { s: null })).toHaveProperty('error');
+    for (let i = 0; i < 2; i++) {
+      const nulled = await post(query, { s: null });
+      expect(nulled.body.data ?? null).toBeNull();
+      expect(nulled.body.errors[0].message).toMatch(/"if".*must not be null/);
+      expectRefused(await post(query), /Query cost limit of \d+ exceeded/);
+      expectRefused(await post(query, { s: true }), /Query cost limit of \d+ exceeded/);
+    }
+  });
+
   it('variables of other types than the declared ones are still refused, however often the document ran', async () => {
     const query = 'query Page($n: Int) { contacts(limit: $n) { nodes { id } } }';
     for (let i = 0; i < 3; i++) expect((await post(query, { n: 2 })).body.errors).toBeUndefined();

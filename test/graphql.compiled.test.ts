@@ -100,6 +100,21 @@ describe('compiled execution of /graphql documents', () => {
     expect(await compilations(app.base, 'interpreted')).toBe(before + 1);
   });
 
+  test('a nullable variable with a default in a non-null place runs interpreted, null refused each time', async ({
+    app,
+    ws,
+  }) => {
+    const query = 'query Maybe($s: Boolean = true) { contacts(limit: 2) @include(if: $s) { nodes { id } } }';
+    const before = await compilations(app.base, 'interpreted');
+    for (let i = 0; i < 3; i++) expect((await gql(app.base, ws.key, query)).errors).toBeUndefined();
+    expect(await compilations(app.base, 'interpreted')).toBe(before + 1);
+    const { answers } = await threeRuns(() => gql(app.base, ws.key, query, { s: null }));
+    for (const answer of answers) {
+      expect(answer).toMatchObject({ errors: [{ message: expect.stringMatching(/"if".*must not be null/) }] });
+      expect((answer as { data?: unknown }).data ?? null).toBeNull();
+    }
+  });
+
   test('a document sent once is never compiled', async ({ app, ws }) => {
     const before = await compilations(app.base, 'compiled');
     for (let i = 0; i < 5; i++) {

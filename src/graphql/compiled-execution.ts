@@ -22,8 +22,9 @@
 //   (`custom_fields: { tier: $tier }` becomes `{ tier: undefined }`): such documents, and
 //   subscriptions, keep the interpreter.
 // - graphql-jit refuses a non-null variable with a default value that the request leaves out
-//   (`$s: Boolean! = false` answers "was not provided"), where graphql-js uses the default: such
-//   documents keep the interpreter too.
+//   (`$s: Boolean! = false` answers "was not provided"), where graphql-js uses the default; and it
+//   takes a null for a nullable variable with a default in a non-null place (`@include(if: $s)`
+//   with `$s: Boolean = true`), which graphql-js refuses: such documents keep the interpreter too.
 import { LRUCache } from 'lru-cache';
 import {
   type DocumentNode,
@@ -33,6 +34,7 @@ import {
   type Source,
   getNamedType,
   type GraphQLSchema,
+  isNonNullType,
   isScalarType,
   Kind,
   type OperationDefinitionNode,
@@ -127,6 +129,37 @@ function hasRecursiveVariable(schema: GraphQLSchema, operation: OperationDefinit
   });
 }
 
+/**
+ * Whether a variable declared nullable with a default fills a non-null argument (`$s: Boolean = true`
+ * in `@include(if: $s)`): sent as null, graphql-js refuses it, where graphql-jit read it as false.
+ */
+function hasDefaultedVariableInNonNullPosition(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  op: OperationDefinitionNode,
+) {
+  const defaulted = new Set(
+    (op.variableDefinitions ?? [])
+      .filter((v) => v.type.kind !== Kind.NON_NULL_TYPE && v.defaultValue !== undefined)
+      .map((v) => v.variable.name.value),
+  );
+  if (defaulted.size === 0) return false;
+  const typeInfo = new TypeInfo(schema);
+  let found = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      // In a variable's own definition the input type is the one declared, which is nullable here.
+      Variable(node) {
+        if (!defaulted.has(node.name.value) || !isNonNullType(typeInfo.getInputType())) return;
+        found = true;
+        return BREAK;
+      },
+    }),
+  );
+  return found;
+}
+
 /** Whether a variable is declared non-null with a default value (`$s: Boolean! = false`). */
 export const hasNonNullVariableWithDefault = (operation: OperationDefinitionNode): boolean =>
   (operation.variableDefinitions ?? []).some((v) => v.type.kind === Kind.NON_NULL_TYPE && v.defaultValue !== undefined);
@@ -135,7 +168,8 @@ function compile(schema: GraphQLSchema, document: DocumentNode, name: string | u
   const operation = operationOf(document, name);
   if (!operation || operation.operation === 'subscription') return null;
   if (hasRecursiveVariable(schema, operation) || hasVariableInScalarLiteral(schema, document)) return null;
-  if (hasNonNullVariableWithDefault(operation)) return null;
+  if (hasNonNullVariableWithDefault(operation) || hasDefaultedVariableInNonNullPosition(schema, document, operation))
+    return null;
   const compiled = compileQuery(schema, document, name);
   if (!isCompiledQuery(compiled)) return null;
   const source = document.loc?.source;

@@ -190,9 +190,13 @@ function costVariables(document: DocumentNode): string[] {
   return [...names];
 }
 
+/** How a variable the request leaves out appears in a cost key (its default applies, where `null` does not). */
+const OMITTED = 'omitted';
+
 /**
  * Where this document's cost with these variables is kept: the operation's name and the values
- * of the variables it depends on (numbers and booleans; any other value is not looked up).
+ * of the variables it depends on (numbers, booleans, null, or left out; any other value is not
+ * looked up). Left out and `null` are kept apart: a default fills the one and not the other.
  */
 function costSlot(
   schema: GraphQLSchema,
@@ -204,14 +208,17 @@ function costSlot(
   if (!bySchema) knownCosts.set(schema, (bySchema = new WeakMap()));
   let known = bySchema.get(document);
   if (!known) bySchema.set(document, (known = { variables: costVariables(document), byValues: new Map() }));
-  const values = known.variables.map((name) => variables?.[name] ?? null);
-  if (!values.every((v) => v === null || typeof v === 'number' || typeof v === 'boolean')) return null;
+  const values = known.variables.map((name) =>
+    variables && Object.hasOwn(variables, name) && variables[name] !== undefined ? variables[name] : OMITTED,
+  );
+  if (!values.every((v) => v === OMITTED || v === null || typeof v === 'number' || typeof v === 'boolean')) return null;
   return { known, key: JSON.stringify([operationName ?? null, ...values]) };
 }
 
 /**
  * The cost of the document's operations with these variables. Variables that do not fit their
- * declared types are left to execution, which refuses them before any resolver runs.
+ * declared types are left to execution, which refuses them before any resolver runs. An operation
+ * whose cost cannot be computed is refused, never run unweighed.
  */
 export function operationCost(
   schema: GraphQLSchema,
@@ -255,7 +262,9 @@ function computeCost(
         ),
       };
     }
-    if (err instanceof GraphQLError) return { invalidVariables: true };
+    // The variables fit their types, yet an argument's value does not (`@include(if: $s)` with
+    // `$s: Boolean = true` sent as null): execution would refuse it too, in the same words.
+    if (err instanceof GraphQLError) return { error: new GraphQLError(err.message) };
     throw err;
   }
 }

@@ -98,8 +98,8 @@ type BeforeRun = { args: ExecutionArgs; setResultAndStopExecution: (result: { er
 
 /**
  * Refuses, before it runs, an operation whose variables are absurdly deep (graphql-js coerces
- * them recursively) or whose cost with these variables is over the limit; returns the cost of one
- * that may run (undefined when its variables are left to execution to refuse).
+ * them recursively), do not fit its declared types, or whose cost with these variables cannot be
+ * computed or is over the limit; returns the cost of one that may run.
  */
 const refuseExpensive =
   (maxCost: number, hideSuggestions: boolean) =>
@@ -114,10 +114,12 @@ const refuseExpensive =
     if ('invalidVariables' in cost) {
       const errors = variableErrors(args.schema, args.document, variables, args.operationName, { hideSuggestions });
       // As execution would answer them: coded, with details, and the status of a variables error.
-      if (errors)
-        return void setResultAndStopExecution({ errors: errors.map((e) => withCode(e, { http: { status: 400 } })) });
+      return void setResultAndStopExecution({
+        errors: errors?.length
+          ? errors.map((e) => withCode(e, { http: { status: 400 } }))
+          : [refusal('The variables do not fit the operation')],
+      });
     }
-    if (!('cost' in cost)) return undefined;
     const limit = costLimitOf(args.schema, args.document, maxCost);
     if (cost.cost > limit) {
       return void setResultAndStopExecution({
