@@ -25,9 +25,9 @@ import { withOrigin } from './events/origin.ts';
 const USAGE = `Usage: npm run --silent cli -- <command> [options] [--json]
   workspace create --name N [--plan standard|professional|enterprise] [--currency USD]
   user create --workspace W --name N --email E
-  user set-password --email E [--password-stdin]
-             dashboard password of the person with this e-mail, in every workspace; typed at
-             a prompt, or read from the first line of standard input with --password-stdin
+  user set-password --email E [--workspace W] [--password-stdin]
+             dashboard password of the person with this e-mail, in every workspace or in W only;
+             typed at a prompt, or read from the first line of standard input with --password-stdin
   key create --workspace W --name N --scope full|read_only|custom [--permissions contacts:read,deals:write]
              [--sandbox] [--expires-at ISO] [--user U]
   key revoke --id K
@@ -87,14 +87,9 @@ async function run(db: Database, command: string): Promise<unknown> {
     case 'user create':
       return createUser(p, { workspace: values.workspace ?? '', name: values.name ?? '', email: values.email ?? '' });
     case 'user set-password':
-      // One password per person: a row of one workspace cannot get its own.
-      if (values.workspace)
-        throw new AppError(
-          'validation_error',
-          'A password belongs to the e-mail address in every workspace: set-password takes no --workspace',
-        );
       return setUserPassword(p, {
         email: values.email ?? '',
+        workspace: values.workspace,
         password: await readPassword({ fromStdin: Boolean(values['password-stdin']) }),
       });
     case 'key create':

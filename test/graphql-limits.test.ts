@@ -478,7 +478,8 @@ describe('the cost of a document seen before', () => {
   });
 
   it('a variable left out (its default applies) and one sent as null are weighed apart', async () => {
-    const query = `query Deep($n: Int = 1) { contacts(limit: $n) { nodes { ${NESTED_DEALS.replaceAll('100', '$n')} } } }`;
+    const nested = NESTED_DEALS.replaceAll('100', '$n');
+    const query = `query Deep($n: Int = 1) { contacts(limit: $n) { nodes { ${nested} } } }`;
     expect((await post(query)).body.errors).toBeUndefined();
     // null is not replaced by the default: each list may hold its most.
     expectRefused(await post(query, { n: null }), /Query cost limit of \d+ exceeded/);

@@ -5,7 +5,7 @@ import { describe, expect } from 'vitest';
 import { setUserPassword } from '../src/admin/workspaces.ts';
 import { LOGIN_LIMITS } from '../src/auth/login-limits.ts';
 // The service counts its argon2 verifications; the tests read the count around each sign-in.
-import { passwordChecks as verifications } from '../src/auth/passwords.ts';
+import { hashPassword, passwordChecks as verifications } from '../src/auth/passwords.ts';
 import { client, uniqueEmail } from './helpers/app.ts';
 import { PASSWORD, setPassword } from './helpers/dashboard.ts';
 import { test } from './helpers/fixtures.ts';
@@ -69,6 +69,44 @@ describe('sign-in compares e-mail addresses exactly', () => {
     expect((await login(` ${mail.toUpperCase()}`, PASSWORD, ip)).status).toBe(429);
     expect((await login(mail.slice(0, -1) + '_', PASSWORD, ip)).status).toBe(401);
     expect((await login(mail, PASSWORD, ip)).status).toBe(429);
+  });
+
+  it('set-password for one workspace sets that user only', async ({ app, login }) => {
+    const person = uniqueEmail('one');
+    const [a, b] = [await app.workspace(), await app.workspace()];
+    for (const w of [a, b]) await w.addUser('One', person);
+    await setUserPassword(app.db.prisma, { email: person, password: PASSWORD });
+    const set = await setUserPassword(app.db.prisma, { email: person, password: 'only for b now', workspace: b.id });
+    expect(set.users).toEqual([expect.objectContaining({ workspace_id: b.id })]);
+    expect((await login(person, PASSWORD)).body.workspaces.map((w: { id: string }) => w.id)).toEqual([a.id]);
+    expect((await login(person, 'only for b now')).body.workspaces.map((w: { id: string }) => w.id)).toEqual([b.id]);
+    await expect(
+      setUserPassword(app.db.prisma, { email: person, password: PASSWORD, workspace: 'ws_elsewhere' }),
+    ).rejects.toMatchObject({ code: 'not_found' });
+  });
+
+  it('checks once per distinct password of the address: rows set apart open apart', async ({ app, login }) => {
+    const person = uniqueEmail('apart');
+    const workspaces = [await app.workspace(), await app.workspace(), await app.workspace()];
+    for (const w of workspaces) await w.addUser('Apart', person);
+    await setPassword(app.db, person);
+    // One workspace's row set on its own (as its one-time link does), with another password.
+    const own = await app.db.prisma.user.findFirstOrThrow({ where: { email: person, workspaceId: workspaces[2].id } });
+    await app.db.prisma.user.update({
+      where: { id: own.id },
+      data: { passwordHash: await hashPassword('a password of its own') },
+    });
+    for (const [password, opened] of [
+      [PASSWORD, [workspaces[0].id, workspaces[1].id]],
+      ['a password of its own', [workspaces[2].id]],
+      ['neither of them', []],
+    ] as const) {
+      verifications.count = 0;
+      const r = await login(person, password);
+      const ids = r.status === 200 ? r.body.workspaces.map((w: { id: string }) => w.id).sort() : [];
+      expect(ids, password).toEqual([...opened].sort());
+      expect(verifications.count, password).toBe(2);
+    }
   });
 
   it('checks the password once per attempt, however many users share the address or match a pattern', async ({

@@ -93,15 +93,17 @@ export async function createUser(db: Db, input: { workspace: string; name: strin
  * Sets the dashboard password of a person: every user row with this e-mail (one per workspace)
  * gets the same hash, so a sign-in checks one hash. Their open dashboard sessions end.
  */
-export async function setUserPassword(db: Db, input: { email: string; password: string }) {
+/** Sets the password of the address's user in every workspace, or in `workspace` only. */
+export async function setUserPassword(db: Db, input: { email: string; password: string; workspace?: string }) {
   const email = normalizeEmail(input.email ?? '');
   if (!email) throw validationError({ email: ['is required'] });
   const passwordHash = await hashPassword(input.password ?? '');
   const users = await db.user.findMany({
-    where: { email, workspace: { isSandbox: false } },
+    where: { email, workspace: { isSandbox: false }, ...(input.workspace && { workspaceId: input.workspace }) },
     select: { id: true, workspaceId: true },
   });
-  if (users.length === 0) throw new AppError('not_found', `No user with email ${email}`);
+  if (users.length === 0)
+    throw new AppError('not_found', `No user with email ${email}${input.workspace ? ` in ${input.workspace}` : ''}`);
   const ids = users.map((u) => u.id);
   await db.$transaction(async (tx) => {
     await tx.user.updateMany({ where: { id: { in: ids } }, data: { passwordHash } });

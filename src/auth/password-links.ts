@@ -8,9 +8,9 @@ import type { Prisma } from '../db/generated/client/client.ts';
 import { AppError } from '../errors.ts';
 import { newId } from '../ids.ts';
 import { recordAudit } from '../events/audit.ts';
-import { normalizeEmail } from './email.ts';
 import { hashToken } from './keys.ts';
-import { checkPasswordRules, hashPassword, verifyPassword } from './passwords.ts';
+import { checkPasswordRules, hashPassword } from './passwords.ts';
+import { matchCredentials } from './sign-in.ts';
 import { SessionStore } from './sessions.ts';
 
 export const LINK_PURPOSES = ['invite', 'reset'] as const;
@@ -77,30 +77,9 @@ export function linkUrl(origin: string, token: string): string {
 }
 
 /**
- * The password the person already has in other workspaces (one password per person, as the admin
- * CLI sets it): a link of one workspace may not replace it, or whoever holds the link would sign in
- * to the others. Deactivated users count too. Null when the address has none elsewhere.
- */
-export async function passwordElsewhere(prisma: Db, user: { id: string; email: string }): Promise<string | null> {
-  const other = await prisma.user.findFirst({
-    where: {
-      email: normalizeEmail(user.email),
-      id: { not: user.id },
-      // A deactivated user's password is still theirs: reactivated, they sign in with it again, and
-      // a link of another workspace that replaced it would lock them out there (sign-in checks one
-      // password per person).
-      passwordHash: { not: null },
-      workspace: { isSandbox: false },
-    },
-    select: { passwordHash: true },
-    orderBy: [{ workspace: { name: 'asc' } }, { workspaceId: 'asc' }],
-  });
-  return other?.passwordHash ?? null;
-}
-
-/**
- * Uses a link: sets the password (or, for a person who has one elsewhere, checks it and shares it),
- * deletes the link and ends the user's sessions. Returns the user ids the new sign-in opens.
+ * Uses a link: sets the password of the link's user (that workspace's row only: sign-in.ts), deletes
+ * the link and ends the user's sessions. Returns the user ids the new sign-in opens: this one, and
+ * the person's users in other workspaces whose password is the same.
  */
 export async function redeemPasswordLink(
   prisma: Db,
@@ -108,20 +87,8 @@ export async function redeemPasswordLink(
   password: string,
 ): Promise<string[]> {
   const { user } = link;
-  const existing = await passwordElsewhere(prisma, user);
-  let passwordHash: string;
-  if (existing) {
-    if (!(await verifyPassword(existing, password)))
-      throw new AppError(
-        'validation_error',
-        'This e-mail address already has a dashboard password for another workspace: enter that password',
-        { password: ['is not the password this e-mail address signs in with'] },
-      );
-    passwordHash = existing;
-  } else {
-    checkPasswordRules(password);
-    passwordHash = await hashPassword(password);
-  }
+  checkPasswordRules(password);
+  const passwordHash = await hashPassword(password);
   const used = await prisma.$transaction(async (tx) => {
     // Single use: of two requests with one token, only the one that deletes it goes on.
     const { count } = await tx.passwordLink.deleteMany({ where: { id: link.id, expiresAt: { gt: new Date() } } });
@@ -141,12 +108,5 @@ export async function redeemPasswordLink(
   if (!used) throw invalidLink();
   // As when the admin CLI sets a password: the user's open sessions end.
   await SessionStore.deleteForUsers(prisma, [user.id]);
-  const userIds = (
-    await prisma.user.findMany({
-      where: { email: user.email, active: true, passwordHash, workspace: { isSandbox: false } },
-      select: { id: true },
-      orderBy: [{ workspace: { name: 'asc' } }, { workspaceId: 'asc' }],
-    })
-  ).map((u) => u.id);
-  return userIds;
+  return matchCredentials(prisma, user.email, password);
 }

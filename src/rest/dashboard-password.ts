@@ -5,7 +5,7 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import { z } from 'zod';
 import type { LinkLimits } from '../auth/login-limits.ts';
-import { findPasswordLink, invalidLink, passwordElsewhere, redeemPasswordLink } from '../auth/password-links.ts';
+import { findPasswordLink, invalidLink, redeemPasswordLink } from '../auth/password-links.ts';
 import { PASSWORD_MAX } from '../auth/passwords.ts';
 import type { SessionStore } from '../auth/sessions.ts';
 import { withOrigin } from '../events/origin.ts';
@@ -52,8 +52,6 @@ export function passwordLinkRoutes(deps: { sessions: SessionStore; linkLimits: L
       purpose: link.purpose,
       user: { name: link.user.name, email: link.user.email },
       expires_at: link.expiresAt.toISOString(),
-      // The page then asks for the password the person already signs in with.
-      existing_password: (await passwordElsewhere(prisma, link.user)) !== null,
     });
   });
 

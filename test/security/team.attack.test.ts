@@ -197,33 +197,51 @@ describe('password links under attack', () => {
     expect(pre.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it("a person deactivated in a workspace keeps its password: another workspace's link cannot replace it", async () => {
+  it("another workspace's link never sets the password a person signs in to this one with", async () => {
     const wsB = await app.workspace();
     const wsA = await app.workspace();
-    // The attacker's workspace sorts first: its password would be the one sign-in checks.
+    // The attacker's workspace sorts first: sign-in's default choice.
     await app.db.prisma.workspace.update({ where: { id: wsA.id }, data: { name: 'Aaa attacker' } });
     await app.db.prisma.workspace.update({ where: { id: wsB.id }, data: { name: 'Zzz victim' } });
     const adminB = await member('AdminB', wsB);
     const person = await member('Person', wsB);
     const attacker = await member('AdminA', wsA);
-    expect((await adminB.signed.gql(DEACTIVATE, { id: person.id })).errors).toBeUndefined();
+    const login = async (email: string, password: string) => {
+      const r = await signedOut('POST', '/dashboard/api/login', { email, password });
+      return r.status === 200 ? r.body.workspaces.map((w: { id: string }) => w.id) : r.status;
+    };
 
+    // A person deactivated in B keeps their password there, whatever A's link sets for A.
+    expect((await adminB.signed.gql(DEACTIVATE, { id: person.id })).errors).toBeUndefined();
     const invited = await attacker.signed.gql(INVITE, { input: { name: 'Person', email: person.email } });
     expect(invited.errors).toBeUndefined();
     const token = tokenOf(invited.data.inviteUser.link.url);
     const check = await signedOut('POST', '/dashboard/api/password-link', { token });
-    expect(check.body.existing_password).toBe(true);
-    const taken = await signedOut('POST', '/dashboard/api/password', {
-      token,
+    expect(check.body).not.toHaveProperty('existing_password');
+    const taken = await signedOut('POST', '/dashboard/api/password', { token, password: 'attacker chosen password' });
+    expect(taken.status, taken.text).toBe(200);
+    expect(taken.body.workspaces.map((w: { id: string }) => w.id)).toEqual([wsA.id]);
+    expect((await adminB.signed.gql(REACTIVATE, { id: person.id })).errors).toBeUndefined();
+    expect(await login(person.email, PASSWORD)).toEqual([wsB.id]);
+    expect(await login(person.email, 'attacker chosen password')).toEqual([wsA.id]);
+
+    // An address B has yet to invite: A claims it first, B's invitation still lets the person choose.
+    const fresh = uniqueEmail('newcomer');
+    const squat = await attacker.signed.gql(INVITE, { input: { name: 'Newcomer', email: fresh } });
+    const squatted = await signedOut('POST', '/dashboard/api/password', {
+      token: tokenOf(squat.data.inviteUser.link.url),
       password: 'attacker chosen password',
     });
-    expect(taken.status, taken.text).toBe(400);
-
-    // Reactivated, the person signs in to their workspace with their own password.
-    expect((await adminB.signed.gql(REACTIVATE, { id: person.id })).errors).toBeUndefined();
-    const login = await signedOut('POST', '/dashboard/api/login', { email: person.email, password: PASSWORD });
-    expect(login.status, login.text).toBe(200);
-    expect(login.body.workspaces.map((w: { id: string }) => w.id)).toContain(wsB.id);
+    expect(squatted.status, squatted.text).toBe(200);
+    const real = await adminB.signed.gql(INVITE, { input: { name: 'Newcomer', email: fresh } });
+    const chosen = await signedOut('POST', '/dashboard/api/password', {
+      token: tokenOf(real.data.inviteUser.link.url),
+      password: 'the newcomer own password',
+    });
+    expect(chosen.status, chosen.text).toBe(200);
+    expect(chosen.body.workspaces.map((w: { id: string }) => w.id)).toEqual([wsB.id]);
+    expect(await login(fresh, 'the newcomer own password')).toEqual([wsB.id]);
+    expect(await login(fresh, 'attacker chosen password')).toEqual([wsA.id]);
   });
 });
 

@@ -7,8 +7,6 @@ export interface LinkInfo {
   purpose: 'invite' | 'reset';
   user: { name: string; email: string };
   expires_at: string;
-  /** The person already signs in to another workspace: the page asks for that password. */
-  existing_password: boolean;
 }
 
 async function post(path: string, body: unknown): Promise<unknown> {

@@ -39,7 +39,7 @@ export function SetPasswordPage({ onSignedIn }: { onSignedIn: (s: Session) => vo
   const submit = async (e: Event) => {
     e.preventDefault();
     setError(null);
-    if (!info?.existing_password && password !== repeat) {
+    if (password !== repeat) {
       setError(new Error('The two passwords are not the same.'));
       return;
     }
@@ -72,48 +72,40 @@ export function SetPasswordPage({ onSignedIn }: { onSignedIn: (s: Session) => vo
             {info.purpose === 'invite' ? 'Welcome, ' : 'For '}
             <strong>{info.user.name}</strong> ({info.user.email}).
           </p>
-          {info.existing_password ? (
-            <p class="hint">
-              This e-mail address already signs in to another workspace: enter that password to add this workspace to
-              it.
-            </p>
-          ) : (
-            <p class="hint">
-              At least {MIN} characters. The link works once, until {new Date(info.expires_at).toLocaleString()}.
-            </p>
-          )}
+          <p class="hint">
+            At least {MIN} characters. The link works once, until {new Date(info.expires_at).toLocaleString()}. Choosing
+            the password you use in another workspace opens both when you sign in.
+          </p>
           <input type="email" name="email" autoComplete="username" value={info.user.email} readOnly hidden />
           <label>
-            {info.existing_password ? 'Your password' : 'New password'}
+            New password
             <input
               type="password"
               name="password"
-              autoComplete={info.existing_password ? 'current-password' : 'new-password'}
+              autoComplete="new-password"
               required
-              minLength={info.existing_password ? undefined : MIN}
+              minLength={MIN}
               maxLength={MAX}
               autoFocus
               value={password}
               onInput={(e) => setPassword(e.currentTarget.value)}
             />
           </label>
-          {!info.existing_password && (
-            <label>
-              Repeat the password
-              <input
-                type="password"
-                name="repeat"
-                autoComplete="new-password"
-                required
-                maxLength={MAX}
-                value={repeat}
-                onInput={(e) => setRepeat(e.currentTarget.value)}
-              />
-            </label>
-          )}
+          <label>
+            Repeat the password
+            <input
+              type="password"
+              name="repeat"
+              autoComplete="new-password"
+              required
+              maxLength={MAX}
+              value={repeat}
+              onInput={(e) => setRepeat(e.currentTarget.value)}
+            />
+          </label>
           <ErrorMessage error={error} />
           <button type="submit" class="primary" disabled={busy}>
-            {busy ? 'Saving…' : info.existing_password ? 'Join and sign in' : 'Set password and sign in'}
+            {busy ? 'Saving…' : 'Set password and sign in'}
           </button>
         </form>
       )}
