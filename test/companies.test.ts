@@ -431,11 +431,16 @@ describe('merge', () => {
       custom_fields: { tier: 'gold', founded: 1999 },
     });
     expect((await ws.api('GET', `/v1/companies/${secondary.id}`)).status).toBe(404);
+    // One write for the moved contact: its version is raised once.
     expect((await ws.api('GET', `/v1/contacts/${contact.id}`)).body.data).toMatchObject({
       company_id: primary.id,
       company: 'Primary',
+      version: contact.version + 1,
     });
-    expect((await ws.api('GET', `/v1/deals/${deal.id}`)).body.data.company_id).toBe(primary.id);
+    expect((await ws.api('GET', `/v1/deals/${deal.id}`)).body.data).toMatchObject({
+      company_id: primary.id,
+      version: deal.version + 1,
+    });
     const merged = await app.db.prisma.event.findFirstOrThrow({
       where: { entityId: primary.id, type: 'company.merged' },
     });

@@ -17,7 +17,18 @@ const config: CodegenConfig = {
         // Enum values are the wire strings ('lead'), as on REST.
         enumsAsTypes: true,
         useTypeImports: true,
-        scalars: { DateTime: 'string', JSON: 'unknown', JSONObject: 'Record<string, unknown>' },
+        // The schema's own scalars: ISO date-times, and JSON objects whose keys depend on the record.
+        scalars: {
+          DateTime: 'string',
+          AuditChanges: 'Record<string, unknown>',
+          CustomFieldConditions: 'Record<string, unknown>',
+          CustomFieldValues: 'Record<string, unknown>',
+          ErrorDetails: 'Record<string, unknown>',
+          EventData: 'Record<string, unknown>',
+          ImportMapping: 'Record<string, string>',
+          WebhookFilters: 'Record<string, unknown>',
+          WebhookHeaders: 'Record<string, string>',
+        },
       },
     },
   },

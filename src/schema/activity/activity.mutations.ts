@@ -103,7 +103,9 @@ async function logActivity(tx: Tx, ctx: Context, input: ActivityCreateInput) {
 builder.mutationField('createActivity', (t) =>
   t.field({
     type: ActivityType,
-    description: 'Logs an activity (type required).',
+    description:
+      'Logs an activity (type required). An unknown contact_id or attendee is dropped with a warning ' +
+      '(meta.warnings / extensions.warnings); an unknown deal_id or company_id is refused (422).',
     args: { input: t.arg({ type: ActivityCreateInput, required: true }) },
     resolve: (_root, args, ctx) => {
       assertAllowed(ctx.caller, 'activities', 'write');

@@ -78,7 +78,7 @@ export const WebhookFilters = openShape(
 export const EventData = openShape(
   'EventData',
   'The data object of an event, as webhook deliveries carry it: ' +
-    'the record the event is about (contact, deal, task, activity or note) ' +
+    'the record the event is about (contact, company, deal, task, activity, note or import) ' +
     'and what the event adds, such as changes or previous_status. ' +
     'Its keys depend on the event name; docs/webhooks.md lists them per event.',
   { type: 'object', additionalProperties: true },

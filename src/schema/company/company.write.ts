@@ -215,9 +215,11 @@ export async function mergeCompanies(
   if (!primary || !secondary) throw notFound('Company');
   const merged = mergeCompanyFields(primary, secondary, input.merge_strategy);
   const now = new Date();
+  // Moved contacts take the surviving name in the same write, so each is raised one version (the
+  // rename below then touches only the primary's own contacts, and only when the name changes).
   const movedContacts = await tx.contact.updateMany({
     where: { companyId: secondary.id },
-    data: { companyId: primary.id, updatedAt: now },
+    data: { companyId: primary.id, company: merged.name, updatedAt: now },
   });
   const movedDeals = await tx.deal.updateMany({
     where: { companyId: secondary.id },
