@@ -12,19 +12,22 @@ describe('API keys', () => {
     for (const row of rows) expect(JSON.stringify(row)).not.toContain(ws.key.slice(9));
   });
 
+  // Each answer says what is wrong: the header's form, or the key.
   it.for([
-    ['no header', undefined],
-    ['two spaces', 'Bearer  KEY'],
-    ['no scheme', 'KEY'],
-    ['other scheme', 'Basic KEY'],
-    ['lower-case scheme glued', 'bearerKEY'],
-    ['wrong key shape', 'Bearer KEYx'],
-    ['unknown key', 'Bearer crm_live_00000000000000000000000000000000'],
-  ])('401 unauthorized: %s', async ([, header], { app, ws }) => {
+    ['no header', undefined, /^Missing API key/],
+    ['two spaces', 'Bearer  KEY', /^Malformed Authorization header/],
+    ['no scheme', 'KEY', /^Malformed Authorization header/],
+    ['other scheme', 'Basic KEY', /^Malformed Authorization header/],
+    ['lower-case scheme glued', 'bearerKEY', /^Malformed Authorization header/],
+    ['wrong key shape', 'Bearer KEYx', /^Invalid API key: keys are crm_live_ or crm_test_/],
+    ['a truncated key', 'Bearer crm_live_nope', /^Invalid API key: keys are crm_live_ or crm_test_/],
+    ['unknown key', 'Bearer crm_live_00000000000000000000000000000000', /^Invalid or revoked API key/],
+  ] as const)('401 unauthorized: %s', async ([, header, message], { app, ws }) => {
     const headers: Record<string, string> = header ? { authorization: header.replace('KEY', ws.key) } : {};
     const r = await client(app.base)('GET', '/v1/contacts', undefined, headers);
     expect(r.status).toBe(401);
     expect(r.body).toMatchObject({ success: false, error: { code: 'unauthorized' } });
+    expect(r.body.error.message).toMatch(message);
   });
 
   it('401 for expired and revoked keys', async ({ app, ws }) => {

@@ -103,7 +103,12 @@ export class Authenticator {
   async authenticate(header: string | undefined): Promise<KeyCaller> {
     if (!header) throw unauthorized('Missing API key: send "Authorization: Bearer <key>"');
     const key = parseAuthorization(header);
-    if (!key) throw unauthorized('Malformed Authorization header: expected "Bearer <key>"');
+    if (!key)
+      throw unauthorized(
+        HEADER.test(header)
+          ? 'Invalid API key: keys are crm_live_ or crm_test_ followed by 32 letters and digits'
+          : 'Malformed Authorization header: expected "Bearer <key>"',
+      );
     const hash = hashApiKey(key);
     const now = Date.now();
     let caller = this.cache.get(hash);
