@@ -87,6 +87,42 @@ export async function winDeal(api: Crm, contact: Contact): Promise<Deal> {
   return won.data.data;
 }
 
+export type ImportJob = components['schemas']['Import'];
+type ImportBody = NonNullable<paths['/v1/imports']['post']['requestBody']>['content']['multipart/form-data'];
+
+/**
+ * A CSV of contacts imported: `POST /v1/imports` takes multipart/form-data, which openapi-fetch
+ * sends when given a FormData (the file a Blob, the mapping a JSON text part). Then the job is
+ * read until it ends.
+ */
+export async function importContacts(api: Crm, csv: string): Promise<ImportJob> {
+  const body: ImportBody = {
+    resource: 'contacts',
+    format: 'csv',
+    mapping: { 'E-mail': 'email', Name: 'first_name' },
+    file: new Blob([csv], { type: 'text/csv' }),
+  };
+  const { data, error } = await api.POST('/v1/imports', {
+    body,
+    bodySerializer: (fields) => {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields))
+        if (value instanceof Blob) form.append(name, value, 'contacts.csv');
+        else form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
+      return form;
+    },
+  });
+  if (!data) throw failure('uploading an import', error);
+  let job = data.data;
+  while (job.status === 'queued' || job.status === 'running') {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const read = await api.GET('/v1/imports/{id}', { params: { path: { id: job.id } } });
+    if (!read.data) throw failure('reading the import', read.error);
+    job = read.data.data;
+  }
+  return job;
+}
+
 /** A refused input answers the error envelope, with the fields at fault. */
 export async function refusedEmail(api: Crm): Promise<string[]> {
   const { data, error, response } = await api.POST('/v1/contacts', {
@@ -115,6 +151,12 @@ async function main(): Promise<void> {
   console.log(
     `deal ${deal.title} won at ${new Date(deal.closed_at).toISOString()}, worth ${deal.value ?? 0} ${deal.currency}`,
   );
+
+  const stamp = Date.now();
+  const job = await importContacts(api, `Name,E-mail\nGrace,grace.${stamp}@example.com\nNobody,not-an-email\n`);
+  if (job.status !== 'completed' || job.rows_written !== 1 || job.rows_failed !== 1)
+    throw new Error(`the import ended ${job.status}: ${job.rows_written} written, ${job.rows_failed} failed`);
+  console.log(`import ${job.id}: ${job.rows_written} written, ${job.rows_failed} failed`);
 
   const messages = await refusedEmail(api);
   if (messages.length === 0) throw new Error('a refused email names no reason');
