@@ -43,6 +43,12 @@ test.beforeAll(async ({ app: started }) => {
     SELECT 'note_' || c.id || '_' || n, c.workspace_id, c.id, 'Note ' || n || ' on ' || c.name,
       c.created_at + n * interval '1 minute', c.created_at + n * interval '1 minute'
     FROM companies c, generate_series(1, 3) n WHERE c.workspace_id = ${seeded.readWorkspace}`;
+  // And three on each contact.
+  await app.db.prisma.$executeRaw`
+    INSERT INTO notes (id, workspace_id, contact_id, content, created_at, updated_at)
+    SELECT 'note_' || c.id || '_' || n, c.workspace_id, c.id, 'Note ' || n,
+      c.created_at + n * interval '1 minute', c.created_at + n * interval '1 minute'
+    FROM contacts c, generate_series(1, 3) n WHERE c.workspace_id = ${seeded.readWorkspace}`;
 });
 
 /**
@@ -113,6 +119,23 @@ describe("a list's nested notes are read for all its rows at once", () => {
     });
     // It was 202: the companies read again (one statement, Prisma batches those lookups), then a page and a count
     // for each company. Now the page of companies, the first pages of all their notes and one grouped count.
+    expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(5);
+  });
+
+  it('GraphQL contacts(limit: 100) with two notes each and their totals: at most 5 statements', async () => {
+    const sent = await statementsOf(async () => {
+      const r = await gql(
+        app.base,
+        key,
+        '{ contacts(limit: 100) { nodes { id notes(limit: 2) { nodes { id created_at } total next_cursor } } } }',
+      );
+      expect(r.errors, JSON.stringify(r.errors)).toBeUndefined();
+      expect(r.data.contacts.nodes).toHaveLength(100);
+      for (const { notes } of r.data.contacts.nodes) {
+        expect(notes.nodes).toHaveLength(2);
+        expect(notes.total).toBe(3);
+      }
+    });
     expect(sent.length, sent.join('\n')).toBeLessThanOrEqual(5);
   });
 });

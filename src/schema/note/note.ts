@@ -24,11 +24,12 @@ import { noteInput } from '../contact/contact.inputs.ts';
 import { findContact } from '../contact/contact.queries.ts';
 import { findCompany } from '../company/company.queries.ts';
 import { CompanyType } from '../company/company.type.ts';
+import { ContactType } from '../contact/contact.type.ts';
 import { sortEnum } from '../common/sort.ts';
 import { zodInput } from '../common/zod-input.ts';
 import { transaction } from '../../db/transaction.ts';
 import { versionDescription } from '../common/versions.ts';
-import { firstNotesLoader, noteCountLoader } from './company-notes.loader.ts';
+import { firstNotesLoader, noteCountLoader, type NoteOwner } from './notes.loader.ts';
 
 export const NoteType = builder.prismaObject('Note', {
   description: 'A markdown note on a contact or on a company.',
@@ -107,19 +108,21 @@ builder.queryField('companyNotes', (t) =>
 );
 
 /**
- * The notes of a company already read, and readable, where it was found (a list, a deal's
- * company): the same page as companyNotes, without looking the company up again. A first page
- * is read together with those of the other companies of the request, and its total with theirs.
+ * The notes of a contact or company already read, and readable, where it was found (a list, a
+ * deal's company): the same page as contactNotes / companyNotes, without looking the record up
+ * again. A first page is read together with those of the other records of the request, and its
+ * total with theirs.
  */
-function notesOfCompany(ctx: Context, companyId: string, args: ListArgs): Promise<Page<Note>> {
-  assertAllowed(ctx.caller, 'companies', 'read');
-  const list = `company_notes:${companyId}`;
-  if (args.cursor) return notePage(ctx, list, { companyId }, args);
+function notesOf(ctx: Context, owner: NoteOwner, id: string, args: ListArgs): Promise<Page<Note>> {
+  assertAllowed(ctx.caller, owner === 'contact' ? 'contacts' : 'companies', 'read');
+  const list = `${owner}_notes:${id}`;
+  const where: Owner = owner === 'contact' ? { contactId: id } : { companyId: id };
+  if (args.cursor) return notePage(ctx, list, where, args);
   const limit = parseLimit(args.limit);
   const keys = parseSort(args.sort, NOTE_SORT);
-  const total = () => noteCountLoader(ctx).load(companyId);
-  return firstNotesLoader(ctx, keys, limit)
-    .load(companyId)
+  const total = () => noteCountLoader(ctx, owner).load(id);
+  return firstNotesLoader(ctx, owner, keys, limit)
+    .load(id)
     .then((rows) => pageOf(list, keys, limit, rows, total));
 }
 
@@ -128,7 +131,16 @@ builder.prismaObjectFields(CompanyType, (t) => ({
     type: NotePage,
     description: 'Notes on the company, newest first (as companyNotes).',
     args: pageArgs,
-    resolve: (company, args, ctx) => notesOfCompany(ctx, company.id, args),
+    resolve: (company, args, ctx) => notesOf(ctx, 'company', company.id, args),
+  }),
+}));
+
+builder.prismaObjectFields(ContactType, (t) => ({
+  notes: t.field({
+    type: NotePage,
+    description: 'Notes on the contact, newest first (as contactNotes).',
+    args: pageArgs,
+    resolve: (contact, args, ctx) => notesOf(ctx, 'contact', contact.id, args),
   }),
 }));
 
