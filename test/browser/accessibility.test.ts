@@ -3,10 +3,10 @@
 // sideways scrolling. axe is injected from node_modules, so the page loads nothing from elsewhere.
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, signInThroughPage } from './browser.ts';
+import type { TestWorkspace } from '../helpers/app.ts';
+import { SIZES, signedInPage } from './browser.ts';
 
 const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
@@ -17,18 +17,13 @@ interface Violation {
   nodes: { target: string[] }[];
 }
 
-let app: TestApp;
-let browser: Browser;
 let context: BrowserContext;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 let pages: [string, string][];
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-  ws = await app.workspace();
-  const { email } = await dashboardUser(app, ws);
-  context = await newContext(browser, app.base);
-  await signInThroughPage(await context.newPage(), email);
+  ({ context, ws, close } = await signedInPage());
   // Something on every page, so that lists, forms and records are checked filled, not only empty.
   const contact = (
     await ws.api('POST', '/v1/contacts', { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.com' })
@@ -82,10 +77,7 @@ beforeAll(async () => {
   ];
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 /** axe's serious and critical findings on the page as it is now. */
 async function seriousViolations(page: Page): Promise<string[]> {
@@ -101,10 +93,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 }
 
 describe('every dashboard page', () => {
-  for (const [size, viewport] of [
-    ['laptop', { width: 1280, height: 800 }],
-    ['phone', { width: 390, height: 844 }],
-  ] as const) {
+  for (const [size, viewport] of Object.entries(SIZES)) {
     // Each page takes one to three seconds (load, network idle, axe): more than the default 30 s in all.
     it(`has no serious accessibility violation and no sideways scrolling on a ${size}`, {
       timeout: 120_000,

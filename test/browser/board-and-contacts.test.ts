@@ -3,13 +3,12 @@
 // live in the other browser), and the contact pages.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import type { TestApp, TestWorkspace } from '../helpers/app.ts';
+import { dashboardUser, newContext, screenshot, signInThroughPage, startAppAndBrowser } from './browser.ts';
 
 let app: TestApp;
-let feed: EventFeed;
 let browser: Browser;
+let close: () => Promise<void>;
 let contexts: BrowserContext[];
 let mover: Page;
 let watcher: Page;
@@ -22,10 +21,7 @@ const card = (page: Page, title: string) => page.locator('li.card', { hasText: t
 const liveNote = (page: Page) => page.getByText('Live: changes by others appear here');
 
 beforeAll(async () => {
-  // Its own schema on PostgreSQL, so that this file's event feed publishes this file's events.
-  [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
-  // What the service runs in main.ts: committed events published to subscribers.
-  feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 50 });
+  ({ app, browser, close } = await startAppAndBrowser({ live: true }));
   ws = await app.workspace();
   const { body } = await ws.api('GET', '/v1/pipelines');
   pipelineId = body.data[0].id;
@@ -56,11 +52,7 @@ beforeAll(async () => {
   await Promise.all([liveNote(mover).waitFor(), liveNote(watcher).waitFor()]);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await feed?.stop();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 describe('pipeline board', () => {
   it('shows stages as columns with counts and totals, and deals as cards', async () => {

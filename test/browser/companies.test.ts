@@ -2,34 +2,23 @@
 // edited in place that never overwrite someone else's change unseen, its contacts and deals as links,
 // its timeline in words, the list's search and sort kept in the URL, and both window sizes without
 // sideways scrolling.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import type { TestWorkspace } from '../helpers/app.ts';
+import { expectNoSidewaysScroll, screenshot, SIZES, signedInPage } from './browser.ts';
 
-let app: TestApp;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
-let email: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-  ws = await app.workspace();
-  ({ email } = await dashboardUser(app, ws));
-  context = await newContext(browser, app.base);
-  page = await context.newPage();
-  await signInThroughPage(page, email);
+  ({ ws, context, page, close } = await signedInPage());
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 const unique = () => Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
-const noSidewaysScroll = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
 
 async function company(body: Record<string, unknown>): Promise<{ id: string; name: string }> {
   const res = await ws.api('POST', '/v1/companies', body);
@@ -239,10 +228,7 @@ describe('the companies list', () => {
 });
 
 describe('both window sizes', () => {
-  for (const [name, viewport] of [
-    ['laptop', { width: 1280, height: 800 }],
-    ['phone', { width: 390, height: 844 }],
-  ] as const) {
+  for (const [name, viewport] of Object.entries(SIZES)) {
     it(`has no sideways scrolling on the ${name} (${viewport.width} px)`, async () => {
       const sized = await context.newPage();
       await sized.setViewportSize(viewport);
@@ -266,7 +252,7 @@ describe('both window sizes', () => {
         await sized.goto(path);
         await sized.getByRole('heading', { level: 1 }).waitFor();
         await sized.waitForLoadState('networkidle');
-        expect(await noSidewaysScroll(sized), `${path} at ${viewport.width} px`).toBe(true);
+        await expectNoSidewaysScroll(sized, path, { slack: 1 });
         await screenshot(sized, `${label}-${name}`);
       }
       await sized.close();

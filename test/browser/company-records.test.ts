@@ -1,33 +1,21 @@
 // Recording on a company's page in Chromium: a note in Markdown (shown formatted, never run), an
 // activity and a follow-up task, each on the page's lists and timeline and stored on the company;
 // the task list links the task to the company; both window sizes without sideways scrolling.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import type { TestWorkspace } from '../helpers/app.ts';
+import { expectNoSidewaysScroll, screenshot, SIZES, signedInPage } from './browser.ts';
 
-let app: TestApp;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
-let email: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-  ws = await app.workspace();
-  ({ email } = await dashboardUser(app, ws));
-  context = await newContext(browser, app.base);
-  page = await context.newPage();
-  await signInThroughPage(page, email);
+  ({ ws, context, page, close } = await signedInPage());
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
-
-const noSidewaysScroll = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+afterAll(() => close?.());
 
 async function company(name: string): Promise<{ id: string; name: string }> {
   const res = await ws.api('POST', '/v1/companies', { name });
@@ -83,10 +71,7 @@ describe('recording on a company’s page', () => {
 });
 
 describe('both window sizes', () => {
-  for (const [name, viewport] of [
-    ['laptop', { width: 1280, height: 800 }],
-    ['phone', { width: 390, height: 844 }],
-  ] as const) {
+  for (const [name, viewport] of Object.entries(SIZES)) {
     it(`has no sideways scrolling on the ${name} (${viewport.width} px) with the forms open`, async () => {
       const sized = await context.newPage();
       await sized.setViewportSize(viewport);
@@ -100,7 +85,7 @@ describe('both window sizes', () => {
       await sized.getByText('Log an activity').click();
       await sized.getByText('Add a follow-up task').click();
       await sized.getByLabel('Task').waitFor();
-      expect(await noSidewaysScroll(sized)).toBe(true);
+      await expectNoSidewaysScroll(sized, 'forms open', { slack: 1 });
       await screenshot(sized, `company-records-${name}`);
       await sized.close();
     });

@@ -2,39 +2,21 @@
 // first), an edit in place that never overwrites someone else's change unseen, notes in Markdown
 // shown formatted without running anything a note holds, and both window sizes without sideways
 // scrolling.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import type { TestWorkspace } from '../helpers/app.ts';
+import { expectNoSidewaysScroll, screenshot, SIZES, signedInPage } from './browser.ts';
 
-let app: TestApp;
-let feed: EventFeed;
-let browser: Browser;
 let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
-let email: string;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  // Its own schema on PostgreSQL, so that this file's event feed publishes this file's events.
-  [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
-  ws = await app.workspace();
-  // Live updates: the feed publishes committed events to the subscriptions, as in the service.
-  feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 50 });
-  ({ email } = await dashboardUser(app, ws));
-  context = await newContext(browser, app.base);
-  page = await context.newPage();
-  await signInThroughPage(page, email);
+  ({ ws, context, page, close } = await signedInPage({ live: true }));
 });
 
-afterAll(async () => {
-  await feed?.stop();
-  await browser?.close();
-  await app?.close();
-});
-
-const noSidewaysScroll = (p: Page) => p.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1);
+afterAll(() => close?.());
 
 async function contactByEmail(address: string) {
   const { body } = await ws.api('POST', '/v1/contacts/query', { where: { email: { eq: address } } });
@@ -187,10 +169,7 @@ describe('recording on a contact’s page', () => {
 });
 
 describe('both window sizes', () => {
-  for (const [name, viewport] of [
-    ['laptop', { width: 1280, height: 800 }],
-    ['phone', { width: 390, height: 844 }],
-  ] as const) {
+  for (const [name, viewport] of Object.entries(SIZES)) {
     it(`has no sideways scrolling on the ${name} (${viewport.width} px)`, async () => {
       const sized = await context.newPage();
       await sized.setViewportSize(viewport);
@@ -211,7 +190,7 @@ describe('both window sizes', () => {
         await sized.goto(path);
         await sized.getByRole('heading', { level: 1 }).waitFor();
         await sized.waitForLoadState('networkidle');
-        expect(await noSidewaysScroll(sized), `${path} at ${viewport.width} px`).toBe(true);
+        await expectNoSidewaysScroll(sized, path, { slack: 1 });
         await screenshot(sized, `${label}-${name}`);
       }
       await sized.close();

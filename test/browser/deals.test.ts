@@ -2,27 +2,18 @@
 // forecast; won and lost deals under the "Show" filter (kept in the URL); a deal created from the
 // board; the deal page with in-place edits, validation details, and won/lost with a reason. Both
 // window sizes, no sideways scrolling, and the keyboard.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import type { TestWorkspace } from '../helpers/app.ts';
+import { atBothSizes, expectNoSidewaysScroll, PHONE_THEN_DESKTOP, screenshot, SIZES, signedInPage } from './browser.ts';
 
-let app: TestApp;
-let feed: EventFeed;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 let stages: { id: string; name: string; probability: number }[];
 let pipelineId: string;
 const dealIds = new Map<string, string>();
 let graceId: string;
-
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
 
 const column = (stageId: string) => page.locator(`section.column[data-stage-id="${stageId}"]`);
 const card = (title: string) => page.locator('li.card', { hasText: title });
@@ -31,24 +22,6 @@ const money = (value: number) =>
     (v) => new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', maximumFractionDigits: 0 }).format(v),
     value,
   );
-const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-/** What sticks out to the right, to say why the page scrolls sideways. */
-const overflowing = () =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.board, .table-scroll'))
-      .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
-  );
-
-/** Screenshots at both sizes, each without sideways scrolling; ends at the desktop size. */
-async function atBothSizes(name: string) {
-  for (const size of [...SIZES].reverse()) {
-    await page.setViewportSize({ width: size.width, height: size.height });
-    await screenshot(page, `${name}-${size.name}`);
-    expect(await noSidewaysScroll(), `${name} at ${size.width}px: ${await overflowing()}`).toBe(true);
-  }
-}
 
 /** The forecast from the API's data: open deals' value × their stage's probability. */
 async function forecastFromApi(): Promise<number> {
@@ -61,10 +34,8 @@ async function forecastFromApi(): Promise<number> {
   );
 }
 
-beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
-  feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 50 });
-  ws = await app.workspace();
+/** Two contacts, four open deals and an activity, made before the board first loads. */
+async function seed(ws: TestWorkspace) {
   const { body } = await ws.api('GET', '/v1/pipelines');
   pipelineId = body.data[0].id;
   stages = body.data[0].stages;
@@ -102,28 +73,24 @@ beforeAll(async () => {
     deal_id: consulting,
     duration: 30,
   });
-  const { email } = await dashboardUser(app, ws);
-  context = await newContext(browser, app.base);
-  page = await context.newPage();
-  await signInThroughPage(page, email);
+}
+
+beforeAll(async () => {
+  ({ ws, page, close } = await signedInPage({ live: true, beforeSignIn: (s) => seed(s.ws) }));
   await page.getByText('Live: changes by others appear here').waitFor();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await feed?.stop();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 describe('the board', () => {
   it('shows open deals with column totals and the weighted forecast computed from the API data', async () => {
-    await page.setViewportSize({ width: 1280, height: 800 });
+    await page.setViewportSize(SIZES.laptop);
     expect(await column(stages[0].id).getByTestId('deal-count').textContent()).toBe('2');
     expect(await column(stages[0].id).getByTestId('column-total').textContent()).toBe(await money(46000));
     const expected = await forecastFromApi();
     expect(expected).toBeGreaterThan(0);
     await expect.poll(() => page.getByTestId('forecast').textContent()).toBe(await money(expected));
-    await atBothSizes('deals-board');
+    await atBothSizes(page, 'deals-board');
   });
 
   it('a won deal leaves its open column, its total changes, and the Won filter (in the URL) shows it', async () => {
@@ -143,7 +110,7 @@ describe('the board', () => {
     await page.reload();
     await row.waitFor();
     expect(await page.getByLabel('Won', { exact: true }).isChecked()).toBe(true);
-    await atBothSizes('deals-won');
+    await atBothSizes(page, 'deals-won');
 
     await page.getByLabel('Lost', { exact: true }).check();
     await page.getByText('No lost deals in this pipeline.').waitFor();
@@ -161,7 +128,7 @@ describe('the board', () => {
     await dialog.getByRole('combobox', { name: 'Contact (optional)' }).fill('Turing');
     await dialog.getByRole('option', { name: /Turing/ }).click();
     await dialog.getByRole('status').filter({ hasText: 'Chosen: Alan Turing' }).waitFor();
-    await atBothSizes('deals-new-dialog');
+    await atBothSizes(page, 'deals-new-dialog');
     await dialog.getByRole('button', { name: 'Create deal' }).click();
 
     await expect.poll(() => column(stages[1].id).locator('li.card', { hasText: 'Data migration' }).count()).toBe(1);
@@ -238,7 +205,7 @@ describe('the deal page', () => {
     expect(await history.textContent()).toContain(`Created in ${stages[1].name}`);
     const activities = page.locator('section', { has: page.getByRole('heading', { name: 'Activities' }) });
     await expect.poll(() => activities.textContent()).toContain('Scoping call');
-    await atBothSizes('deal-page');
+    await atBothSizes(page, 'deal-page');
   });
 
   it('edits the value in place, showing the API’s validation details for a bad one', async () => {
@@ -296,7 +263,7 @@ describe('the deal page', () => {
     await page.getByRole('button', { name: 'Reopen' }).waitFor();
     const { body } = await ws.api('GET', `/v1/deals/${dealIds.get('Consulting')}`);
     expect(body.data).toMatchObject({ status: 'lost', lost_reason: 'Budget frozen' });
-    await atBothSizes('deal-page-lost');
+    await atBothSizes(page, 'deal-page-lost');
 
     await page.getByRole('link', { name: 'Pipeline' }).first().click();
     await card('Mainframe lease').waitFor();
@@ -306,7 +273,7 @@ describe('the deal page', () => {
   it('says so when the deal does not exist', async () => {
     await page.goto('/dashboard/deals/deal_missing');
     await page.getByRole('alert').waitFor();
-    await atBothSizes('deal-page-missing');
+    await atBothSizes(page, 'deal-page-missing');
   });
 });
 
@@ -331,7 +298,7 @@ describe('the deal page: contacts, activities and the stage', () => {
     expect(added).toEqual(
       expect.arrayContaining([expect.objectContaining({ last_name: 'Turing', role: 'technical buyer' })]),
     );
-    await atBothSizes('deal-contacts');
+    await atBothSizes(page, 'deal-contacts');
 
     await page.getByRole('button', { name: 'Remove Alan Turing from the deal' }).click();
     await expect.poll(() => section('Contacts').textContent()).not.toContain('Alan Turing');
@@ -359,7 +326,7 @@ describe('the deal page: contacts, activities and the stage', () => {
     expect(body.data).toEqual([
       expect.objectContaining({ type: 'meeting', subject: 'Pricing review', deal_id: dealIds.get('Mainframe lease') }),
     ]);
-    await atBothSizes('deal-activity-logged');
+    await atBothSizes(page, 'deal-activity-logged');
   });
 
   it('moves the deal to another stage with the stage select', async () => {
@@ -380,7 +347,7 @@ describe('the deal page: contacts, activities and the stage', () => {
     await dialog.getByLabel('Title').fill('Compiler training');
     expect(await dialog.getByRole('combobox', { name: 'Contact (optional)' }).inputValue()).toMatch(/^Grace Hopper/);
     await dialog.getByLabel('Stage').selectOption({ label: stages[1].name });
-    await atBothSizes('contact-new-deal');
+    await atBothSizes(page, 'contact-new-deal');
     await dialog.getByRole('button', { name: 'Create deal' }).click();
     await page.getByRole('heading', { level: 1, name: 'Compiler training' }).waitFor();
     const id = new URL(page.url()).pathname.split('/').pop();
@@ -395,8 +362,8 @@ describe('the deal page: contacts, activities and the stage', () => {
     const url = `/dashboard/deals/${dealIds.get('Workshop')}`;
     const search = page.getByRole('combobox', { name: 'Contact', exact: true });
     const options = page.getByRole('listbox', { name: 'Contact: matches' }).getByRole('option');
-    for (const size of [...SIZES].reverse()) {
-      await page.setViewportSize({ width: size.width, height: size.height });
+    for (const [suffix, viewport] of PHONE_THEN_DESKTOP) {
+      await page.setViewportSize(viewport);
       await page.goto(url);
       await page.getByRole('heading', { level: 1, name: 'Workshop' }).waitFor();
       await search.focus();
@@ -407,8 +374,8 @@ describe('the deal page: contacts, activities and the stage', () => {
       const second = options.nth(1);
       expect(await second.getAttribute('aria-selected')).toBe('true');
       expect(await search.getAttribute('aria-activedescendant')).toBe(await second.getAttribute('id'));
-      await screenshot(page, `deal-contact-keyboard-${size.name}`);
-      expect(await noSidewaysScroll(), `at ${size.width}px: ${await overflowing()}`).toBe(true);
+      await screenshot(page, `deal-contact-keyboard-${suffix}`);
+      await expectNoSidewaysScroll(page, 'deal-contact-keyboard');
       const picked = (await second.textContent())!;
       await page.keyboard.press('Enter');
       await expect.poll(() => search.inputValue()).toBe(picked);

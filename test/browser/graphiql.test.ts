@@ -7,22 +7,20 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.ts';
 import { createLogger } from '../../src/logger.ts';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { launchBrowser, newContext, screenshot } from './browser.ts';
+import type { TestApp, TestWorkspace } from '../helpers/app.ts';
+import { newContext, screenshot, startAppAndBrowser } from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  ({ app, browser, close } = await startAppAndBrowser());
   ws = await app.workspace();
   await ws.api('POST', '/v1/contacts', { first_name: 'Grace', last_name: 'Hopper', email: 'grace.hopper@example.com' });
 });
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 /** The Monaco editor of one of GraphiQL's models: operation, variables, headers or response. */
 const editor = (page: Page, model: string) => page.locator(`.monaco-editor[data-uri$="-${model}"]`);

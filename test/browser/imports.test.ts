@@ -3,71 +3,40 @@
 // its failed rows downloaded and read; the same for a JSON Lines file, its keys mapped; the API's
 // details shown next to the form; both window sizes, no sideways scrolling, and the keyboard.
 import fs from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, uniqueEmail, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import { uniqueEmail, type TestWorkspace } from '../helpers/app.ts';
+import { atBothSizes, signedInPage } from './browser.ts';
 
-let app: TestApp;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 /** Script errors, CSP violations and requests to other hosts, over the whole file. */
 const problems: string[] = [];
-
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
-
-const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-/** What sticks out to the right, to say why the page scrolls sideways. */
-const overflowing = () =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-scroll'))
-      .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
-  );
-
-/** Screenshots at both sizes, each without sideways scrolling; ends at the desktop size. */
-async function atBothSizes(name: string) {
-  for (const size of [...SIZES].reverse()) {
-    await page.setViewportSize({ width: size.width, height: size.height });
-    await screenshot(page, `${name}-${size.name}`);
-    expect(await noSidewaysScroll(), `${name} at ${size.width}px: ${await overflowing()}`).toBe(true);
-  }
-}
 
 const csv = (name: string, text: string) => ({ name, mimeType: 'text/csv', buffer: Buffer.from(text) });
 const isFocused = (locator: ReturnType<Page['locator']>) => locator.evaluate((e) => e === document.activeElement);
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-  app.importRunner();
-  ws = await app.workspace();
-  await ws.addCustomField('tier', 'select', ['gold', 'silver']);
-  const { email } = await dashboardUser(app, ws);
-  context = await newContext(browser, app.base);
-  page = await context.newPage();
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (m) => m.text().includes('Content Security Policy') && problems.push(m.text()));
-  page.on('request', (r) => new URL(r.url()).origin !== app.base && problems.push(`request to ${r.url()}`));
-  await signInThroughPage(page, email);
+  ({ ws, page, close } = await signedInPage({
+    beforeSignIn: async ({ app, ws, page }) => {
+      app.importRunner();
+      await ws.addCustomField('tier', 'select', ['gold', 'silver']);
+      page.on('pageerror', (err) => problems.push(err.message));
+      page.on('console', (m) => m.text().includes('Content Security Policy') && problems.push(m.text()));
+      page.on('request', (r) => new URL(r.url()).origin !== app.base && problems.push(`request to ${r.url()}`));
+    },
+  }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 describe('imports page', () => {
   it('shows the empty list and the form at both sizes', async () => {
     await page.getByRole('link', { name: 'Imports' }).click();
     await page.getByRole('heading', { name: 'Imports', level: 1 }).waitFor();
     await expect.poll(() => page.getByRole('cell', { name: 'No imports yet.' }).count()).toBe(1);
-    await atBothSizes('imports-empty');
+    await atBothSizes(page, 'imports-empty');
   });
 
   it('uploads a CSV with one bad row, maps its columns, follows the job and downloads the failed rows', async () => {
@@ -91,7 +60,7 @@ describe('imports page', () => {
     const offered = await field('Full name').locator('option').allTextContents();
     expect(offered).toEqual(expect.arrayContaining(['first_name', 'email', 'address.city', 'custom_fields.tier']));
     await field('Full name').selectOption('first_name');
-    await atBothSizes('imports-mapping');
+    await atBothSizes(page, 'imports-mapping');
 
     await page.getByRole('button', { name: 'Import' }).click();
     const progress = page.locator('section.import-progress');
@@ -103,7 +72,7 @@ describe('imports page', () => {
     expect(await progress.getByRole('heading').textContent()).toBe('Import of people.csv');
     const row = page.getByRole('row', { name: /people\.csv/ });
     await expect.poll(() => row.textContent()).toContain('Completed');
-    await atBothSizes('imports-completed');
+    await atBothSizes(page, 'imports-completed');
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),
@@ -137,7 +106,7 @@ describe('imports page', () => {
     await expect
       .poll(() => alert.locator('li').textContent(), { timeout: 20_000 })
       .toBe('mapping must fill email, which the upsert matches records by');
-    await atBothSizes('imports-error');
+    await atBothSizes(page, 'imports-error');
     await page.getByLabel('Create', { exact: true }).check();
   });
 
@@ -201,7 +170,7 @@ describe('imports page', () => {
     expect(await field('extra').inputValue()).toBe('');
     expect(await page.locator('table.mapping caption').textContent()).toBe('Keys of the first lines of people.jsonl');
     await field('given').selectOption('first_name');
-    await atBothSizes('imports-jsonl-mapping');
+    await atBothSizes(page, 'imports-jsonl-mapping');
 
     const [answer] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === 'POST' && r.url().endsWith('/dashboard/api/imports')),
@@ -215,7 +184,7 @@ describe('imports page', () => {
     expect(await progress.getByTestId('rows-read').textContent()).toBe('3');
     expect(await progress.locator('progress').getAttribute('value')).toBe('100');
     expect(await progress.getByRole('heading').textContent()).toBe('Import of people.jsonl');
-    await atBothSizes('imports-jsonl-completed');
+    await atBothSizes(page, 'imports-jsonl-completed');
 
     const [download] = await Promise.all([
       page.waitForEvent('download'),

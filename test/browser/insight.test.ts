@@ -3,17 +3,16 @@
 // its table showing the figures: open value per stage and currency, won/lost, win rate and median
 // cycle of this month, each endpoint's deliveries and success rate. An API error shown in place.
 // Both window sizes without sideways scrolling, and the tables opened by keyboard.
-import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import type { TestApp, TestWorkspace } from '../helpers/app.ts';
 import { receiver, type Receiver } from '../helpers/receiver.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import { atBothSizes, signedInPage } from './browser.ts';
 
 let app: TestApp;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 let ok: Receiver;
 let broken: Receiver;
 let pipelineId: string;
@@ -21,21 +20,7 @@ let stages: { id: string; name: string }[];
 const webhooks = new Map<string, string>();
 const DAY = 86_400_000;
 
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
-
 const section = (name: string) => page.locator(`section[data-chart="${name}"]`);
-const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-/** What sticks out to the right, to say why the page scrolls sideways. */
-const overflowing = () =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.table-scroll'))
-      .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
-  );
 const money = (value: number, currency: string) =>
   page.evaluate(
     ([v, c]) =>
@@ -57,15 +42,10 @@ async function chartsDrawn(name: string, count: number) {
   }
 }
 
-/** Screenshots at both sizes, each without sideways scrolling and with the charts sized; ends at the desktop size. */
-async function atBothSizes(name: string, charts?: Record<string, number>) {
-  for (const size of [...SIZES].reverse()) {
-    await page.setViewportSize({ width: size.width, height: size.height });
-    for (const [chart, count] of Object.entries(charts ?? {})) await chartsDrawn(chart, count);
-    await screenshot(page, `${name}-${size.name}`);
-    expect(await noSidewaysScroll(), `${name} at ${size.width}px: ${await overflowing()}`).toBe(true);
-  }
-}
+/** A wait for each named section's charts (how many canvases it draws), to run again at each window size. */
+const drawn = (charts: Record<string, number>) => async () => {
+  for (const [chart, count] of Object.entries(charts)) await chartsDrawn(chart, count);
+};
 
 /** A deal made through the API; closed ones are then dated as if created `cycleDays` before they closed. */
 async function deal(body: Record<string, unknown>, close?: { status: 'won' | 'lost'; cycleDays: number }) {
@@ -82,33 +62,28 @@ async function deal(body: Record<string, unknown>, close?: { status: 'won' | 'lo
 }
 
 beforeAll(async () => {
-  // Its own schema on PostgreSQL: the delivery worker must not pick up other files' deliveries.
-  [app, browser, ok, broken] = await Promise.all([
-    startTestApp({ isolated: true }),
-    launchBrowser(),
-    receiver(() => 200),
-    receiver(() => 500),
-  ]);
+  [ok, broken] = await Promise.all([receiver(() => 200), receiver(() => 500)]);
+  ({ app, ws, page, close } = await signedInPage({
+    // Its own schema on PostgreSQL: the delivery worker must not pick up other files' deliveries.
+    isolated: true,
+    // The charts must draw under the page's Content-Security-Policy (no inline styles or scripts).
+    beforeSignIn: ({ context }) =>
+      context.addInitScript(() => {
+        const seen: string[] = [];
+        (window as unknown as { cspViolations: string[] }).cspViolations = seen;
+        document.addEventListener('securitypolicyviolation', (e) =>
+          seen.push(`${e.violatedDirective} ${e.blockedURI}`),
+        );
+      }),
+  }));
   app.worker({ pollMs: 100 }).start();
-  ws = await app.workspace();
   const { body } = await ws.api('GET', '/v1/pipelines');
   pipelineId = body.data[0].id;
   stages = body.data[0].stages;
-  const { email } = await dashboardUser(app, ws);
-  context = await newContext(browser, app.base);
-  // The charts must draw under the page's Content-Security-Policy (no inline styles or scripts).
-  await context.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI}`));
-  });
-  page = await context.newPage();
-  await signInThroughPage(page, email);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  await close?.();
   await ok?.close();
   await broken?.close();
 });
@@ -121,7 +96,7 @@ describe('the Insight page', () => {
     await section('win-rate').getByText('No deal closed in the last 12 months.').waitFor();
     await section('webhook-deliveries').getByText('No webhook delivery in the last 7 days.').waitFor();
     expect(await page.locator('canvas').count()).toBe(0);
-    await atBothSizes('insight-empty');
+    await atBothSizes(page, 'insight-empty');
   });
 
   it('charts the deals and deliveries made through the API, with the same figures in the tables', async () => {
@@ -190,7 +165,9 @@ describe('the Insight page', () => {
     const bad = await cells(hooks.locator(`tr[data-webhook="${webhooks.get('Legacy ERP')}"]`));
     expect(bad.slice(0, 6)).toEqual(['Legacy ERP', '7', '0', '7', '0', '0%']);
 
-    await atBothSizes('insight', { 'pipeline-value': 2, 'win-rate': 2, 'webhook-deliveries': 2 });
+    await atBothSizes(page, 'insight', {
+      beforeScreenshot: drawn({ 'pipeline-value': 2, 'win-rate': 2, 'webhook-deliveries': 2 }),
+    });
     expect(await page.evaluate(() => (window as unknown as { cspViolations: string[] }).cspViolations)).toEqual([]);
   });
 
@@ -208,7 +185,7 @@ describe('the Insight page', () => {
       'Table of webhook deliveries by endpoint',
     );
     await page.keyboard.press('Enter');
-    await atBothSizes('insight-tables', { 'webhook-deliveries': 2 });
+    await atBothSizes(page, 'insight-tables', { beforeScreenshot: drawn({ 'webhook-deliveries': 2 }) });
   });
 
   it('shows the error the API gives for a chart, and the others still', async () => {

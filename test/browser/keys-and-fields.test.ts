@@ -1,31 +1,23 @@
 // The API keys and custom fields pages in Chromium: a key created on the page works against /v1
 // from the browser until it is revoked there; a field defined on the page is accepted by the API.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import type { TestWorkspace } from '../helpers/app.ts';
+import { screenshot, signedInPage } from './browser.ts';
 
-let app: TestApp;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
-  ws = await app.workspace();
-  const { email } = await dashboardUser(app, ws);
-  context = await newContext(browser, app.base);
-  // So that the Copy button can write (and the test read) the clipboard.
-  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base });
-  page = await context.newPage();
-  await signInThroughPage(page, email);
+  ({ ws, page, close } = await signedInPage({
+    // So that the Copy button can write (and the test read) the clipboard.
+    beforeSignIn: ({ app, context }) =>
+      context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.base }),
+  }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 /** A request from the page with a key: the session cookie goes along and must not matter. */
 function fetchWithKey(key: string, method: string, path: string, body?: unknown) {

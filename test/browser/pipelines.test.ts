@@ -2,41 +2,16 @@
 // renamed, a probability refused with the API's details then set, stages reordered from the
 // keyboard and by drag and drop, a stage holding deals kept and an empty one deleted, each checked
 // through the API, and the board showing the result. Both window sizes, no sideways scrolling.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import type { TestWorkspace } from '../helpers/app.ts';
+import { atBothSizes, signedInPage } from './browser.ts';
 
-let app: TestApp;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 let pipelineId: string;
 const problems: string[] = [];
-
-const SIZES = [
-  { name: 'desktop', width: 1280, height: 800 },
-  { name: 'phone', width: 390, height: 844 },
-];
-
-const noSidewaysScroll = () => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
-const overflowing = () =>
-  page.evaluate(() =>
-    [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.board, .table-scroll'))
-      .slice(0, 5)
-      .map((e) => `${e.tagName.toLowerCase()}.${e.className}`),
-  );
-
-/** Screenshots at both sizes, each without sideways scrolling; ends at the desktop size. */
-async function atBothSizes(name: string) {
-  for (const size of [...SIZES].reverse()) {
-    await page.setViewportSize({ width: size.width, height: size.height });
-    await screenshot(page, `${name}-${size.name}`);
-    expect(await noSidewaysScroll(), `${name} at ${size.width}px: ${await overflowing()}`).toBe(true);
-  }
-}
 
 const row = (name: string) => page.locator('li.stage-row', { has: page.locator('.stage-name', { hasText: name }) });
 const shownNames = () => page.locator('li.stage-row .stage-name').allTextContents();
@@ -48,26 +23,20 @@ async function apiStages(): Promise<{ id: string; name: string; position: number
 }
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
-  ws = await app.workspace();
-  const { email } = await dashboardUser(app, ws);
-  context = await newContext(browser, app.base);
-  page = await context.newPage();
-  page.on('pageerror', (err) => problems.push(err.message));
-  await signInThroughPage(page, email);
+  ({ ws, page, close } = await signedInPage({
+    isolated: true,
+    beforeSignIn: ({ page }) => page.on('pageerror', (err) => problems.push(err.message)),
+  }));
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 describe('pipelines and stages', () => {
   it('opens from the board with the default pipeline and its stages', async () => {
     await page.getByRole('link', { name: 'Edit pipelines and stages' }).click();
     await page.getByRole('heading', { level: 1, name: 'Pipelines and stages' }).waitFor();
     await expect.poll(shownNames).toEqual(['Lead', 'Qualified', 'Proposal', 'Negotiation', 'Closed']);
-    await atBothSizes('pipelines');
+    await atBothSizes(page, 'pipelines');
   });
 
   it('creates a pipeline with two stages and adds a third', async () => {
@@ -103,7 +72,7 @@ describe('pipelines and stages', () => {
     const alert = row('Intro').getByRole('alert');
     await alert.waitFor();
     expect(await alert.locator('li').textContent()).toContain('probability');
-    await atBothSizes('pipelines-probability-refused');
+    await atBothSizes(page, 'pipelines-probability-refused');
     await page.getByLabel('win probability of Intro', { exact: true }).fill('20');
     await page.keyboard.press('Enter');
     await expect.poll(() => row('Intro').getByTestId('stage-probability').textContent()).toBe('20%');
@@ -131,7 +100,7 @@ describe('pipelines and stages', () => {
         ['Trial', 2],
         ['Intro', 3],
       ]);
-    await atBothSizes('pipelines-reordered');
+    await atBothSizes(page, 'pipelines-reordered');
   });
 
   it('the board shows the stages in their new order with their probabilities', async () => {
@@ -142,7 +111,7 @@ describe('pipelines and stages', () => {
     expect(await page.locator('section.column', { hasText: 'Intro' }).locator('.totals').textContent()).toContain(
       '20%',
     );
-    await atBothSizes('pipelines-board');
+    await atBothSizes(page, 'pipelines-board');
   });
 
   it('keeps a stage that holds deals, saying why, and deletes an empty one', async () => {

@@ -6,19 +6,27 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/admin/workspaces.ts';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import type { TestApp, TestWorkspace } from '../helpers/app.ts';
 import { PASSWORD, setPassword } from '../helpers/dashboard.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import {
+  dashboardUser,
+  expectNoSidewaysScroll,
+  newContext,
+  screenshot,
+  signInThroughPage,
+  startAppAndBrowser,
+} from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
+let close: () => Promise<void>;
 let ws: TestWorkspace;
 let email: string;
 let contactId: string;
 let webhookId: string;
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  ({ app, browser, close } = await startAppAndBrowser());
   ws = await app.workspace();
   ({ email } = await dashboardUser(app, ws));
   // Something on every page, with values as long as real ones, for the layout checks.
@@ -45,15 +53,6 @@ beforeAll(async () => {
   await ws.addCustomField('industry', 'select', ['software', 'aerospace', 'government']);
 });
 
-/** The page is no wider than the window: no page-level horizontal scrolling (the board scrolls inside its own box). */
-async function expectNoHorizontalScroll(page: Page, where: string): Promise<void> {
-  const { scrollWidth, innerWidth } = await page.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }));
-  expect(scrollWidth, `${where}: ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(innerWidth);
-}
-
 /** Presses Tab (or Shift+Tab) until the focused element is `name`; at most `max` times. */
 async function tabTo(page: Page, name: string, { back = false, max = 20 } = {}): Promise<void> {
   for (let i = 0; i < max; i++) {
@@ -66,10 +65,7 @@ async function tabTo(page: Page, name: string, { back = false, max = 20 } = {}):
 const focusedIs = (page: Page, selector: string) =>
   page.evaluate((sel) => document.activeElement === document.querySelector(sel), selector);
 
-afterAll(async () => {
-  await browser?.close();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 describe('dashboard session in the browser', () => {
   it('refuses a wrong password, then signs in and shows the pages', async () => {
@@ -127,7 +123,7 @@ describe('dashboard session in the browser', () => {
       await page.getByRole('link', { name: link, exact: true }).click();
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       await loaded.waitFor();
-      await expectNoHorizontalScroll(page, link);
+      await expectNoSidewaysScroll(page, link);
     }
     for (const [url, heading, loaded] of [
       [`/dashboard/contacts/${contactId}`, 'Margaret Hamilton-Whitfield', page.locator('ol.timeline li').first()],
@@ -139,7 +135,7 @@ describe('dashboard session in the browser', () => {
       await page.goto(url);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       await loaded.waitFor();
-      await expectNoHorizontalScroll(page, url);
+      await expectNoSidewaysScroll(page, url);
     }
     expect(problems).toEqual([]);
     // The app's own origin only (its WebSocket for live updates included), and nothing else.

@@ -5,19 +5,20 @@
 // request to another host.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventFeed, type EventFeed } from '../../src/events/feed.ts';
-import { startTestApp, type Client, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import type { Client, TestApp, TestWorkspace } from '../helpers/app.ts';
 import { setPassword } from '../helpers/dashboard.ts';
-import { launchBrowser, screenshot, signInThroughPage } from './browser.ts';
-
-const SIZES = {
-  laptop: { width: 1280, height: 800 },
-  phone: { width: 390, height: 844 },
-};
+import {
+  expectNoSidewaysScroll,
+  newContext,
+  screenshot,
+  SIZES,
+  signInThroughPage,
+  startAppAndBrowser,
+} from './browser.ts';
 
 let app: TestApp;
-let feed: EventFeed;
 let browser: Browser;
+let close: () => Promise<void>;
 let contexts: BrowserContext[];
 let page: Page;
 let phone: Page;
@@ -45,14 +46,6 @@ function laterToday(): Date {
   return new Date((now.getTime() + midnight.getTime()) / 2);
 }
 
-async function expectNoHorizontalScroll(p: Page, where: string): Promise<void> {
-  const { scrollWidth, innerWidth } = await p.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }));
-  expect(scrollWidth, `${where}: ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(innerWidth);
-}
-
 /** Presses Tab until the focused element's accessible label is `name`; at most `max` times. */
 async function tabTo(p: Page, name: string, max = 40): Promise<void> {
   for (let i = 0; i < max; i++) {
@@ -66,9 +59,7 @@ async function tabTo(p: Page, name: string, max = 40): Promise<void> {
 }
 
 beforeAll(async () => {
-  // Its own schema on PostgreSQL, so that this file's event feed publishes this file's events.
-  [app, browser] = await Promise.all([startTestApp({ isolated: true }), launchBrowser()]);
-  feed = startEventFeed({ sql: app.db.sql, bus: app.bus, intervalMs: 50 });
+  ({ app, browser, close } = await startAppAndBrowser({ live: true }));
   ws = await app.workspace();
   const email = `ada.${Date.now().toString(36)}@example.com`;
   ada = { ...(await ws.addUser('Ada Owner', email)), email };
@@ -107,10 +98,7 @@ beforeAll(async () => {
     expect(logged.status).toBe(201);
   }
 
-  contexts = await Promise.all(
-    Object.values(SIZES).map((viewport) => browser.newContext({ baseURL: app.base, viewport })),
-  );
-  for (const c of contexts) c.setDefaultTimeout(10_000);
+  contexts = await Promise.all(Object.values(SIZES).map((viewport) => newContext(browser, app.base, viewport)));
   [page, phone] = await Promise.all(contexts.map((c) => c.newPage()));
   for (const p of [page, phone]) {
     p.on('pageerror', (err) => problems.push(err.message));
@@ -120,11 +108,7 @@ beforeAll(async () => {
   await Promise.all([signInThroughPage(page, ada.email), signInThroughPage(phone, ada.email)]);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await feed?.stop();
-  await app?.close();
-});
+afterAll(() => close?.());
 
 describe('tasks page', () => {
   it('shows the API’s validation details, then creates a task with a contact, listed under My tasks', async () => {
@@ -272,12 +256,12 @@ describe('at laptop and phone sizes', () => {
       for (const view of ['mine', 'overdue', 'assignee']) {
         await p.goto(`/dashboard/tasks?view=${view}`);
         await p.locator('li.task').first().waitFor();
-        await expectNoHorizontalScroll(p, `tasks ${view}, ${size}`);
+        await expectNoSidewaysScroll(p, `tasks ${view}, ${size}`);
       }
       await screenshot(p, `tasks-by-assignee-${size}`);
       await p.goto('/dashboard/activity');
       await activity(p).first().waitFor();
-      await expectNoHorizontalScroll(p, `activity, ${size}`);
+      await expectNoSidewaysScroll(p, `activity, ${size}`);
       await screenshot(p, `activity-feed-${size}`);
     });
   }
@@ -296,7 +280,7 @@ describe('at laptop and phone sizes', () => {
     await p.getByText('No open task is overdue.').waitFor();
     await p.goto('/dashboard/activity');
     await p.getByText('No activities have been logged yet.').waitFor();
-    await expectNoHorizontalScroll(p, 'empty activity, phone');
+    await expectNoSidewaysScroll(p, 'empty activity, phone');
     await screenshot(p, 'activity-empty-phone');
     await context.close();
   });

@@ -4,33 +4,28 @@
 // sign-in. No sideways scrolling, and the set-password page sends no Referer.
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
-import { dashboardUser, launchBrowser, screenshot, signInThroughPage } from './browser.ts';
-
-const SIZES = {
-  laptop: { width: 1280, height: 800 },
-  phone: { width: 390, height: 844 },
-};
+import type { TestApp, TestWorkspace } from '../helpers/app.ts';
+import {
+  dashboardUser,
+  expectNoSidewaysScroll,
+  newContext,
+  screenshot,
+  SIZES,
+  signInThroughPage,
+  startAppAndBrowser,
+} from './browser.ts';
 
 let app: TestApp;
 let browser: Browser;
+let close: () => Promise<void>;
 let ws: TestWorkspace;
 let admin: { email: string };
 const contexts: BrowserContext[] = [];
 
 async function pageAt(size: keyof typeof SIZES): Promise<Page> {
-  const context = await browser.newContext({ baseURL: app.base, viewport: SIZES[size] });
-  context.setDefaultTimeout(10_000);
+  const context = await newContext(browser, app.base, SIZES[size]);
   contexts.push(context);
   return context.newPage();
-}
-
-async function expectNoHorizontalScroll(p: Page, where: string): Promise<void> {
-  const { scrollWidth, innerWidth } = await p.evaluate(() => ({
-    scrollWidth: document.documentElement.scrollWidth,
-    innerWidth: window.innerWidth,
-  }));
-  expect(scrollWidth, `${where}: ${scrollWidth} px wide in a ${innerWidth} px window`).toBeLessThanOrEqual(innerWidth);
 }
 
 const row = (p: Page, name: string) => p.getByRole('row').filter({ hasText: name });
@@ -42,7 +37,7 @@ async function useLink(p: Page, url: string, password: string, shot: string): Pr
   await p.getByLabel('New password').waitFor();
   // The token left the address bar.
   expect(p.url()).not.toContain('token');
-  await expectNoHorizontalScroll(p, shot);
+  await expectNoSidewaysScroll(p, shot);
   await screenshot(p, shot);
   await p.getByLabel('New password').fill(password);
   await p.getByLabel('Repeat the password').fill(password);
@@ -51,15 +46,14 @@ async function useLink(p: Page, url: string, password: string, shot: string): Pr
 }
 
 beforeAll(async () => {
-  [app, browser] = await Promise.all([startTestApp(), launchBrowser()]);
+  ({ app, browser, close } = await startAppAndBrowser());
   ws = await app.workspace();
   admin = await dashboardUser(app, ws, 'Ada Admin');
 });
 
 afterAll(async () => {
   await Promise.all(contexts.map((c) => c.close()));
-  await browser?.close();
-  await app?.close();
+  await close?.();
 });
 
 describe('the Team page', () => {
@@ -69,7 +63,7 @@ describe('the Team page', () => {
       await signInThroughPage(page, admin.email);
       await page.goto('/dashboard/team');
       await row(page, 'Ada Admin').waitFor();
-      await expectNoHorizontalScroll(page, `team (${size})`);
+      await expectNoSidewaysScroll(page, `team (${size})`);
       await screenshot(page, `team-${size}`);
 
       // Invite: an API refusal is shown with its field first, then the real invitation.
@@ -87,7 +81,7 @@ describe('the Team page', () => {
       const inviteUrl = (await link.textContent())!;
       expect(inviteUrl).toMatch(/\/dashboard\/set-password#token=/);
       await expect.poll(() => row(page, name).textContent()).toContain('Invitation pending');
-      await expectNoHorizontalScroll(page, `team with a link (${size})`);
+      await expectNoSidewaysScroll(page, `team with a link (${size})`);
       await screenshot(page, `team-invited-${size}`);
 
       // The colleague, in a browser of their own, signed out.

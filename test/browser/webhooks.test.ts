@@ -1,39 +1,29 @@
 // The webhooks pages in Chromium against a local receiver: create with every setting, the secret
 // shown once, a test send in the log, a failed delivery redelivered, and an edit.
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestWorkspace } from '../helpers/app.ts';
+import type { TestApp, TestWorkspace } from '../helpers/app.ts';
 import { receiver, type Receiver } from '../helpers/receiver.ts';
-import { dashboardUser, launchBrowser, newContext, screenshot, signInThroughPage } from './browser.ts';
+import { screenshot, signedInPage } from './browser.ts';
 
 let app: TestApp;
-let browser: Browser;
-let context: BrowserContext;
 let page: Page;
 let ws: TestWorkspace;
+let close: () => Promise<void>;
 let hook: Receiver;
 const nav = () => page.getByRole('navigation', { name: 'Main' });
 /** The receiver fails while this is set. */
 let failing = false;
 
 beforeAll(async () => {
+  hook = await receiver(() => (failing ? 500 : 200));
   // Its own schema on PostgreSQL: the delivery worker must not pick up other files' deliveries.
-  [app, browser, hook] = await Promise.all([
-    startTestApp({ isolated: true }),
-    launchBrowser(),
-    receiver(() => (failing ? 500 : 200)),
-  ]);
+  ({ app, ws, page, close } = await signedInPage({ isolated: true }));
   app.worker({ pollMs: 100 }).start();
-  ws = await app.workspace();
-  const { email } = await dashboardUser(app, ws);
-  context = await newContext(browser, app.base);
-  page = await context.newPage();
-  await signInThroughPage(page, email);
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await app?.close();
+  await close?.();
   await hook?.close();
 });
 
