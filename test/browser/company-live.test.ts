@@ -26,11 +26,34 @@ async function company(body: Record<string, unknown>): Promise<{ id: string; nam
   return res.body.data;
 }
 
-/** Opens the company's page and waits until it has settled, its live subscription open. */
+let canary = 0;
+
+/**
+ * Waits until the page's live subscription is open: the page subscribes after it shows, and a
+ * change committed before that never reaches it. So a change is made until one shows (the phone,
+ * which the tests leave alone), and only then does a test go on.
+ */
+async function live(p: Page, id: string) {
+  for (let tries = 0; tries < 30; tries++) {
+    const phone = `+1415555${String(++canary).padStart(4, '0')}`;
+    expect((await ws.api('PUT', `/v1/companies/${id}`, { phone })).status).toBe(200);
+    const shown = p.locator('dl.company-fields').getByText(phone);
+    if (
+      await shown.waitFor({ timeout: 1_000 }).then(
+        () => true,
+        () => false,
+      )
+    )
+      return;
+  }
+  throw new Error(`the page of ${id} never showed a change made elsewhere`);
+}
+
+/** Opens the company's page once it is live. */
 async function open(p: Page, id: string, name: string) {
   await p.goto(`/dashboard/companies/${id}`);
   await p.getByRole('heading', { level: 1, name }).waitFor();
-  await p.waitForLoadState('networkidle');
+  await live(p, id);
 }
 
 const fields = (p: Page = page) => p.locator('dl.company-fields').textContent();
@@ -98,7 +121,7 @@ describe('a company’s page, live', () => {
 
     await status.getByRole('link', { name: 'Wayne Enterprises' }).click();
     await page.getByRole('heading', { level: 1, name: 'Wayne Enterprises' }).waitFor();
-    await page.waitForLoadState('networkidle');
+    await live(page, survivor.id);
     expect((await ws.api('DELETE', `/v1/companies/${survivor.id}`)).status).toBe(200);
     await page.getByRole('status').filter({ hasText: 'This company was deleted.' }).waitFor();
     await page.getByRole('link', { name: 'All companies' }).waitFor();

@@ -81,8 +81,18 @@ describe('a contact’s page', () => {
     const id = made.body.data.id;
     await page.goto(`/dashboard/contacts/${id}`);
     await page.getByRole('button', { name: 'Edit contact' }).waitFor();
-    // The live subscription is open once the page has settled.
-    await page.waitForLoadState('networkidle');
+    // The page subscribes after it shows, and a change committed before that never reaches it:
+    // a change is made until one shows, and only then does the test go on.
+    let live = false;
+    for (let tries = 1; !live && tries <= 30; tries++) {
+      expect((await ws.api('PUT', `/v1/contacts/${id}`, { job_title: `Analyst ${tries}` })).status).toBe(200);
+      const shown = page.locator('dl.settings').getByText(`Analyst ${tries}`);
+      live = await shown.waitFor({ timeout: 1_000 }).then(
+        () => true,
+        () => false,
+      );
+    }
+    expect(live, 'the page shows a change made elsewhere').toBe(true);
     expect((await ws.api('PUT', `/v1/contacts/${id}`, { job_title: 'Mathematician' })).status).toBe(200);
     await expect.poll(() => page.locator('dl.settings').textContent()).toContain('Mathematician');
 

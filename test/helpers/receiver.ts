@@ -12,7 +12,8 @@ export interface Hit {
 }
 
 /**
- * A status, 'hang' (never answer), or an answer, optionally given only after delayMs. The body
+ * A status, 'hang' (never answer), or an answer, optionally given only once `after` has settled
+ * and then after delayMs. The body
  * may be raw bytes; `chunks` are written one by one (each flushed as its own chunk) instead of
  * `body`; `endless` writes them again and again and never ends the reply.
  */
@@ -29,6 +30,7 @@ export type Behaviour = (
       chunks?: Buffer[];
       endless?: boolean;
       delayMs?: number;
+      after?: Promise<unknown>;
     };
 
 export interface Receiver {
@@ -62,8 +64,17 @@ export async function receiver(behaviour: Behaviour = () => 200): Promise<Receiv
         chunks: parts,
         endless,
         delayMs,
+        after,
       } = typeof answer === 'number'
-        ? { status: answer, headers: {}, body: undefined, chunks: undefined, endless: false, delayMs: 0 }
+        ? {
+            status: answer,
+            headers: {},
+            body: undefined,
+            chunks: undefined,
+            endless: false,
+            delayMs: 0,
+            after: undefined,
+          }
         : answer;
       const respond = async () => {
         res.writeHead(status, { 'content-type': 'text/plain', ...headers });
@@ -79,8 +90,9 @@ export async function receiver(behaviour: Behaviour = () => 200): Promise<Receiv
         } while (endless);
         res.end();
       };
-      if (delayMs) setTimeout(() => void respond(), delayMs);
-      else void respond();
+      const answerLater = () => (delayMs ? setTimeout(() => void respond(), delayMs) : void respond());
+      if (after) void after.finally(answerLater);
+      else answerLater();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

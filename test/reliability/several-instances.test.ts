@@ -36,6 +36,8 @@ let spy: Redis | undefined;
 let key: string;
 let workspaceId: string;
 let standardKey: string;
+/** Answers to the two-worker test's deliveries wait for this: see that test. */
+let bothClaimed: Promise<unknown> = Promise.resolve();
 
 beforeAll(async () => {
   // A receiver that takes 30 ms to answer keeps attempts in flight, so both workers claim while
@@ -43,7 +45,11 @@ beforeAll(async () => {
   [pgs, redis, rc] = await Promise.all([
     startPrivatePostgres(),
     startPrivateRedis(),
-    receiver(() => ({ status: 200, delayMs: 30 })),
+    receiver((_n, hit) => ({
+      status: 200,
+      delayMs: 30,
+      after: hit.json?.data?.contact?.first_name === 'Two' ? bothClaimed : undefined,
+    })),
   ]);
   url = await pgs.createDatabase('crm');
   ({ id: workspaceId, key } = await seedWorkspace(url));
@@ -181,6 +187,22 @@ describe('two API instances and two workers on one PostgreSQL and Redis', () => 
     const clients = apis.map((a) => a.api(key));
     const hook = await clients[0]('POST', '/v1/webhooks', { url: rc.url, events: ['contact.created'] });
     expect(hook.status, hook.text).toBe(201);
+    // The receiver holds every answer until both workers have claimed one of this subscription's
+    // deliveries. A worker holds at most half its slots (32) for one subscription, so with 200 to
+    // send the other always finds some left: both take part however fast either of them is.
+    const claimLog = new pg.Client({ connectionString: url });
+    await claimLog.connect();
+    const workersClaiming = async () =>
+      Number(
+        (
+          await claimLog.query<{ n: string }>(
+            `SELECT count(DISTINCT c.worker) AS n FROM test_claims c
+            JOIN webhook_deliveries d ON d.id = c.delivery_id WHERE d.subscription_id = $1`,
+            [hook.body.data.id],
+          )
+        ).rows[0].n,
+      );
+    bothClaimed = until(async () => (await workersClaiming()) >= 2, 60_000, 50).finally(() => claimLog.end());
     const writes = [];
     for (let batch = 0; batch < EVENTS / 50; batch++) {
       const rows = Array.from({ length: 50 }, (_, i) => ({
