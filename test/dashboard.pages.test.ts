@@ -124,6 +124,30 @@ describe('dashboard pages', () => {
     }
   });
 
+  it('answers Range and conditions it cannot meet with the envelope, never a 500 or a compressed error', async () => {
+    const base = await serve(built);
+    const refused = [
+      { range: 'bytes=999999-' },
+      { range: 'bytes=5-1' },
+      { 'if-match': '"nope"' },
+      { 'if-unmodified-since': 'Mon, 01 Jan 1990 00:00:00 GMT' },
+    ];
+    for (const path of ['/dashboard/assets/big-DEF.js', '/dashboard/keys']) {
+      for (const headers of refused) {
+        const r = await fetch(base + path, { headers: { ...headers, 'accept-encoding': 'br, gzip' } });
+        const what = `${path} ${JSON.stringify(headers)}`;
+        expect(r.status, what).toBeGreaterThanOrEqual(400);
+        expect(r.status, what).toBeLessThan(500);
+        expect(r.headers.get('content-encoding'), what).toBeNull();
+        expect(r.headers.get('cache-control') ?? '', what).not.toContain('immutable');
+        expect((await r.json()).error.code, what).toMatch(/^(malformed_request|precondition_failed)$/);
+      }
+      // A Range that fits is still served.
+      const part = await fetch(base + path, { headers: { range: 'bytes=0-4', 'accept-encoding': 'identity' } });
+      expect(part.status, path).toBe(206);
+    }
+  });
+
   it('leaves /dashboard/api paths and other methods to the routes after it', async () => {
     const base = await serve(built);
     expect((await fetch(`${base}/dashboard/api/nothing`)).status).toBe(404);

@@ -220,7 +220,10 @@ describe('the set-password link', () => {
     const token = tokenOf(r.data.inviteUser.link.url);
     const ok = await anon()('POST', '/dashboard/api/password', { token, password: PASSWORD });
     expect(ok.status).toBe(200);
-    expect(ok.body.workspaces.map((w: { id: string }) => w.id).sort()).toEqual([other.id, ws.id].sort());
+    // The link's session opens its own workspace only; signing in with that password opens both.
+    expect(ok.body.workspaces.map((w: { id: string }) => w.id)).toEqual([ws.id]);
+    const both = await anon()('POST', '/dashboard/api/login', { email: existing.email, password: PASSWORD });
+    expect(both.body.workspaces.map((w: { id: string }) => w.id).sort()).toEqual([other.id, ws.id].sort());
     // The other workspace's session (same person) is untouched.
     expect((await existing.signed.api('GET', '/dashboard/api/session')).status).toBe(200);
     // Deactivated here, the person keeps their other workspace's session, which no longer lists this one.

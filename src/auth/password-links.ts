@@ -10,7 +10,6 @@ import { newId } from '../ids.ts';
 import { recordAudit } from '../events/audit.ts';
 import { hashToken } from './keys.ts';
 import { checkPasswordRules, hashPassword } from './passwords.ts';
-import { matchCredentials } from './sign-in.ts';
 import { SessionStore } from './sessions.ts';
 
 export const LINK_PURPOSES = ['invite', 'reset'] as const;
@@ -78,8 +77,7 @@ export function linkUrl(origin: string, token: string): string {
 
 /**
  * Uses a link: sets the password of the link's user (that workspace's row only: sign-in.ts), deletes
- * the link and ends the user's sessions. Returns the user ids the new sign-in opens: this one, and
- * the person's users in other workspaces whose password is the same.
+ * the link and ends the user's sessions. Returns the user ids the new session opens: this one.
  */
 export async function redeemPasswordLink(
   prisma: Db,
@@ -108,5 +106,7 @@ export async function redeemPasswordLink(
   if (!used) throw invalidLink();
   // As when the admin CLI sets a password: the user's open sessions end.
   await SessionStore.deleteForUsers(prisma, [user.id]);
-  return matchCredentials(prisma, user.email, password);
+  // Its own workspace only: the link is no way to try the person's password in other workspaces
+  // (that is sign-in's, with its limits), whatever password was chosen.
+  return [user.id];
 }

@@ -45,6 +45,22 @@ function refuseMalformedPath(req: Request, _res: Response, next: NextFunction) {
   next();
 }
 
+/**
+ * A file sender's own refusals (a Range past the end, an If-Match that fails) as the error
+ * envelope, not a 500, and without the headers set for the file: a compressed body's encoding,
+ * its type, its year of caching.
+ */
+function fileRefusals(err: unknown, _req: Request, res: Response, next: NextFunction) {
+  const status = (err as { status?: unknown } | null)?.status;
+  if (err instanceof AppError || typeof status !== 'number' || status < 400 || status >= 500) return next(err);
+  for (const header of ['Content-Encoding', 'Content-Type', 'Content-Range', 'Cache-Control', 'ETag', 'Last-Modified'])
+    res.removeHeader(header);
+  if (status === 412)
+    return next(new AppError('precondition_failed', 'The file does not meet the request’s conditions'));
+  if (status === 404) return next(new AppError('not_found', 'No such dashboard file'));
+  next(new AppError('malformed_request', `The file cannot be sent as asked (${status}): check the Range header`));
+}
+
 export function dashboardPages(dir = DEFAULT_DIR) {
   const router = express.Router();
   const indexFile = path.join(dir, 'index.html');
@@ -72,5 +88,6 @@ export function dashboardPages(dir = DEFAULT_DIR) {
     res.setHeader('Cache-Control', 'no-cache');
     res.sendFile(indexFile);
   });
+  router.use(fileRefusals);
   return router;
 }
