@@ -126,7 +126,7 @@ describe('dashboard pages', () => {
 
   it('answers Range and conditions it cannot meet with the envelope, never a 500 or a compressed error', async () => {
     const base = await serve(built);
-    const refused = [
+    const refused: Record<string, string>[] = [
       { range: 'bytes=999999-' },
       { range: 'bytes=5-1' },
       { 'if-match': '"nope"' },

@@ -119,11 +119,17 @@ export class SessionStore {
     await this.prisma.dashboardSession.deleteMany({ where: { id: session.id } });
   }
 
-  /** Ends every session of these users (after a password change). */
+  /**
+   * After these users' password changed: ends the sessions working as one of them, and takes them
+   * off the workspaces other sessions may switch to (those were opened with the old password).
+   * A session of the same person in another workspace goes on. Returns how many ended.
+   */
   static async deleteForUsers(prisma: Db, userIds: string[]): Promise<number> {
-    const { count } = await prisma.dashboardSession.deleteMany({
-      where: { OR: [{ userId: { in: userIds } }, { userIds: { hasSome: userIds } }] },
-    });
+    const { count } = await prisma.dashboardSession.deleteMany({ where: { userId: { in: userIds } } });
+    await prisma.$executeRaw`
+      UPDATE dashboard_sessions
+      SET user_ids = ARRAY(SELECT u FROM unnest(user_ids) AS u WHERE u <> ALL(${userIds}::text[]))
+      WHERE user_ids && ${userIds}::text[]`;
     return count;
   }
 

@@ -245,6 +245,40 @@ describe('password links under attack', () => {
   });
 });
 
+describe('a password set in one workspace', () => {
+  it("ends the sessions working there, and only takes that workspace off the person's others", async () => {
+    const [first, second] = [await app.workspace(), await app.workspace()];
+    await app.db.prisma.workspace.update({ where: { id: first.id }, data: { name: 'Aaa first' } });
+    await app.db.prisma.workspace.update({ where: { id: second.id }, data: { name: 'Zzz second' } });
+    const email = uniqueEmail('twice');
+    await first.addUser('Twice', email);
+    const there = await second.addUser('Twice', email);
+    await setPassword(app.db, email);
+    // Signed in to both (the same password), working in the first.
+    const person = await signIn(app.base, email);
+    const before = await person.api('GET', '/dashboard/api/session');
+    expect(before.body.workspaces.map((w: { id: string }) => w.id)).toEqual([first.id, second.id]);
+    // The second workspace resets its user's password.
+    const admin = await member('AdminSecond', second);
+    const link = await admin.signed.gql(RESET, { id: there.id });
+    const token = tokenOf(link.data.createPasswordResetLink.url);
+    const set = await signedOut('POST', '/dashboard/api/password', { token, password: 'a new second password' });
+    expect(set.status, set.text).toBe(200);
+    // The first workspace's session goes on, without the second.
+    const after = await person.api('GET', '/dashboard/api/session');
+    expect(after.status, after.text).toBe(200);
+    expect(after.body.workspaces.map((w: { id: string }) => w.id)).toEqual([first.id]);
+    // A session working in the reset workspace ends.
+    const inSecond = await signIn(app.base, email, 'a new second password');
+    const reset = await admin.signed.gql(RESET, { id: there.id });
+    const again = tokenOf(reset.data.createPasswordResetLink.url);
+    expect(
+      (await signedOut('POST', '/dashboard/api/password', { token: again, password: 'third password!' })).status,
+    ).toBe(200);
+    expect((await inSecond.api('GET', '/dashboard/api/session')).status).toBe(401);
+  });
+});
+
 describe('the origin a link is built on', () => {
   it('never takes a scheme other than http or https from X-Forwarded-Proto', async () => {
     const proxied = await startTestApp({ trustProxy: '1' });
