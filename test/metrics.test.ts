@@ -2,7 +2,7 @@
 // the delivery queue and rate-limit rejections, each app instance counting on its own.
 import { describe, expect } from 'vitest';
 import { client, gql, uniqueEmail } from './helpers/app.ts';
-import { it } from './helpers/fixtures.ts';
+import { withAppOptions } from './helpers/fixtures.ts';
 import { until } from './helpers/receiver.ts';
 import { subscribe } from './helpers/subscriptions.ts';
 
@@ -23,6 +23,10 @@ function value(text: string, name: string, labels: Record<string, string> = {}):
   }
   return undefined;
 }
+
+// Its own schema on PostgreSQL: another file's delivery worker sharing the database would send
+// some of this file's deliveries and count them in its own registry, not this app's.
+const it = withAppOptions({ isolated: true });
 
 describe('metrics', () => {
   it('counts HTTP requests by route pattern and status, never by raw path', async ({ app, ws }) => {
